@@ -1,0 +1,70 @@
+"""The ``sinpe`` command line: one subcommand per module, imported only when used.
+
+Each command module defines ``configure(parser: argparse.ArgumentParser) -> None`` and
+``run(args: argparse.Namespace) -> int``. Exit codes: 0 success / conformant, 1 a finding
+(not proven, not conformant, verification failed), 2 usage or input error.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# name -> (module, one-line help). Order is the order of `sinpe --help`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "verify": ("sinpe.reference.cli_verify", "run everything: proofs, golden self-certification, implementation certification"),
+    "prove": ("sinpe.proofs.cli", "run the SymPy proof suite of the spec's theorems"),
+    "table": ("sinpe.reference.cli_table", "write a correctly rounded PE table as .npy"),
+    "golden": ("sinpe.reference.cli_golden", "regenerate the golden vectors (byte-identical)"),
+    "certify": ("sinpe.reference.cli_certify", "certify the bundled NumPy/PyTorch implementations"),
+    "check": ("sinpe.reference.cli_check", "check a third-party table or callable for conformance"),
+    "detect": ("sinpe.reference.cli_detect", "name the variant a table implements"),
+    "claims": ("sinpe.reference.cli_claims", "audit the seed chapter's claims"),
+    "figures": ("sinpe.reference.cli_figures", "recompute the seed chapter's tables and figures"),
+}
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
+        self.exit(2, f"sinpe: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sinpe.spec import SPEC_VERSION
+
+    parser = _Parser(prog="sinpe", description="Verified reference specification of the sinusoidal positional encoding.")
+    parser.add_argument("--version", action="version", version=f"sinpe {SPEC_VERSION}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (_, help_) in COMMANDS.items():
+        sub.add_parser(name, help=help_, description=help_)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or argv[0] not in COMMANDS:
+        parser.parse_args(argv or ["--help"])
+        return 2
+    name = argv[0]
+    module = importlib.import_module(COMMANDS[name][0])
+    sub = _Parser(prog=f"sinpe {name}", description=COMMANDS[name][1])
+    module.configure(sub)
+    args = sub.parse_args(argv[1:])
+    try:
+        return int(module.run(args))
+    except (UsageError, ValueError, FileNotFoundError) as e:
+        print(f"sinpe {name}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sinpe {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

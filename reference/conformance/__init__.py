@@ -1,0 +1,1 @@
+"""Conformance tests a third party runs in its own CI: ``pytest --pyargs sinpe.reference.conformance``."""

@@ -1,0 +1,90 @@
+"""Correct rounding of exact and high-precision values to a binary format (SPEC.md REQ-GOLDEN-ROUND).
+
+Round-to-nearest, ties-to-even, straight from the mpmath value's exact binary expansion into
+the target format, subnormals and overflow included. Never through float64 first: that would
+round twice (and ``float()`` of an mpmath interval endpoint rounds toward zero).
+
+>>> import mpmath
+>>> round_to_format(mpmath.mpf(1) / 3, "binary64") == 1 / 3
+True
+>>> round_to_format(mpmath.mpf("1.00048828125"), "binary16")  # exactly halfway: ties to even
+1.0
+>>> round_to_format(mpmath.mpf(2) ** 100 * 3, "bfloat16") == 3 * 2.0 ** 100   # binary16 would overflow
+True
+>>> round_to_format(mpmath.mpf(2) ** -149, "binary32"), round_to_format(mpmath.mpf(2) ** -151, "binary32")
+(1.401298464324817e-45, 0.0)
+>>> round_to_format(mpmath.mpf(70000), "binary16")
+inf
+>>> ulp(1.0, "binary32") == 2.0 ** -23
+True
+"""
+from __future__ import annotations
+
+import math
+from typing import Union
+
+import mpmath
+
+from sinpe.spec.formats import Format, get_format
+
+Fmt = Union[str, Format]
+
+
+def _fmt(fmt: Fmt) -> Format:
+    return fmt if isinstance(fmt, Format) else get_format(fmt)
+
+
+def round_to_format(x: "mpmath.mpf | float | int", fmt: Fmt) -> float:
+    """The value of ``fmt`` nearest to ``x`` (ties to even), as the Python float holding it exactly.
+
+    Every binary16, bfloat16 and binary32 value is a binary64 value, so the returned float is exact.
+    """
+    f = _fmt(fmt)
+    x = mpmath.mpf(x)
+    if mpmath.isnan(x):
+        return math.nan
+    if mpmath.isinf(x):
+        return math.inf if x > 0 else -math.inf
+    if x == 0:
+        return -0.0 if x._mpf_[0] else 0.0
+    neg, man, exp, _ = x._mpf_  # x = (-1)^neg * man * 2^exp exactly
+    sign = -1 if neg else 1
+    man = int(man)
+    top = exp + man.bit_length() - 1  # x in [2^top, 2^(top+1))
+    # quantum of the target format at this magnitude (fixed at the subnormal floor)
+    q = max(top, f.emin) - (f.precision - 1)
+    if exp >= q:
+        m, e = man, exp
+    else:
+        shift = q - exp
+        m, rem = divmod(man, 1 << shift)
+        half = 1 << (shift - 1)
+        if rem > half or (rem == half and m & 1):
+            m += 1
+        e = q
+    if m == 0:
+        return -0.0 if sign < 0 else 0.0
+    if m.bit_length() + e - 1 > f.emax:
+        return -math.inf if sign < 0 else math.inf
+    return sign * math.ldexp(m, e)
+
+
+def ulp(y: float, fmt: Fmt) -> float:
+    """The gap between consecutive ``fmt`` values at the magnitude of ``y`` (ulp(0) = min subnormal)."""
+    f = _fmt(fmt)
+    if not math.isfinite(y):
+        return math.nan
+    if y == 0:
+        return f.min_subnormal
+    top = math.frexp(abs(y))[1] - 1
+    return math.ldexp(1.0, max(top, f.emin) - (f.precision - 1))
+
+
+def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
+    """|y - exact| in units of the ulp of ``fmt`` at the exact value's magnitude."""
+    f = _fmt(fmt)
+    exact = mpmath.mpf(exact)
+    ref = round_to_format(exact, f)
+    if not math.isfinite(y):
+        return math.inf
+    return float(abs(mpmath.mpf(y) - exact) / ulp(ref if ref != 0 else 0.0, f))

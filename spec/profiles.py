@@ -1,0 +1,167 @@
+"""The parametric family of sinusoidal encodings (SPEC.md DEF-FAMILY) and its presets (DEF-PRESET-*).
+
+Every parameter is an exact rational (:class:`fractions.Fraction`) so that the symbolic,
+interval and high-precision backends all see the same number; ``1e4`` means exactly 10000.
+
+>>> get_profile("vaswani")
+Profile(name='vaswani', layout='interleaved', shift=None, base=Fraction(10000, 1), phase_scale=Fraction(1, 1), amplitude=Fraction(1, 1), offset=Fraction(0, 1), odd='trailing-sin')
+>>> get_profile("t2t").shift
+Fraction(1, 1)
+>>> get_profile("vaswani", base="500").describe()
+'interleaved [s0,c0,s1,c1,...], w_k = 500^(-2k/d), odd d: trailing-sin'
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Union
+
+Number = Union[int, float, str, Fraction]
+
+LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
+ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split", "error")
+
+
+def to_fraction(x: Number, what: str = "value") -> Fraction:
+    """Exact rational from an int, a decimal string (``'1e4'``, ``'2.5'``) or a float (its exact value).
+
+    >>> to_fraction("1e-3")
+    Fraction(1, 1000)
+    >>> to_fraction(0.5)
+    Fraction(1, 2)
+    """
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, bool):
+        raise ValueError(f"{what} must be a number, got {x!r}")
+    try:
+        f = Fraction(x) if not isinstance(x, str) else Fraction(x.strip())
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        raise ValueError(f"{what} must be a finite number, got {x!r}") from None
+    return f
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One member of the family DEF-FAMILY.
+
+    Column j of PE(p) is ``amplitude * f_j(phase_scale * (p + offset) * w_k)`` with
+    f_j in {sin, cos, 0} and frequency ``w_k = base ** (-k / D)`` where
+    ``D = d/2`` when ``shift is None`` (DEF-SCHEDULE-HALF, Vaswani) and ``D = floor(d/2) - shift``
+    otherwise (DEF-SCHEDULE-SHIFT; shift 1 is tensor2tensor's ``k/(n-1)``).
+    Which (f_j, k) sits in column j is fixed by ``layout`` and, for odd d, ``odd`` (DEF-LAYOUT, DEF-ODD).
+    """
+
+    name: str | None = None
+    layout: str = "interleaved"
+    shift: Fraction | None = None
+    base: Fraction = Fraction(10000)
+    phase_scale: Fraction = Fraction(1)
+    amplitude: Fraction = Fraction(1)
+    offset: Fraction = Fraction(0)
+    odd: str = "trailing-sin"
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {self.layout!r}")
+        if self.odd not in ODD_RULES:
+            raise ValueError(f"odd rule must be one of {', '.join(ODD_RULES)}; got {self.odd!r}")
+        for field in ("base", "phase_scale", "amplitude", "offset"):
+            object.__setattr__(self, field, to_fraction(getattr(self, field), field))
+        if self.shift is not None:
+            object.__setattr__(self, "shift", to_fraction(self.shift, "shift"))
+        if self.base <= 0 or self.base == 1:
+            raise ValueError(f"base must be positive and not 1; got {self.base}")
+
+    def replace(self, **changes: object) -> "Profile":
+        """A copy with some parameters changed; the name is dropped unless it still matches a preset."""
+        p = dataclasses.replace(self, name=None, **changes)  # type: ignore[arg-type]
+        return dataclasses.replace(p, name=preset_name_of(p))
+
+    def params(self) -> dict[str, object]:
+        """The parameters as JSON-friendly values (rationals as strings)."""
+        return {
+            "layout": self.layout,
+            "shift": None if self.shift is None else str(self.shift),
+            "base": str(self.base),
+            "phase_scale": str(self.phase_scale),
+            "amplitude": str(self.amplitude),
+            "offset": str(self.offset),
+            "odd": self.odd,
+        }
+
+    def cli_flags(self) -> str:
+        """The ``sinpe table``/``sinpe check`` flags that select this profile."""
+        if self.name is not None:
+            return f"--profile {self.name}"
+        base = PRESETS["vaswani"]
+        out = ["--profile vaswani"]
+        if self.layout != base.layout:
+            out.append(f"--layout {self.layout}")
+        if self.shift is not None:
+            out.append(f"--shift {self.shift}")
+        for flag, field in (("--base", "base"), ("--phase-scale", "phase_scale"),
+                            ("--amplitude", "amplitude"), ("--offset", "offset")):
+            if getattr(self, field) != getattr(base, field):
+                out.append(f"{flag} {getattr(self, field)}")
+        if self.odd != base.odd:
+            out.append(f"--odd {self.odd}")
+        return " ".join(out)
+
+    def describe(self) -> str:
+        """One line a person reads."""
+        lay = {"interleaved": "interleaved [s0,c0,s1,c1,...]", "sin-cos": "[sin...|cos...]",
+               "cos-sin": "[cos...|sin...]"}[self.layout]
+        b = str(self.base)
+        if self.shift is None:
+            sched = f"w_k = {b}^(-2k/d)"
+        elif self.shift == 0:
+            sched = f"w_k = {b}^(-k/floor(d/2))"
+        else:
+            sched = f"w_k = {b}^(-k/(floor(d/2)-{self.shift}))"
+        extra = []
+        if self.phase_scale != 1:
+            extra.append(f"phase scale {self.phase_scale}")
+        if self.amplitude != 1:
+            extra.append(f"amplitude {self.amplitude}")
+        if self.offset != 0:
+            extra.append(f"position offset {self.offset}")
+        return ", ".join([lay, sched, *extra, f"odd d: {self.odd}"])
+
+
+# DEF-PRESET-*: which public code ships each one is in SPEC.md, section "Presets".
+PRESETS: Mapping[str, Profile] = {
+    "vaswani": Profile("vaswani", "interleaved", None),
+    "vaswani-concat": Profile("vaswani-concat", "sin-cos", None, odd="ceil-split"),
+    "vaswani-concat-cos": Profile("vaswani-concat-cos", "cos-sin", None, odd="zero-pad"),
+    "t2t": Profile("t2t", "sin-cos", Fraction(1), odd="zero-pad"),
+    "t2t-cos": Profile("t2t-cos", "cos-sin", Fraction(1), odd="zero-pad"),
+}
+
+
+def preset_name_of(p: Profile) -> str | None:
+    """The preset whose parameters equal ``p``'s, or None."""
+    for name, q in PRESETS.items():
+        if dataclasses.replace(q, name=None) == dataclasses.replace(p, name=None):
+            return name
+    return None
+
+
+def get_profile(name: str = "vaswani", **overrides: object) -> Profile:
+    """A preset, optionally with parameters overridden (``None`` values are ignored).
+
+    >>> get_profile("t2t", base=10).describe()
+    '[sin...|cos...], w_k = 10^(-k/(floor(d/2)-1)), odd d: zero-pad'
+    >>> get_profile("nope")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown profile 'nope'; presets: vaswani, vaswani-concat, vaswani-concat-cos, t2t, t2t-cos
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown profile {name!r}; presets: {', '.join(PRESETS)}")
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    # shift=None means "the preset's own"; the string "half" asks for Vaswani's D = d/2.
+    if "shift" in changes and isinstance(changes["shift"], str) and changes["shift"].lower() in ("half", "none"):
+        changes["shift"] = None  # explicit request for the Vaswani d/2 schedule
+    return PRESETS[name].replace(**changes) if changes else PRESETS[name]
