@@ -131,12 +131,16 @@ def frequency(profile: Profile, d: int, k: int, ops: Backend) -> Any:
     return ops.pow(ops.num(profile.base), ops.num(-e))
 
 
-def phase(profile: Profile, d: int, k: int, p: Any, ops: Backend) -> Any:
-    """theta = phase_scale * (p + offset) * w_k; ``p`` is a backend value or a Fraction."""
+def phase(profile: Profile, d: int, k: int, p: Any, ops: Backend, w: Any = None) -> Any:
+    """theta = phase_scale * (p + offset) * w_k; ``p`` is a backend value or a Fraction.
+
+    ``w`` may pass a precomputed ``frequency(profile, d, k, ops)`` (callers that loop over positions).
+    """
     if isinstance(p, (int, Fraction)):
         p = ops.num(Fraction(p))
     pos = p + ops.num(profile.offset) if profile.offset != 0 else p
-    w = frequency(profile, d, k, ops)
+    if w is None:
+        w = frequency(profile, d, k, ops)
     th = pos * w
     return ops.num(profile.phase_scale) * th if profile.phase_scale != 1 else th
 
