@@ -29,7 +29,7 @@ from sinpe.spec.definition import columns, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile, to_fraction
 
-from .rounding import round_to_format, ulp
+from .rounding import exact_mpf, round_to_format, ulp
 
 MAX_PREC = 1 << 14  # bits; reached only by values within 2^-16000 of a rounding boundary
 
@@ -87,8 +87,8 @@ def _endpoints(x: arb) -> tuple[mpmath.mpf, mpmath.mpf]:
     """The ball's ends as exact mpmath numbers (mid -/+ rad, computed without rounding)."""
     man, exp = x.mid().man_exp()
     rman, rexp = x.rad().man_exp()
-    mid = mpmath.mpf((int(man), int(exp)))
-    rad = mpmath.mpf((int(rman), int(rexp)))
+    mid = exact_mpf(int(man), int(exp))
+    rad = exact_mpf(int(rman), int(rexp))
     return mpmath.fsub(mid, rad, exact=True), mpmath.fadd(mid, rad, exact=True)
 
 

@@ -25,6 +25,8 @@ from typing import Union
 
 import mpmath
 
+from mpmath.libmp import from_man_exp
+
 from sinpe.spec.formats import Format, get_format
 
 Fmt = Union[str, Format]
@@ -37,10 +39,15 @@ def _fmt(fmt: Fmt) -> Format:
 def round_to_format(x: "mpmath.mpf | float | int", fmt: Fmt) -> float:
     """The value of ``fmt`` nearest to ``x`` (ties to even), as the Python float holding it exactly.
 
+    ``x`` is taken exactly, whatever ``mp.prec`` is (an mpf is never re-rounded on the way in).
+
     Every binary16, bfloat16 and binary32 value is a binary64 value, so the returned float is exact.
     """
     f = _fmt(fmt)
-    x = mpmath.mpf(x)
+    if isinstance(x, int):
+        x = exact_mpf(x, 0)  # mpf(int) would round to mp.prec
+    elif not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)  # floats convert exactly
     if mpmath.isnan(x):
         return math.nan
     if mpmath.isinf(x):
@@ -67,6 +74,15 @@ def round_to_format(x: "mpmath.mpf | float | int", fmt: Fmt) -> float:
     if m.bit_length() + e - 1 > f.emax:
         return -math.inf if sign < 0 else math.inf
     return sign * math.ldexp(m, e)
+
+
+def exact_mpf(man: int, exp: int) -> mpmath.mpf:
+    """The mpf equal to ``man * 2**exp`` exactly (``mpmath.mpf((man, exp))`` rounds to mp.prec).
+
+    >>> exact_mpf(2**70 + 1, -70)._mpf_[1] == 2**70 + 1
+    True
+    """
+    return mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
 
 
 def ulp(y: float, fmt: Fmt) -> float:

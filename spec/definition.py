@@ -94,9 +94,14 @@ def exponent(profile: Profile, d: int, k: int) -> Fraction:
     return Fraction(k) / D
 
 
-@lru_cache(maxsize=4096)
 def columns(profile: Profile, d: int) -> tuple[Column, ...]:
     """The column plan of DEF-LAYOUT and DEF-ODD: ``columns(P, d)[j]`` is what column j holds."""
+    check_width(d)  # before the cache: True == 1 would hit it
+    return _columns(profile, d)
+
+
+@lru_cache(maxsize=4096)
+def _columns(profile: Profile, d: int) -> tuple[Column, ...]:
     n_freq = n_frequencies(profile, d)
     n = d // 2  # complete (sin, cos) pairs
     if profile.layout == "interleaved":
