@@ -92,22 +92,30 @@ class Profile:
         }
 
     def cli_flags(self) -> str:
-        """The ``sinpe table``/``sinpe check`` flags that select this profile."""
+        """The ``sinpe table``/``sinpe check`` flags that select this profile (fewest flags over presets).
+
+        >>> get_profile("t2t", phase_scale=1000).cli_flags()
+        '--profile t2t --phase-scale 1000'
+        """
         if self.name is not None:
             return f"--profile {self.name}"
-        base = PRESETS["vaswani"]
-        out = ["--profile vaswani"]
-        if self.layout != base.layout:
-            out.append(f"--layout {self.layout}")
-        if self.shift is not None:
-            out.append(f"--shift {self.shift}")
-        for flag, field in (("--base", "base"), ("--phase-scale", "phase_scale"),
-                            ("--amplitude", "amplitude"), ("--offset", "offset")):
-            if getattr(self, field) != getattr(base, field):
-                out.append(f"{flag} {getattr(self, field)}")
-        if self.odd != base.odd:
-            out.append(f"--odd {self.odd}")
-        return " ".join(out)
+        best: list[str] | None = None
+        for name, base in PRESETS.items():
+            out = [f"--profile {name}"]
+            if self.layout != base.layout:
+                out.append(f"--layout {self.layout}")
+            if self.shift != base.shift:
+                out.append(f"--shift {'half' if self.shift is None else self.shift}")
+            for flag, field in (("--base", "base"), ("--phase-scale", "phase_scale"),
+                                ("--amplitude", "amplitude"), ("--offset", "offset")):
+                if getattr(self, field) != getattr(base, field):
+                    out.append(f"{flag} {getattr(self, field)}")
+            if self.odd != base.odd:
+                out.append(f"--odd {self.odd}")
+            if best is None or len(out) < len(best):
+                best = out
+        assert best is not None
+        return " ".join(best)
 
     def describe(self) -> str:
         """One line a person reads."""
