@@ -142,7 +142,9 @@ class Profile:
 PRESETS: Mapping[str, Profile] = {
     "vaswani": Profile("vaswani", "interleaved", None),
     "vaswani-concat": Profile("vaswani-concat", "sin-cos", None, odd="ceil-split"),
-    "vaswani-concat-cos": Profile("vaswani-concat-cos", "cos-sin", None, odd="zero-pad"),
+    # shift 0: D = floor(d/2), = d/2 for even d; for odd d what diffusers (flip_sin_to_cos, shift 0) and
+    # guided-diffusion compute (spec/sources.py), not the half-integer d/2.
+    "vaswani-concat-cos": Profile("vaswani-concat-cos", "cos-sin", Fraction(0), odd="zero-pad"),
     "t2t": Profile("t2t", "sin-cos", Fraction(1), odd="zero-pad"),
     "t2t-cos": Profile("t2t-cos", "cos-sin", Fraction(1), odd="zero-pad"),
 }
