@@ -59,11 +59,31 @@ def n_frequencies(profile: Profile, d: int) -> int:
     (4, 3)
     """
     check_width(d)
-    if d % 2 == 0:
-        return d // 2
-    if profile.odd == "error":
+    if d % 2 and profile.odd == "error":
         raise ValueError(f"profile {profile.name or profile.describe()!r} is not defined for odd d={d} (odd rule 'error')")
-    return d // 2 if profile.odd == "zero-pad" else (d + 1) // 2
+    return pairs_n_frequencies(profile, d // 2, bool(d % 2))
+
+
+def pairs_n_frequencies(profile: Profile, n: Any, odd: bool) -> Any:
+    """The number of frequencies for d = 2n (+1 if ``odd``); ``n`` may be a SymPy symbol (the proofs)."""
+    return n + 1 if odd and profile.odd != "zero-pad" else n
+
+
+def pairs_denominator(profile: Profile, n: Any, odd: bool) -> Any:
+    """D for d = 2n (+1 if ``odd``): n (+ 1/2 when odd) for DEF-SCHEDULE-HALF, n - s for DEF-SCHEDULE-SHIFT.
+
+    ``n`` is an int (Fractions come back) or a SymPy expression (SymPy comes back).
+
+    >>> import sympy
+    >>> from sinpe.spec.profiles import get_profile
+    >>> n = sympy.Symbol("n", positive=True, integer=True)
+    >>> pairs_denominator(get_profile("vaswani"), n, True), pairs_denominator(get_profile("t2t"), n, False)
+    (n + 1/2, n - 1)
+    """
+    conv = Fraction if isinstance(n, int) else SYMPY.num
+    if profile.shift is None:
+        return n + conv(Fraction(1, 2)) if odd else n + conv(Fraction(0))
+    return n - conv(profile.shift)
 
 
 def denominator(profile: Profile, d: int) -> Fraction:
@@ -74,9 +94,7 @@ def denominator(profile: Profile, d: int) -> Fraction:
     (Fraction(5, 2), Fraction(31, 1))
     """
     check_width(d)
-    if profile.shift is None:
-        return Fraction(d, 2)
-    return Fraction(d // 2) - profile.shift
+    return pairs_denominator(profile, d // 2, bool(d % 2))
 
 
 def exponent(profile: Profile, d: int, k: int) -> Fraction:

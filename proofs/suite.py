@@ -1,0 +1,65 @@
+"""The proof suite: every THM-* of SPEC.md section 5, in the spec's order (``sinpe prove``).
+
+>>> [t.id for t in theorems()][:3]
+['THM-LIFT', 'THM-SHIFT', 'THM-DOT']
+>>> r = run_all(only="THM-CPLX")[0]
+>>> r.id, r.status, r.to_dict()["reproduce"]
+('THM-CPLX', 'proven', 'sinpe prove --only THM-CPLX')
+>>> run_all(only="nope")
+Traceback (most recent call last):
+...
+ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-EVEN, THM-ROT, THM-NORM, THM-BOUND, THM-WAVE, THM-INJ, THM-LAYOUT, THM-NONPERM, THM-ATTN, THM-DIR, THM-CPLX
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from sinpe.spec.theorems import STATEMENTS
+
+from .engine import ProofResult
+
+__all__ = ["ProofResult", "run_all", "theorems", "get_theorem"]
+
+
+def theorems() -> list[Any]:
+    """Theorem objects (``.id``, ``.mutations``, ``.prove(mutation=None) -> ProofResult``) in SPEC order."""
+    from .theorems_identities import THEOREMS
+    from .theorems_structural import Attention, Injectivity, NonPermutation, Wavelengths
+    by_id = {t.id: t for t in THEOREMS}
+    for t in (Wavelengths(), Injectivity(), NonPermutation(), Attention()):
+        by_id[t.id] = t
+    assert set(by_id) == set(STATEMENTS), set(by_id) ^ set(STATEMENTS)
+    return [by_id[i] for i in STATEMENTS]
+
+
+def get_theorem(theorem_id: str) -> Any:
+    """The theorem with that ID (case-insensitive); ValueError naming the known IDs otherwise."""
+    want = theorem_id.strip().upper()
+    for t in theorems():
+        if t.id == want:
+            return t
+    raise ValueError(f"unknown theorem ID {theorem_id!r}; known: {', '.join(STATEMENTS)}")
+
+
+def run_all(only: str | None = None, progress: Callable[[int, int, str], None] | None = None) -> list[ProofResult]:
+    """Prove every theorem (or only ``only``); each result carries its status, seconds and witness."""
+    todo = [get_theorem(only)] if only else theorems()
+    out = []
+    for i, t in enumerate(todo):
+        if progress is not None:
+            progress(i, len(todo), t.id)
+        out.append(t.prove())
+    if progress is not None:
+        progress(len(todo), len(todo), "done")
+    return out
+
+
+def tty_progress(i: int, n: int, label: str) -> None:
+    """A one-line progress bar on stderr (callers pass it only when stderr is a TTY)."""
+    width = 24
+    fill = width * i // max(n, 1)
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {i}/{n} {label:<12}")
+    if i == n:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

@@ -1,0 +1,145 @@
+"""The proof suite proves every THM-* (SPEC.md section 5) and its procedures are decision procedures.
+
+Reproduce any failure with: sinpe prove --only <ID>   (or python -m pytest -q tests/test_proofs.py)
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from sinpe.proofs import canonical, groebner
+from sinpe.proofs.suite import run_all, theorems
+from sinpe.reference.cli import main
+from sinpe.spec import theorems as T
+from sinpe.spec.definition import denominator, n_frequencies
+from sinpe.spec.profiles import PRESETS, get_profile
+from sinpe.spec.theorems import STATEMENTS
+
+p, k, w = sp.symbols("p k omega", real=True)
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {r.id: r for r in run_all()}
+
+
+def test_every_spec_theorem_is_proven(results):  # THM-* all
+    assert list(results) == list(STATEMENTS)
+    bad = {i: r.failures[:2] for i, r in results.items() if r.status != "proven"}
+    assert not bad, f"not proven: {bad}; reproduce: sinpe prove --only {next(iter(bad), '')}"
+
+
+def test_results_report_the_interface_fields(results):
+    for r in results.values():
+        d = r.to_dict()
+        for key in ("id", "statement", "method", "status", "seconds", "certificate_size", "witness"):
+            assert key in d, (r.id, key)
+        assert d["seconds"] >= 0 and d["certificate_size"] > 0 and d["obligations"] > 0, d
+        assert "REFUTED" not in d["witness"], d
+
+
+def test_thm_inj_names_pi_irrational(results):  # THM-INJ depends on AX-PI-IRRATIONAL explicitly
+    assert any("pi is irrational" in a for a in results["THM-INJ"].axioms)
+    assert all("pi is irrational" not in a for i, r in results.items() if i != "THM-INJ" for a in r.axioms)
+
+
+def test_concrete_instances_cover_all_presets_even_and_odd():
+    names = {(i.profile.name, i.d) for i in T.CONCRETE}
+    assert {n for n, _ in names} == set(PRESETS) and {d % 2 for _, d in names} == {0, 1}
+    assert {g.profile.layout for g in T.GENERIC} == {"interleaved", "sin-cos", "cos-sin"}
+
+
+# ------------------------------------------------------------------ the decision procedures themselves
+
+def test_laurent_decides_true_and_false_identities():
+    assert canonical.decide(sp.cos(w * (p + k)), sp.cos(w * p) * sp.cos(w * k) - sp.sin(w * p) * sp.sin(w * k)).proven
+    assert canonical.decide(sp.sin(3 * p), 3 * sp.sin(p) - 4 * sp.sin(p) ** 3).proven
+    assert not canonical.decide(sp.sin(3 * p), 3 * sp.sin(p) - 3 * sp.sin(p) ** 3).proven
+    assert not canonical.decide(sp.cos(w * (p + k)), sp.cos(w * p) * sp.cos(w * k) + sp.sin(w * p) * sp.sin(w * k)).proven
+    # rational multiples share one atom: sin(p) = 2 sin(p/2) cos(p/2)
+    assert canonical.decide(sp.sin(p), 2 * sp.sin(p / 2) * sp.cos(p / 2)).proven
+
+
+def test_laurent_refuses_outside_its_fragment():
+    v = canonical.decide(sp.Abs(sp.sin(p)), sp.sin(p))
+    assert not v.proven and "outside" in v.reason
+    v = canonical.decide(sp.sin(sp.sqrt(2) * p) - sp.sin(sp.sqrt(2) * p), 0)  # equal atoms still cancel
+    assert v.proven
+
+
+def test_groebner_certificate_is_rechecked_by_expand():
+    c = groebner.certify(sp.sin(p) ** 4 - sp.cos(p) ** 4 - sp.sin(p) ** 2 + sp.cos(p) ** 2)
+    assert c.proven and groebner.recheck(c)
+    tampered = groebner.Certificate(c.f, c.generators, [q + 1 for q in c.quotients], c.remainder, c.variables, True)
+    assert not groebner.recheck(tampered)
+    assert not groebner.certify(sp.sin(p) ** 2 - sp.cos(p) ** 2).proven
+
+
+def test_sos_bound_rejects_wrong_bounds():
+    assert groebner.sos_bound(sp.sin(p), 1).proven
+    assert not groebner.sos_bound(sp.sin(p), sp.Rational(99, 100)).proven
+    assert not groebner.sos_bound(2 * sp.sin(p), 1).proven
+
+
+# ------------------------------------------------------------------ the symbolic schedule is the definition's
+
+@pytest.mark.parametrize("profile", list(PRESETS.values()) + [get_profile("t2t", shift=0), get_profile("vaswani", shift=2)],
+                         ids=lambda pr: pr.name or pr.describe())
+def test_symbolic_schedule_matches_definition(profile):  # DEF-SCHEDULE-HALF, DEF-SCHEDULE-SHIFT, DEF-ODD
+    for d in range(1, 257):
+        n, odd = d // 2, d % 2 == 1
+        assert T.symbolic_denominator(profile, sp.Integer(n), odd) == sp.Rational(denominator(profile, d)), (profile, d)
+        assert T.symbolic_n_frequencies(profile, sp.Integer(n), odd) == n_frequencies(profile, d), (profile, d)
+
+
+# ------------------------------------------------------------------ CLI contract
+
+def test_cli_prove_json_only(capsys):
+    assert main(["prove", "--json", "--only", "thm-cplx"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["id"] for o in out] == ["THM-CPLX"] and out[0]["status"] == "proven"
+
+
+def test_cli_unknown_id_exits_2(capsys):
+    assert main(["prove", "--only", "nope"]) == 2
+    assert "unknown theorem ID" in capsys.readouterr().err
+
+
+def test_cli_exits_1_when_not_proven(monkeypatch, capsys):
+    import sinpe.proofs.suite as suite
+    real = suite.get_theorem("THM-DOT")
+
+    class Mutated:
+        id = real.id
+
+        def prove(self):
+            return real.prove("drop")
+
+    monkeypatch.setattr(suite, "get_theorem", lambda _id: Mutated())
+    assert main(["prove", "--only", "THM-DOT"]) == 1
+    assert "not proven: THM-DOT" in capsys.readouterr().out
+
+
+def test_odd_shift_step_is_not_vacuous():  # THM-SHIFT odd d: the same solver finds M_k's row for a paired column
+    from sinpe.proofs.canonical import coefficients
+    from sinpe.spec.theorems import Instance, K, P
+    inst = Instance(PRESETS["vaswani"], 3)
+    a = sp.symbols("a0:3")
+    for u, solvable in ((0, True), (2, False)):  # column 0 = sin_0 (paired), column 2 = unpaired sin_1
+        e = inst.pe(P + K)[u] - sum(ai * x for ai, x in zip(a, inst.pe(P)))
+        sol = sp.linsolve(coefficients(e, (P,)), a)
+        assert (sol != sp.EmptySet) == solvable, (u, sol)
+    (row,) = sp.linsolve(coefficients(inst.pe(P + K)[0] - sum(ai * x for ai, x in zip(a, inst.pe(P))), (P,)), a)
+    assert canonical.decide(row[0], sp.cos(K)).proven and canonical.decide(row[1], sp.sin(K)).proven and row[2] == 0
+
+
+def test_injectivity_needs_both_frequency_one_columns():  # THM-INJ: a cos-only table (d = 1) is not covered
+    from sinpe.proofs.theorems_structural import Injectivity, Steps
+    from sinpe.spec.theorems import Instance
+    st = Steps()
+    Injectivity._instance(Instance(get_profile("vaswani-concat-cos", odd="ceil-split"), 1), st, None, list(Injectivity.axioms), "integer")
+    assert st.failures and "sin_0 and cos_0" in st.failures[0]
+    # and indeed cos(1) = cos(-1): the d = 1 cos-only table is not injective on integers
+    assert canonical.decide(sp.cos(sp.Integer(1)), sp.cos(sp.Integer(-1))).proven

@@ -1,0 +1,42 @@
+"""Negative tests: every proof procedure reports not-proven on mutated statements (SPEC.md section 5).
+
+Mutations (sinpe.proofs.engine): a sign flipped in M_k / a constant claim, sin where cos belongs,
+omega*k -> omega*(k+1), a dropped term; theorem-specific ones for the structural theorems.
+Reproduce: python -c "from sinpe.proofs.suite import get_theorem as g; print(g('<ID>').prove('MUTATION').failures)"
+"""
+from __future__ import annotations
+
+import pytest
+
+from sinpe.proofs.engine import MUTATIONS, ObligationTheorem
+from sinpe.proofs.suite import theorems
+
+CASES = [(t.id, m) for t in theorems() for m in t.mutations]
+
+
+@pytest.mark.parametrize("tid,mutation", CASES, ids=[f"{t}:{m}" for t, m in CASES])
+def test_mutated_statement_is_not_proven(tid, mutation):
+    t = next(x for x in theorems() if x.id == tid)
+    r = t.prove(mutation)
+    assert r.status == "not-proven" and r.failures, (
+        f"{tid} proved a mutated ({mutation}) statement; reproduce: "
+        f"python -c \"from sinpe.proofs.suite import get_theorem as g; print(g('{tid}').prove('{mutation}').to_dict())\"")
+    if isinstance(t, ObligationTheorem):
+        # the mutated statement is really false: the numeric smoke test refutes it too
+        assert "REFUTED" in r.witness, (tid, mutation, r.witness)
+
+
+def test_every_family_has_the_standard_mutations():
+    for t in theorems():
+        if isinstance(t, ObligationTheorem):
+            std = set(t.mutations) & set(MUTATIONS)
+            # |x| <= 1 survives a sign flip of x and has no sum to drop: THM-BOUND flips the origin value instead
+            assert len(std) >= 3 and ("sign" in std), (t.id, t.mutations)
+        else:
+            assert len(t.mutations) >= 3, (t.id, t.mutations)
+
+
+def test_unknown_mutation_is_an_error():
+    t = theorems()[0]
+    with pytest.raises(ValueError):
+        t.prove("nonsense")
