@@ -63,10 +63,9 @@ def _guess(m: float, f: Format) -> float:
     """A cheap candidate for RN_f(x) from a float64 near x (possibly wrong: it is verified)."""
     if f.name == "binary64":
         return m
-    if f.name == "binary32":
-        return float(np.float32(m))
-    if f.name == "binary16":
-        return float(np.float16(m))
+    if f.name in ("binary32", "binary16"):
+        with np.errstate(over="ignore"):  # an overflow guess (inf) is rejected and redone exactly
+            return float(np.float32(m) if f.name == "binary32" else np.float16(m))
     return round_to_format(m, f)
 
 
@@ -119,21 +118,24 @@ def enclose(profile: Profile, d: int, p: Fraction, j: int, prec: int) -> arb:
 
 
 def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
-                   fmts: Sequence[str | Format]) -> dict[str, np.ndarray]:
+                   fmts: Sequence[str | Format], only: Sequence[int] | None = None) -> dict[str, np.ndarray]:
     """Correctly rounded tables, one per format: ``{format name: float64 array (rows, d)}``.
 
     Each entry is the format value nearest to PE(p)[j] (ties to even); float64 holds it exactly.
+    ``only`` restricts the output to those columns, in that order (shape (rows, len(only))).
     """
     formats = [f if isinstance(f, Format) else get_format(f) for f in fmts]
     pos = _positions(positions)
-    cols = columns(profile, d)
-    out = {f.name: np.empty((len(pos), d), dtype=np.float64) for f in formats}
+    plan = columns(profile, d)
+    js = list(range(d)) if only is None else [int(j) for j in only]
+    cols = [plan[j] for j in js]
+    out = {f.name: np.empty((len(pos), len(js)), dtype=np.float64) for f in formats}
     old = ctx.prec
     freqs: dict[tuple[int, int], arb] = {}  # (prec, k) -> w_k: computed once, not per position
     try:
         for r, p in enumerate(pos):
             prec = _start_prec(p, profile)
-            pending = list(range(d))
+            pending = list(range(len(js)))
             while pending:
                 ctx.prec = prec
                 cache: dict[int, tuple[arb, arb]] = {}
