@@ -71,4 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # `python -m sinpe.reference.cli`: run the imported module's main, so there is one UsageError class
+    from sinpe.reference.cli import main as _main
+
+    raise SystemExit(_main())

@@ -1,0 +1,100 @@
+"""What the conformance tests do (SPEC.md REQ-PLUGIN-RUN): golden cases, the implementation's tables, the verdict.
+
+The implementation is called once per width d at every golden position of the selection, by the
+calling convention of :mod:`sinpe.reference.loaders`; each golden case then compares one entry.
+An entry passes when ``|y - PE| <= allowed_abs_error(tier, dtype, PE, theta, amplitude)`` with PE
+the golden case's exact decimal (40 digits), compared in exact rational arithmetic; at tier
+``exact`` that is ``y == RN(PE)``, the golden value.
+
+>>> cases = select_cases("vaswani", "float32", widths=[4], max_position=3)
+>>> [c["position"] for c in cases][:4], len(cases)
+(['0', '0', '0', '0'], 32)
+>>> case_test_id(cases[0]).startswith("vaswani-d4-float32-p0-c0-")
+True
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from sinpe.spec.formats import get_format
+from sinpe.spec.profiles import get_profile
+from sinpe.spec.tolerance import allowed_abs_error
+
+from .. import fastref
+from ..loaders import LoadError, call_table, resolve_callable
+
+_TABLES: dict[tuple[Any, ...], Any] = {}
+
+
+def select_cases(profile: str, dtype: str, widths: list[int] | None = None,
+                 max_position: float | None = None) -> list[dict[str, Any]]:
+    """The golden cases of a preset and dtype (optionally some widths, |position| <= max_position)."""
+    from ..golden import WIDTHS, iter_cases
+    out = []
+    for w in (widths or list(WIDTHS)):
+        for c in iter_cases(profile=profile, dtype=get_format(dtype).dtype, d=w):
+            if max_position is not None and abs(c["position_float"]) > max_position:
+                continue
+            out.append(c)
+    return out
+
+
+def case_test_id(c: dict[str, Any]) -> str:
+    """``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``."""
+    return f"{c['profile']}-d{c['d']}-{c['dtype']}-p{c['position']}-c{c['column']}-{c['id']}"
+
+
+def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...]) -> np.ndarray | str:
+    """The implementation's table at these positions (cached), or a one-line error string."""
+    key = (impl, call, d, positions)
+    if key not in _TABLES:
+        try:
+            obj = resolve_callable(impl)
+            fr = [Fraction(p) for p in positions]
+            if all(p.denominator == 1 for p in fr):
+                arg = np.array([int(p) for p in fr], dtype=np.int64)
+            else:
+                arg = np.array([float(p) for p in fr], dtype=np.float64)
+            t = call_table(obj, impl, arg, d, call=call)
+            if t.data.shape != (len(positions), d):
+                raise LoadError(f"{impl} returned shape {t.data.shape}; expected ({len(positions)}, {d})")
+            _TABLES[key] = np.asarray(t.data, dtype=np.float64)
+        except LoadError as e:
+            _TABLES[key] = str(e)
+    return _TABLES[key]
+
+
+def verdict(case: dict[str, Any], y: float, tier: str) -> tuple[bool, str]:
+    """(passes, explanation) for one golden case and the implementation's value ``y``."""
+    prof = get_profile(case["profile"])
+    d, j = case["d"], case["column"]
+    pe = Fraction(case["decimal"]) if case["decimal"] not in ("inf", "-inf", "nan") else None
+    if not np.isfinite(y):
+        return False, f"value {y!r} is not finite"
+    if pe is None:
+        return False, "golden value is not finite"
+    if tier == "exact":
+        ok = y == case["value"]
+        err = abs(Fraction(y) - pe)
+        return ok, f"value {y!r} != correctly rounded {case['value']!r} (|error| {float(err):.3g})"
+    _, _, theta = fastref.sincos(prof, d, [Fraction(case["position"])])
+    col = fastref.column_plan(prof, d)
+    th = np.nan if col[0][j] == 2 else float(theta[0, col[1][j]])
+    allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
+                                      float(prof.amplitude), base=float(prof.base))[0])
+    err = abs(Fraction(y) - pe)
+    return err <= Fraction(allowed), (f"value {y!r}, exact {case['decimal']}, |error| {float(err):.3g} > "
+                                      f"allowed {allowed:.3g} ({tier}, {case['dtype']})")
+
+
+def positions_of(cases: list[dict[str, Any]], d: int) -> tuple[str, ...]:
+    """The distinct positions of the cases at width d, in first-seen order."""
+    seen: dict[str, None] = {}
+    for c in cases:
+        if c["d"] == d:
+            seen.setdefault(c["position"], None)
+    return tuple(seen)
+

@@ -1,0 +1,80 @@
+"""Conformance tests for a third-party implementation, one per golden case (SPEC.md REQ-PLUGIN-RUN).
+
+    pytest --pyargs sinpe.reference.conformance --sinpe-impl mypkg.mod:fn --sinpe-profile vaswani --sinpe-dtype float32
+
+Options are registered by the sinpe pytest plugin (:mod:`sinpe.reference.conformance.plugin`).
+Without ``--sinpe-impl`` the suite is one failing test that says so (never a silent pass or skip).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def _opt(config: Any, name: str, default: Any = None) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:  # the plugin is not loaded (pytest -p no:sinpe)
+        return default
+
+
+def pytest_generate_tests(metafunc: Any) -> None:
+    if "golden_case" not in metafunc.fixturenames:
+        return
+    cfg = metafunc.config
+    impl = _opt(cfg, "--sinpe-impl")
+    if not impl:
+        metafunc.parametrize("golden_case", [None], ids=["no-sinpe-impl"])
+        return
+    from sinpe.reference.conformance.harness import case_test_id, select_cases
+    widths = _opt(cfg, "--sinpe-d")
+    try:
+        wl = [int(x) for x in widths.split(",")] if widths else None
+    except ValueError:
+        raise pytest.UsageError(f"--sinpe-d: expected comma-separated integers; got {widths!r}") from None
+    call = _opt(cfg, "--sinpe-call", "positions")
+    maxp = _opt(cfg, "--sinpe-max-position")
+    if maxp is None and call != "positions":
+        maxp = 2047.0
+    try:
+        cases = select_cases(_opt(cfg, "--sinpe-profile", "vaswani"), _opt(cfg, "--sinpe-dtype", "float32"), wl, maxp)
+    except ValueError as e:
+        raise pytest.UsageError(f"sinpe conformance: {e}") from None
+    if call != "positions":  # (n, d), buffers and forward cover positions 0..n-1 only
+        cases = [c for c in cases if float(c["position_float"]).is_integer() and c["position_float"] >= 0]
+    metafunc.parametrize("golden_case", cases, ids=[case_test_id(c) for c in cases])
+
+
+def test_golden_case(golden_case: Any, request: Any) -> None:
+    cfg = request.config
+    impl = _opt(cfg, "--sinpe-impl")
+    if golden_case is None:
+        pytest.fail("sinpe conformance: pass --sinpe-impl module:callable (fn(positions, d) -> table)", pytrace=False)
+    from sinpe.reference.conformance.harness import impl_table, positions_of, verdict
+    call = _opt(cfg, "--sinpe-call", "positions")
+    tier = _opt(cfg, "--sinpe-tier", "phase")
+    params = [c for c in _session_cases(request) if c["d"] == golden_case["d"]]
+    positions = positions_of(params, golden_case["d"])
+    table = impl_table(impl, call, golden_case["d"], positions)
+    rerun = (f"pytest --pyargs sinpe.reference.conformance --sinpe-impl {impl} --sinpe-profile "
+             f"{golden_case['profile']} --sinpe-dtype {golden_case['dtype']} --sinpe-tier {tier} "
+             f"-k {golden_case['id']}")
+    if isinstance(table, str):
+        pytest.fail(f"{table}\n  reproduce: {rerun}", pytrace=False)
+    y = float(table[positions.index(golden_case["position"]), golden_case["column"]])
+    ok, why = verdict(golden_case, y, tier)
+    if not ok:
+        pytest.fail(f"{golden_case['profile']} d={golden_case['d']} position {golden_case['position']} column "
+                    f"{golden_case['column']} ({golden_case['label']}): {why}\n  reference: {golden_case['repro']}\n"
+                    f"  reproduce: {rerun}", pytrace=False)
+
+
+def _session_cases(request: Any) -> list[dict[str, Any]]:
+    """Every golden case of this session's parametrization (so each width is called once)."""
+    cache = getattr(request.config, "_sinpe_cases", None)
+    if cache is None:
+        cache = [it.callspec.params["golden_case"] for it in request.session.items
+                 if hasattr(it, "callspec") and isinstance(it.callspec.params.get("golden_case"), dict)]
+        request.config._sinpe_cases = cache
+    return cache

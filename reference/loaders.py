@@ -1,0 +1,480 @@
+"""Loading a third-party table for ``sinpe check`` / ``sinpe detect`` (SPEC.md REQ-CHECK-INPUT).
+
+A TARGET is a file or ``module:callable``. Nothing is ever unpickled (``numpy.load(...,
+allow_pickle=False)``, ``torch.load(..., weights_only=True)``) and no code is imported except the
+module the user named. Every problem is a :class:`LoadError` (a ``ValueError``) with one line.
+
+Files: ``.npy`` (memory-mapped: big tables are streamed, never read whole), ``.npz`` and
+``.safetensors`` (``key`` or the only 2-D array), ``.pt``/``.pth`` (a tensor or a state dict,
+nested dicts searched; ``key`` or the only 2-D tensor), ``.csv`` (rows of numbers, no header),
+``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one).
+Singleton axes are squeezed: the usual ``(1, n, d)`` and sequence-first ``(n, 1, d)`` buffers load
+as ``(n, d)`` (the report says so); any other 1-D or 3-D array is refused.
+
+Callables, the one calling convention (``call="positions"``, the default)::
+
+    fn(positions: numpy.ndarray[int64 or float64], d: int) -> array-like of shape (len(positions), d)
+
+Adapters for the other common shapes (``call=``): ``"n"`` -- ``fn(n, d)`` returns the table of
+positions 0..n-1 (rows are then taken at the requested positions); ``"buffer"`` -- the object
+(or what ``fn()`` returns) is an ``nn.Module`` whose registered buffer ``key`` (or its only
+buffer/parameter with two non-singleton axes) is the table; ``"forward"`` -- ``module(zeros(1, n, d))``
+in eval mode is the table (``x + pe`` modules). A NumPy array or tensor attribute is a table as is.
+Torch tensors come back as NumPy (bfloat16 as float32 holding the same values, ``dtype`` says bfloat16).
+
+>>> import numpy as np, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.npy")
+>>> np.save(path, np.zeros((3, 4), dtype=np.float32))
+>>> t = load_table(path)
+>>> t.data.shape, t.dtype, t.streamable
+((3, 4), 'float32', True)
+>>> open(path, "wb").close()
+>>> try:
+...     load_table(path)
+... except LoadError as e:
+...     print(e)
+/...t.npy: empty file
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+CALLS = ("positions", "n", "buffer", "forward")
+SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json")
+
+
+class LoadError(ValueError):
+    """A table or callable that cannot be used: one line, exit status 2."""
+
+
+@dataclass
+class Table:
+    """A loaded table: ``data`` (rows = positions, columns = channels; may be a read-only memmap),
+    its IEEE ``dtype`` name, where it came from and what was done to it (``notes``)."""
+
+    data: np.ndarray
+    dtype: str
+    source: str
+    notes: list[str] = field(default_factory=list)
+    streamable: bool = False  # a memory-mapped file: read in chunks
+
+
+def is_callable_target(target: str) -> bool:
+    """``module:callable`` (and not an existing file or a known file suffix)."""
+    if os.path.exists(target) or target.lower().endswith(SUFFIXES):
+        return False
+    mod, sep, attr = target.partition(":")
+    return bool(sep and mod and attr and all(p.isidentifier() for p in mod.split(".")) and
+                all(p.isidentifier() for p in attr.split(".")))
+
+
+def load_table(target: str, key: str | None = None) -> Table:
+    """Load a table file (see the module docstring); LoadError with one line on any problem."""
+    path = str(target)
+    if not os.path.exists(path):
+        raise LoadError(f"{path}: no such file (a table file or module:callable)")
+    if os.path.isdir(path):
+        raise LoadError(f"{path}: is a directory, not a table file")
+    if os.path.getsize(path) == 0:
+        raise LoadError(f"{path}: empty file")
+    suffix = os.path.splitext(path)[1].lower()
+    readers: dict[str, Callable[[str, str | None], Table]] = {
+        ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
+        ".csv": _csv, ".json": _json,
+    }
+    if suffix not in readers:
+        raise LoadError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; use {', '.join(SUFFIXES)}")
+    table = readers[suffix](path, key)
+    return _finish(table)
+
+
+def _finish(t: Table) -> Table:
+    a = t.data
+    if a.dtype.kind not in "f":
+        kind = {"i": "integers", "u": "integers", "b": "booleans", "c": "complex numbers", "O": "objects",
+                "U": "strings", "S": "bytes", "V": "raw records"}.get(a.dtype.kind, str(a.dtype))
+        raise LoadError(f"{t.source}: holds {kind} (dtype {a.dtype}); a PE table is floating point")
+    if a.ndim > 2 and sum(s != 1 for s in a.shape) <= 2 and a.shape[-1] != 1:
+        before = a.shape
+        a = a.reshape([s for s in a.shape if s != 1] if sum(s != 1 for s in a.shape) == 2 else (1, a.shape[-1]))
+        t.notes.append(f"squeezed shape {before} to {a.shape}")
+    if a.ndim != 2:
+        raise LoadError(f"{t.source}: a {a.ndim}-D array of shape {a.shape}; expected a 2-D table (positions, d)")
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise LoadError(f"{t.source}: empty table of shape {a.shape}")
+    if t.dtype == "":
+        t.dtype = {"float64": "float64", "float32": "float32", "float16": "float16"}.get(a.dtype.name, "")
+        if not t.dtype:
+            raise LoadError(f"{t.source}: unsupported floating dtype {a.dtype}; use float64/32/16 or bfloat16")
+    t.data = a
+    return t
+
+
+def _no_key(path: str, key: str | None) -> None:
+    if key is not None:
+        raise LoadError(f"{path}: --key {key!r} applies to .npz/.safetensors/.pt/.pth/.json files; a "
+                        f"{os.path.splitext(path)[1]} file holds one array")
+
+
+def _npy(path: str, key: str | None) -> Table:
+    _no_key(path, key)
+    try:
+        a = np.load(path, mmap_mode="r", allow_pickle=False)
+    except ValueError as e:
+        if "allow_pickle" in str(e) or "Object arrays" in str(e) or "Python objects" in str(e):
+            raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)") from None
+        raise LoadError(f"{path}: not a readable .npy file ({_short(e)})") from None
+    except Exception as e:  # truncated header, not an npy at all, ...
+        raise LoadError(f"{path}: not a readable .npy file ({_short(e)})") from None
+    if not isinstance(a, np.ndarray):
+        raise LoadError(f"{path}: not a .npy array")
+    if a.dtype.hasobject:
+        raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)")
+    return Table(a, "", path, streamable=isinstance(a, np.memmap))
+
+
+def _pick(named: dict[str, Any], key: str | None, path: str, shape_of: Callable[[Any], tuple[int, ...]]) -> tuple[str, Any]:
+    if key is not None:
+        if key not in named:
+            raise LoadError(f"{path}: no array named {key!r}; it holds {', '.join(sorted(named)) or 'nothing'}")
+        return key, named[key]
+    cands = [k for k, v in named.items() if sum(s != 1 for s in shape_of(v)) == 2]
+    if len(cands) != 1:
+        what = ", ".join(f"{k} {tuple(shape_of(v))}" for k, v in sorted(named.items())) or "no arrays"
+        reason = "no 2-D array" if not cands else f"{len(cands)} 2-D arrays"
+        raise LoadError(f"{path}: {reason} to choose from ({what}); pass --key NAME")
+    return cands[0], named[cands[0]]
+
+
+def _npz(path: str, key: str | None) -> Table:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            names = list(z.files)
+            shapes = {}
+            for n in names:
+                shapes[n] = z[n]
+            k, a = _pick(shapes, key, path, lambda v: v.shape)
+    except LoadError:
+        raise
+    except ValueError as e:
+        if "allow_pickle" in str(e) or "Object arrays" in str(e):
+            raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)") from None
+        raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
+    except Exception as e:
+        raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
+    return Table(np.asarray(a), "", f"{path}[{k}]")
+
+
+def _safetensors(path: str, key: str | None) -> Table:
+    try:
+        from safetensors import safe_open
+    except ImportError:
+        raise LoadError(f"{path}: reading .safetensors needs the 'safetensors' package (pip install sinpe[io])") from None
+    try:
+        with safe_open(path, framework="numpy") as f:
+            names = list(f.keys())
+            shapes = {n: tuple(f.get_slice(n).get_shape()) for n in names}
+            dtypes = {n: str(f.get_slice(n).get_dtype()) for n in names}
+            k, _ = _pick(shapes, key, path, lambda v: v)
+            if dtypes[k].upper() in ("BF16", "BFLOAT16"):
+                a = _bf16_raw(path, k)
+                return Table(a, "bfloat16", f"{path}[{k}]")
+            a = f.get_tensor(k)
+    except LoadError:
+        raise
+    except Exception as e:
+        raise LoadError(f"{path}: not a readable .safetensors file ({_short(e)})") from None
+    return Table(np.asarray(a), "", f"{path}[{k}]")
+
+
+def _bf16_raw(path: str, k: str) -> np.ndarray:
+    """A bfloat16 tensor of a safetensors file as float32 (exact), read from the raw bytes."""
+    with open(path, "rb") as fh:
+        n = int.from_bytes(fh.read(8), "little")
+        header = json.loads(fh.read(n))
+        info = header[k]
+        start, stop = info["data_offsets"]
+        fh.seek(8 + n + start)
+        raw = np.frombuffer(fh.read(stop - start), dtype="<u2")
+    return (raw.astype(np.uint32) << 16).view(np.float32).reshape(info["shape"])
+
+
+def _torch_file(path: str, key: str | None) -> Table:
+    try:
+        import torch
+    except ImportError:
+        raise LoadError(f"{path}: reading .pt/.pth needs torch (pip install sinpe[torch])") from None
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # weights_only refuses arbitrary pickles: that refusal lands here too
+        msg = _short(e)
+        if "weights only" in msg.lower() or "weights_only" in msg or "Unsupported global" in msg or "GLOBAL" in msg:
+            raise LoadError(f"{path}: refused: holds pickled objects other than tensors (loaded with "
+                            f"weights_only=True; sinpe never unpickles code); save a state_dict or a tensor") from None
+        raise LoadError(f"{path}: not a readable torch file ({msg})") from None
+    return _from_object(obj, key, path, call=None)
+
+
+def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            out.update(_flatten(v, f"{prefix}{i}."))
+    elif hasattr(obj, "shape"):
+        out[prefix[:-1]] = obj
+    return out
+
+
+def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
+    """NumPy array and IEEE dtype name ('' = from the array) of an array-like or torch tensor."""
+    if type(x).__module__.startswith("torch"):
+        import torch
+        if not isinstance(x, torch.Tensor):
+            raise LoadError(f"{where}: a {type(x).__name__}, not a tensor")
+        x = x.detach().cpu()
+        if x.dtype == torch.bfloat16:
+            return x.float().numpy(), "bfloat16"
+        if not x.is_floating_point():
+            return x.numpy(), ""
+        return x.numpy(), ""
+    if isinstance(x, np.ndarray):
+        return x, ""
+    try:
+        a = np.asarray(x)
+    except Exception as e:
+        raise LoadError(f"{where}: not an array ({_short(e)})") from None
+    if a.dtype.kind == "O" or a.dtype.kind in "USV":
+        raise LoadError(f"{where}: a {type(x).__name__} that is not a numeric array")
+    return a, ""
+
+
+def _from_object(obj: Any, key: str | None, where: str, call: str | None) -> Table:
+    if isinstance(obj, dict) or isinstance(obj, (list, tuple)) and obj and not _is_number_list(obj):
+        named = _flatten(obj)
+        if not named:
+            raise LoadError(f"{where}: holds no tensors")
+        k, obj = _pick(named, key, where, lambda v: tuple(v.shape))
+        where = f"{where}[{k}]"
+    a, dt = _to_numpy(obj, where)
+    return Table(a, dt, where)
+
+
+def _is_number_list(x: Any) -> bool:
+    return isinstance(x, (list, tuple)) and all(isinstance(r, (list, tuple, int, float)) for r in x[:3])
+
+
+def _csv(path: str, key: str | None) -> Table:
+    _no_key(path, key)
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            rows = [line for line in fh.read().splitlines() if line.strip()]
+        if not rows:
+            raise LoadError(f"{path}: no rows")
+        data = [[float(x) for x in r.split(",")] for r in rows]
+    except LoadError:
+        raise
+    except UnicodeDecodeError:
+        raise LoadError(f"{path}: not a text CSV file") from None
+    except ValueError as e:
+        raise LoadError(f"{path}: non-numeric data ({_short(e)})") from None
+    widths = {len(r) for r in data}
+    if len(widths) != 1:
+        raise LoadError(f"{path}: ragged rows (widths {sorted(widths)[:5]})")
+    return Table(np.array(data, dtype=np.float64), "", path, notes=["text values parsed as float64"])
+
+
+def _json(path: str, key: str | None) -> Table:
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise LoadError(f"{path}: not valid JSON ({_short(e)})") from None
+    if isinstance(obj, dict):
+        named = {k: v for k, v in obj.items() if isinstance(v, list)}
+        shapes = {k: _json_shape(v) for k, v in named.items()}
+        k, _ = _pick(shapes, key, path, lambda v: v)
+        obj, path = named[k], f"{path}[{k}]"
+    if not isinstance(obj, list):
+        raise LoadError(f"{path}: expected a list of rows of numbers")
+    try:
+        a = np.array(obj, dtype=np.float64)
+    except (ValueError, TypeError) as e:
+        raise LoadError(f"{path}: non-numeric or ragged data ({_short(e)})") from None
+    return Table(a, "", path, notes=["text values parsed as float64"])
+
+
+def _json_shape(v: Any) -> tuple[int, ...]:
+    if isinstance(v, list) and v and isinstance(v[0], list):
+        return (len(v), len(v[0]))
+    return (len(v),) if isinstance(v, list) else ()
+
+
+def _short(e: BaseException) -> str:
+    s = " ".join(str(e).split()) or type(e).__name__
+    return s if len(s) <= 160 else s[:157] + "..."
+
+
+# --- callables -----------------------------------------------------------------------------------
+
+def resolve_callable(target: str) -> Any:
+    """Import ``module`` and return ``attr`` of ``module:attr`` (the current directory is searched first)."""
+    mod_name, _, attr = target.partition(":")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj: Any = importlib.import_module(mod_name)
+    except Exception as e:
+        raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {_short(e)}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise LoadError(f"{target}: module {mod_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def call_table(obj: Any, target: str, positions: np.ndarray, d: int | None, call: str = "positions",
+               key: str | None = None) -> Table:
+    """The table a callable/module/array yields at ``positions`` for width ``d`` (see module docstring).
+
+    >>> import numpy as np
+    >>> t = call_table(lambda p, d: np.ones((len(p), d)), "f", np.arange(3), 4)
+    >>> t.data.shape, t.dtype
+    ((3, 4), 'float64')
+    >>> try:
+    ...     call_table(lambda p, d: 1 / 0, "mod:f", np.arange(3), 4)
+    ... except LoadError as e:
+    ...     print(e)
+    mod:f(positions, d=4) raised ZeroDivisionError: division by zero
+    """
+    if call not in CALLS:
+        raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
+    if _is_module(obj) or call in ("buffer", "forward"):
+        return _from_module(obj, target, positions, d, call, key)
+    if not callable(obj):
+        t = _finish(_from_object(obj, key, target, None))
+        return _rows_at(t, positions, target)
+    if d is None:
+        raise LoadError(f"{target}: a callable needs --d (the width to ask for)")
+    pos = np.asarray(positions)
+    if call == "positions":
+        res = _invoke(obj, target, "(positions, d={d})".format(d=d), pos, d)
+        t = _finish(_as_table(res, f"{target}(positions, d={d})"))
+    else:  # "n": fn(n, d) gives positions 0..n-1
+        if pos.dtype.kind not in "iu" and not np.all(pos == np.rint(pos)) or np.any(pos < 0):
+            raise LoadError(f"{target}: the (n, d) convention covers positions 0..n-1 only")
+        n = int(pos.max()) + 1
+        res = _invoke(obj, target, f"(n={n}, d={d})", n, d)
+        t = _finish(_as_table(res, f"{target}(n={n}, d={d})"))
+        t = _rows_at(t, pos, f"{target}(n={n}, d={d})")
+    return t
+
+
+def _rows_at(t: Table, pos: np.ndarray, where: str) -> Table:
+    """Rows at integer positions of a table whose row i is position i (when it covers them)."""
+    if t.data.shape[0] == len(pos) and np.array_equal(pos, np.arange(len(pos))):
+        return t
+    if pos.size and np.all(pos == np.rint(pos)) and pos.min() >= 0 and pos.max() < t.data.shape[0]:
+        t.data = np.asarray(t.data)[np.asarray(pos, dtype=np.int64)]
+        t.notes.append(f"rows taken at the requested positions from a table of {t.data.shape[0]} rows")
+        return t
+    if t.data.shape[0] == len(pos):
+        return t
+    raise LoadError(f"{where}: gives {t.data.shape[0]} rows; cannot take {len(pos)} positions "
+                    f"{_pos_str(pos)} from it")
+
+
+def _pos_str(pos: np.ndarray) -> str:
+    return f"[{pos.min()}..{pos.max()}]" if pos.size else "[]"
+
+
+def _invoke(fn: Any, target: str, sig: str, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception as e:
+        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}") from None
+
+
+def _as_table(res: Any, where: str) -> Table:
+    if res is None:
+        raise LoadError(f"{where} returned None; expected an array of shape (rows, d)")
+    if isinstance(res, (str, bytes, dict, int, float)):
+        raise LoadError(f"{where} returned a {type(res).__name__}; expected an array of shape (rows, d)")
+    a, dt = _to_numpy(res, where)
+    return Table(a, dt, where)
+
+
+def _is_module(obj: Any) -> bool:
+    return any(c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(obj).__mro__)
+
+
+def _from_module(obj: Any, target: str, positions: np.ndarray, d: int | None, call: str,
+                 key: str | None) -> Table:
+    if not _is_module(obj) and callable(obj):
+        obj = _invoke(obj, target, "()")  # a factory returning the module
+    if not _is_module(obj):
+        raise LoadError(f"{target}: expected a torch nn.Module for --call {call}; got {type(obj).__name__}")
+    import torch
+    obj.eval()
+    pos = np.asarray(positions)
+    if call == "forward":
+        if d is None:
+            raise LoadError(f"{target}: --call forward needs --d")
+        if np.any(pos != np.arange(len(pos))):
+            raise LoadError(f"{target}: --call forward yields positions 0..n-1 only")
+        with torch.no_grad():
+            res = _invoke(obj, target, f"(zeros(1, {len(pos)}, {d}))", torch.zeros(1, len(pos), d))
+        t = _finish(_as_table(res, f"{target}.forward(zeros(1, {len(pos)}, {d}))"))
+        return t
+    named = {**{n: p for n, p in obj.named_parameters()}, **{n: b for n, b in obj.named_buffers()}}
+    k, tensor = _pick(named, key, f"{target} (module buffers)", lambda v: tuple(v.shape))
+    t = _finish(Table(*_to_numpy(tensor, f"{target}.{k}"), f"{target}.{k}"))
+    return _rows_at(t, pos, f"{target}.{k}")
+
+
+def release_pages(data: np.ndarray, row_stop: int) -> None:
+    """Drop the pages of a memory-mapped table's rows [0, row_stop) from this process's memory
+    (the file stays in the page cache): streaming keeps the resident set bounded."""
+    mm = getattr(data, "_mmap", None)
+    if mm is None:
+        return
+    try:
+        import mmap
+        upto = ((getattr(data, "offset", 0) + row_stop * data.strides[0]) // mmap.PAGESIZE) * mmap.PAGESIZE
+        if upto > 0:
+            mm.madvise(mmap.MADV_DONTNEED, 0, upto)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
+def read_rows(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` of a table; a memory-mapped C-contiguous table is read with ``pread`` instead of
+    through the mapping (a page fault maps whole cached folios: spread rows would map most of the file)."""
+    fn = getattr(data, "filename", None)
+    if fn is None or getattr(data, "_mmap", None) is None or not data.flags.c_contiguous:
+        return np.asarray(data[idx])
+    row = data.strides[0]
+    out = np.empty((len(idx),) + data.shape[1:], dtype=data.dtype)
+    fd = os.open(fn, os.O_RDONLY)
+    try:
+        for k, i in enumerate(np.asarray(idx, dtype=np.int64)):
+            buf = os.pread(fd, row, int(data.offset) + int(i) * row)
+            out[k] = np.frombuffer(buf, dtype=data.dtype).reshape(data.shape[1:])
+    finally:
+        os.close(fd)
+    return out
+
+
+def chunks(data: np.ndarray, rows: int) -> Any:
+    """Yield ``(start, float64 block)`` over row blocks of ``rows`` (a memmap is read block by block)."""
+    for a in range(0, data.shape[0], rows):
+        yield a, np.asarray(data[a:a + rows], dtype=np.float64)

@@ -1,0 +1,242 @@
+"""sinpe check (SPEC.md REQ-CHECK-CONFORM, REQ-CHECK-DECIDE, REQ-CHECK-REPRO, REQ-CHECK-STREAM, REQ-CHECK-CLI): verdicts, figures, reproduction lines, streaming, the JSON contract.
+
+Expected values come from the Arb oracle (python-flint, :mod:`sinpe.reference.oracle_flint`), never
+from the fast reference the checker uses; every certifying check has a negative twin.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from sinpe.reference import check as chk
+from sinpe.reference import fastref
+from sinpe.reference.buggy import CATALOGUE
+from sinpe.reference.check import allowed_fast, check_table, ulp_fast
+from sinpe.reference.impl_numpy import pe_table as np_table
+from sinpe.reference.oracle_flint import rounded_table
+from sinpe.spec.formats import DTYPES, get_format
+from sinpe.spec.profiles import PRESETS, get_profile
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, ulp_array
+
+VAS = get_profile("vaswani")
+RNG = np.random.default_rng(20170612)
+# sample positions up to 10^7: the start, random ones per decade, and the float16/bfloat16 edges
+SAMPLE = np.unique(np.concatenate([np.arange(64), [255, 256, 257, 2047, 2048, 2049, 65504, 65519, 65520, 70000],
+                                   *[RNG.integers(10**k, 10**(k + 1), 6) for k in range(2, 7)], [10**7]]))
+
+
+def sinpe_cli(*args, cwd=None):
+    """The installed console script, as a user runs it."""
+    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
+    return subprocess.run([script, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("tier", TIERS)
+def test_fast_tolerance_equals_the_tolerance_module(dtype, tier):  # REQ-CHECK-DECIDE
+    ref = np.concatenate([RNG.uniform(-2, 2, 2000), [0.0, -0.0, 1.0, 0.5, 2.0**-140, 2.0**-1070, 1e-6, 65504.0]])
+    th = np.concatenate([RNG.uniform(0, 1e7, ref.size - 3), [np.nan, np.nan, 0.0]])
+    want = allowed_abs_error(tier, dtype, ref, th, 0.75, base=500.0)
+    got = allowed_fast(tier, get_format(dtype), ref, th, 0.75, base=500.0)
+    assert np.array_equal(want, got)
+    assert np.array_equal(ulp_fast(ref, get_format(dtype)), ulp_array(ref, dtype))
+
+
+# --- zero false rejections: the bundled implementations pass (REQ-CHECK-CONFORM) ----------------------
+
+def _bundled(profile, d, dtype):
+    if dtype in ("float64", "float32"):
+        return np_table(profile, d, SAMPLE, dtype)
+    from sinpe.reference.impl_torch import pe_table
+    return pe_table(profile, d, SAMPLE, dtype)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bundled_implementations_pass(name, dtype):  # REQ-CHECK-CONFORM
+    prof = get_profile(name)
+    for d in (7, 64):
+        r = check_table(_bundled(prof, d, dtype), prof, positions=SAMPLE, detect=False)
+        assert r.conformant, (name, d, dtype, r.reason, r.failures[:1])
+        assert r.dtype == dtype and r.rows == SAMPLE.size
+
+
+def test_correctly_rounded_table_passes_exact_and_one_ulp_off_fails():  # REQ-CHECK-DECIDE
+    pos = [0, 1, 2, 3, 1000, 65519, 10**6]
+    t = rounded_table(VAS, 16, pos, "binary32").astype(np.float32)   # Arb: correctly rounded
+    assert check_table(t, VAS, positions=np.array(pos), tier="exact", detect=False).conformant
+    bad = t.copy()
+    pe = rounded_table(VAS, 16, [1000], "binary64")[0, 5]   # Arb; RN32 != PE here
+    toward = np.float32(2 if pe > bad[4, 5] else -2)
+    bad[4, 5] = np.nextafter(bad[4, 5], toward)  # the other faithful neighbour
+    r = check_table(bad, VAS, positions=np.array(pos), tier="exact", detect=False)
+    assert not r.conformant and r.n_failures == 1
+    f = r.failures[0]
+    assert (f.position, f.column, f.label) == ("1000", 5, "cos2")
+    assert "--positions 1000 --dtype float32" in f.repro and "# column 5" in f.repro
+    assert check_table(bad, VAS, positions=np.array(pos), tier="faithful", detect=False).conformant
+    bad[4, 5] = np.nextafter(bad[4, 5], toward)  # two ulps from RN, beyond PE by more than an ulp
+    assert not check_table(bad, VAS, positions=np.array(pos), tier="faithful", detect=False).conformant
+
+
+def test_float64_exact_tier_is_decided_by_the_oracle():  # REQ-CHECK-DECIDE
+    """In float64 the fast reference cannot tell RN(PE) from its neighbours: every entry is undecided and
+    Arb settles it (one correctly rounded row per position)."""
+    pos = np.arange(40)
+    t = rounded_table(VAS, 16, pos, "binary64")
+    r = check_table(t, VAS, tier="exact", detect=False)
+    assert r.conformant and r.oracle_decided > 0
+    t[33, 9] = np.nextafter(t[33, 9], 2.0)
+    r = check_table(t, VAS, tier="exact", detect=False, threads=1)
+    assert not r.conformant and r.n_failures == 1 and (r.failures[0].position, r.failures[0].column) == ("33", 9)
+
+
+def test_undecided_entries_go_to_the_oracle(monkeypatch):  # REQ-CHECK-DECIDE
+    """With the fast reference's error bound inflated, every entry is undecided: Arb settles each,
+    with the same verdicts."""
+    pos = np.array([0, 1, 5, 77])
+    t = rounded_table(VAS, 6, pos, "binary32").astype(np.float32)
+    bad = t.copy()
+    bad[2, 3] = np.nextafter(bad[2, 3], np.float32(-2))
+    monkeypatch.setattr(fastref, "ERROR_ULPS", 2.0 ** 40)
+    good_r = check_table(t, VAS, positions=pos, tier="exact", detect=False)
+    bad_r = check_table(bad, VAS, positions=pos, tier="exact", detect=False)
+    assert good_r.conformant and good_r.oracle_decided > 0
+    assert not bad_r.conformant and bad_r.n_failures == 1 and bad_r.failures[0].column == 3
+
+
+def test_repro_command_writes_the_reference_value(tmp_path):  # REQ-CHECK-REPRO
+    t = np_table(VAS, 8, np.arange(40), "float32")
+    t[33, 6] += 0.25
+    r = check_table(t, VAS, detect=False)
+    f = r.failures[0]
+    cmd = f.repro.split("#")[0].split()[1:]
+    out = tmp_path / "pe.npy"
+    cmd[cmd.index("--out") + 1] = str(out)
+    res = sinpe_cli(*cmd)
+    assert res.returncode == 0, res.stderr
+    assert float(np.load(out)[0, f.column]) == rounded_table(VAS, 8, [33], "binary32")[0, 6]
+
+
+# --- discriminating power: the catalogue is rejected and detect names it (REQ-CHECK-CATALOGUE) --------
+
+@pytest.mark.parametrize("bug", CATALOGUE, ids=[b.id for b in CATALOGUE])
+def test_catalogue_is_rejected_and_named(bug):
+    d = bug.witness_d
+    pos = np.unique(np.concatenate([np.arange(256), np.array(bug.witness_positions)])).astype(np.int64)
+    try:
+        t = bug(pos, d)
+    except ValueError:
+        pytest.fail(f"{bug.id} raises at d={d}")
+    positions = pos if t.shape[0] == len(pos) else None
+    r = check_table(t, VAS, positions=positions, d=d)
+    assert not r.conformant, bug.id
+    det = r.detected
+    assert det is not None and "error" not in det, (bug.id, det)
+    for k, v in bug.expected(d).items():
+        got = det["deviations"].get(k)
+        if isinstance(v, float):
+            assert got is not None and abs(float(got) - v) <= 1e-6 * abs(v), (bug.id, k, got, v)
+        else:
+            assert got == v or str(got) == str(v), (bug.id, k, got, v, det["deviations"])
+
+
+# --- findings that are not entry comparisons (REQ-CHECK-SHAPE) ---------------------------------------
+
+def test_non_finite_entries_are_a_finding():
+    t = np_table(VAS, 8, np.arange(20), "float32")
+    t[7, 2] = np.inf
+    t[9, 0] = np.nan
+    r = check_table(t, VAS, detect=False)
+    assert not r.conformant and r.reason.startswith("non-finite: 2 NaN/Inf")
+    assert r.worst == {"position": "7", "column": 2, "label": "sin1"}
+
+
+def test_wrong_width_and_transposed_are_findings():
+    t = np_table(VAS, 64, np.arange(128), "float32")
+    r = check_table(t[:, :63], VAS, d=64, detect=False)
+    assert not r.conformant and r.reason.startswith("width")
+    r = check_table(np.ascontiguousarray(t.T), VAS, d=64, positions=np.arange(128), detect=False)
+    assert not r.conformant and r.reason.startswith("transposed")
+
+
+# --- streaming (REQ-CHECK-STREAM) ---------------------------------------------------------------------
+
+def test_streamed_memmap_equals_in_memory(tmp_path):
+    from sinpe.reference.loaders import load_table
+    t = np_table(VAS, 96, np.arange(3000), "float32")
+    t[2500, 17] *= 1.5
+    path = tmp_path / "t.npy"
+    np.save(path, t)
+    whole = check_table(t, VAS, detect=False, chunk_entries=10**9)
+    lt = load_table(str(path))
+    assert lt.streamable
+    streamed = check_table(lt, VAS, detect=False, chunk_entries=96 * 7)   # 429 chunks, 2 threads
+    assert not whole.conformant and whole.n_failures == streamed.n_failures == 1
+    assert whole.failures[0].position == streamed.failures[0].position == "2500"
+    assert whole.max_abs_error == streamed.max_abs_error
+    assert [b.rows for b in whole.bands] == [b.rows for b in streamed.bands] == [10, 90, 900, 2000]
+
+
+def test_progress_bar_only_when_asked(capsys):
+    t = np_table(VAS, 8, np.arange(50), "float32")
+    check_table(t, VAS, detect=False, progress=True, chunk_entries=80)
+    assert "100.0%" in capsys.readouterr().err
+    check_table(t, VAS, detect=False, chunk_entries=80)   # stderr is not a terminal here
+    assert capsys.readouterr().err == ""
+
+
+# --- the CLI and its JSON contract (REQ-CHECK-CLI) ------------------------------------------------------
+
+def test_cli_json_contract_and_exit_codes(tmp_path):
+    good = tmp_path / "good.npy"
+    bad = tmp_path / "bad.npy"
+    np.save(good, np_table(get_profile("t2t"), 32, np.arange(100), "float32"))
+    np.save(bad, np_table(get_profile("t2t"), 32, np.arange(2, 102), "float32"))
+    res = sinpe_cli("check", good, "--profile", "t2t", "--json")
+    assert res.returncode == 0, res.stderr
+    rep = json.loads(res.stdout)
+    for k in ("conformant", "profile", "tier", "dtype", "max_abs_error", "max_ulp_error", "worst", "failures", "detected"):
+        assert k in rep
+    assert rep["conformant"] is True and rep["profile"] == "t2t" and rep["dtype"] == "float32"
+    assert set(rep["worst"]) >= {"position", "column"}
+    junit = tmp_path / "r.xml"
+    res = sinpe_cli("check", bad, "--profile", "t2t", "--json", "--junit", junit)
+    assert res.returncode == 1
+    rep = json.loads(res.stdout)
+    assert rep["conformant"] is False and rep["failures"] and rep["failures"][0]["repro"].startswith("sinpe table")
+    assert rep["detected"]["deviations"] == {"offset": 2}
+    assert "<failure" in junit.read_text()
+    res = sinpe_cli("check", bad, "--profile", "t2t")
+    assert res.returncode == 1 and "DOES NOT CONFORM" in res.stdout and "first row is position 2" in res.stdout
+
+
+def test_cli_callable_target(tmp_path):
+    (tmp_path / "check_impls.py").write_text(
+        "from sinpe.reference.impl_numpy import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
+        "def good(p, d):\n    return pe_table(get_profile('vaswani'), d, p, 'float32')\n"
+        "def n_style(n, d):\n    import numpy as np\n    return good(np.arange(n), d)\n")
+    res = sinpe_cli("check", "check_impls:good", "--d", "32", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = sinpe_cli("check", "check_impls:n_style", "--call", "n", "--d", "32", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = sinpe_cli("check", "check_impls:good", "--d", "32", "--profile", "t2t", cwd=tmp_path)
+    assert res.returncode == 1
+
+
+def test_odd_rule_error_requires_the_callable_to_raise(tmp_path, monkeypatch, capsys):  # REQ-CHECK-CONFORM
+    from sinpe.reference.cli import main
+    (tmp_path / "odd_impls.py").write_text(
+        "import numpy as np\n"
+        "def strict(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n    return np.zeros((len(p), d))\n"
+        "def lax(p, d):\n    return np.zeros((len(p), d))\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "odd_impls:strict", "--odd", "error", "--d", "9"]) == 0
+    assert main(["check", "odd_impls:lax", "--odd", "error", "--d", "9"]) == 1
+    assert "requires it to raise" in capsys.readouterr().out

@@ -1,0 +1,101 @@
+"""sinpe detect (SPEC.md REQ-DETECT-FIT, REQ-DETECT-PRECISION, REQ-DETECT-CLI): names every catalogue deviation, finds nothing in correct tables.
+
+The catalogue (:mod:`sinpe.reference.buggy`) states, per bug, the deviation detect must name; the
+correct tables come from the bundled implementations at every preset, even and odd d, both dtypes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sinpe.reference.buggy import CATALOGUE
+from sinpe.reference.detect import column_frequencies, detect_table
+from sinpe.reference.impl_numpy import pe_table
+from sinpe.spec.profiles import PRESETS, get_profile
+
+VAS = get_profile("vaswani")
+POS = np.concatenate([np.arange(200), [1000, 5000, 65520, 10**6]])
+
+
+@pytest.mark.parametrize("bug", CATALOGUE, ids=[b.id for b in CATALOGUE])
+def test_detect_names_the_deviation(bug):  # REQ-DETECT-FIT
+    d = bug.witness_d
+    pos = np.unique(np.concatenate([np.arange(256), np.array(bug.witness_positions)])).astype(np.int64)
+    t = bug(pos, d)
+    r = detect_table(t, positions=pos if t.shape[0] == len(pos) else None, d=d)
+    for k, v in bug.expected(d).items():
+        got = r.deviations.get(k)
+        if isinstance(v, float):
+            assert got is not None and abs(float(got) - v) <= 1e-6 * abs(v), (k, got, v)
+        else:
+            assert got == v or str(got) == str(v), (k, got, v, r.deviations)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_correct_tables_have_no_deviation(name):  # REQ-DETECT-FIT (no false findings)
+    prof = get_profile(name)
+    for d in (8, 64, 65):
+        for dtype in ("float64", "float32"):
+            r = detect_table(pe_table(prof, d, POS, dtype), positions=POS, against=prof, d=d)
+            assert r.deviations == {} and r.profile == name, (d, dtype, r.deviations, r.profile)
+            assert r.precision == dtype and r.residual < 1e-5
+
+
+def test_a_profile_outside_the_presets_is_fitted():
+    prof = get_profile("vaswani", layout="cos-sin", base=500, amplitude="0.5", offset=3)
+    r = detect_table(pe_table(prof, 32, np.arange(300), "float64"))
+    assert (r.layout, r.base, r.amplitude, r.offset, r.profile) == ("cos-sin", "500", "1/2", "3", None)
+    assert r.deviations == {"layout": "cos-sin", "base": 500, "amplitude": "1/2", "offset": 3}
+    assert "first row is position 3" in r.sentence and "amplitude 1/2" in r.sentence
+    assert r.runner_up is not None and r.margin > 1
+
+
+def test_wrong_hypotheses_do_not_fit():
+    """Negative test: the winner's residual is tiny, the fit of a wrong plan is not (the margin means something)."""
+    r = detect_table(pe_table(get_profile("vaswani-concat"), 64, np.arange(128), "float64"))
+    assert r.residual < 1e-12 and r.layout == "sin-cos"
+    assert float(r.runner_up["residual"]) < 1e-9 or r.margin > 10
+
+
+def test_frequency_estimator():
+    p = np.arange(64.0)[:, None]
+    om, q = column_frequencies(np.hstack([np.cos(0.7 * p + 0.2), 3 * np.sin(0.01 * p)]))
+    assert np.allclose(om, [0.7, 0.01], rtol=1e-9) and q.max() < 1e-9
+    om, q = column_frequencies(np.random.default_rng(0).normal(size=(64, 1)))   # noise: poor quality
+    assert q[0] > 0.1
+
+
+def test_json_contract_and_cli(tmp_path):
+    np.save(tmp_path / "t.npy", pe_table(get_profile("t2t"), 64, np.arange(2, 300), "float32"))
+    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
+    res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--json"], capture_output=True, text=True)
+    assert res.returncode == 1, res.stderr
+    out = json.loads(res.stdout)
+    for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd_rule",
+              "precision", "profile", "residual", "runner_up", "margin", "sentence"):
+        assert k in out
+    assert out["layout"] == "sin-cos" and out["shift"] == "1" and out["offset"] == "2"
+    assert out["deviations"] == {"layout": "sin-cos", "shift": 1, "offset": 2}
+    res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--profile", "t2t", "--offset", "2"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and "tensor2tensor schedule" in res.stdout, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_small_widths_have_no_deviation(name):
+    """d = 1, 2, 3: plans that coincide (sin-cos = interleaved at d = 2, an all-zero d = 1 zero-pad
+    table) are named as the profile checked, not as a deviation."""
+    prof = get_profile(name)
+    for d in (1, 2, 3):
+        r = detect_table(pe_table(prof, d, np.arange(64), "float32"), against=prof, d=d)
+        assert r.deviations == {} and r.profile == name, (d, r.deviations, r.profile)
+
+
+def test_all_zero_table_is_an_error_unless_the_profile_explains_it():
+    with pytest.raises(ValueError, match="every entry of the table is zero"):
+        detect_table(np.zeros((50, 4)))

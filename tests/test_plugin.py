@@ -1,0 +1,80 @@
+"""The pytest plugin and conformance suite (SPEC.md REQ-PLUGIN-RUN, REQ-PLUGIN-XFAIL), run as a third party runs it.
+
+``pytest --pyargs sinpe.reference.conformance --sinpe-impl MOD:FN`` in a subprocess, against the
+bundled implementation (must pass) and a swapped one (must fail), with the golden IDs as test IDs,
+an xfail file, and JUnit output through pytest's own option.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+IMPLS = """
+import numpy as np
+from sinpe.reference.impl_numpy import pe_table
+from sinpe.spec.profiles import get_profile
+VAS = get_profile("vaswani")
+
+def good(positions, d):
+    return pe_table(VAS, d, positions, "float32")
+
+def swapped(positions, d):          # sin and cos of the first pair exchanged
+    t = good(positions, d)
+    if d >= 2:
+        t[:, [0, 1]] = t[:, [1, 0]]
+    return t
+"""
+
+
+@pytest.fixture(scope="module")
+def impl_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("impl")
+    (d / "plugin_impls.py").write_text(IMPLS)
+    return d
+
+
+def run_pytest(cwd, *args):
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs",
+                           "sinpe.reference.conformance", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_correct_implementation_passes_with_golden_ids(impl_dir):  # REQ-PLUGIN-RUN
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:good", "--sinpe-profile", "vaswani",
+                     "--sinpe-dtype", "float32", "--sinpe-d", "4,65", "-rA")
+    assert res.returncode == 0, res.stdout[-2000:]
+    from sinpe.reference.golden import iter_cases
+    gid = next(iter_cases(profile="vaswani", dtype="float32", d=65))["id"]
+    assert f"-{gid}]" in res.stdout and "vaswani-d65-float32-p" in res.stdout
+
+
+def test_wrong_implementation_fails_with_reproduction(impl_dir, tmp_path):  # REQ-PLUGIN-RUN
+    junit = tmp_path / "report.xml"
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:swapped", "--sinpe-d", "4", f"--junitxml={junit}")
+    assert res.returncode == 1
+    assert "sinpe table --profile vaswani --d 4 --positions" in res.stdout
+    assert "reproduce: pytest --pyargs sinpe.reference.conformance --sinpe-impl plugin_impls:swapped" in res.stdout
+    assert "<failure" in junit.read_text()
+
+
+def test_xfail_file_matches_prefixes_and_warns_on_unused(impl_dir, tmp_path):  # REQ-PLUGIN-XFAIL
+    xf = tmp_path / "known.txt"
+    xf.write_text("xfail vaswani-d4-float32  # columns 0 and 1 swapped, fix pending\nskip no-such-prefix\n")
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:swapped", "--sinpe-d", "4", "--sinpe-xfail-file", str(xf))
+    assert res.returncode == 0, res.stdout[-2000:]
+    assert "xfailed" in res.stdout and "failed" not in res.stdout.replace("xfailed", "")
+    assert "known.txt:2: skip 'no-such-prefix' matches no conformance test ID" in res.stdout
+
+
+def test_missing_impl_is_a_failure_not_a_skip(impl_dir):
+    res = run_pytest(impl_dir)
+    assert res.returncode == 1 and "pass --sinpe-impl module:callable" in res.stdout
+
+
+def test_plugin_is_import_light():
+    code = "import sys, sinpe.reference.conformance.plugin; print(sorted(m for m in ('numpy', 'torch', 'mpmath', 'flint') if m in sys.modules))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.stdout.strip() == "[]", res.stdout + res.stderr
