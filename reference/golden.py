@@ -608,7 +608,10 @@ class SelfCertReport:
         return bool(self.checks) and all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
+        passed = sum(c.ok for c in self.checks)
         return {"ok": self.ok, "seed": self.seed, "sample": self.sample,
+                "summary": f"{passed}/{len(self.checks)} checks hold: manifest, schema, second oracle on "
+                           f"{self.sample} sampled values (seed {self.seed})",
                 "reproduce": f"python -c 'from sinpe.reference.golden import self_certify; "
                              f"print(self_certify({self.sample}, {self.seed}).render())'",
                 "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}

@@ -328,3 +328,11 @@ def test_missing_torch_is_reported_not_skipped(monkeypatch: pytest.MonkeyPatch) 
     r = audit_claim(get_claim("CLAIM-4.1.7-BUFFER"))
     assert r.verdict == "not-checked" and "pip install 'sinpe[torch]'" in r.note
     assert tally([r])["not-checked"] == 1
+
+
+def test_readme_carries_the_generated_section(results: dict[str, audit.AuditResult]) -> None:
+    # README.md's section is pasted from readme_section(); it must not drift from the audit
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = audit.readme_section(list(results.values())).strip()
+    assert text in readme, "README.md is stale: paste `sinpe claims --readme` into its 'What the chapter gets right and wrong' section"
