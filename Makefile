@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.sinpe-installed
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	# torch first and pinned: a CPU wheel lies on disk; anything newer pulls a CUDA build.
-	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -c requirements.lock torch==2.13.0
 	$(BIN)/pip install -q -r requirements.lock
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
