@@ -7,15 +7,18 @@ combinations of monomials (``omega*p``, ``omega*k``, ``p/100`` ...) is decided b
    monomial m the unit ``g_m = gcd`` of all its coefficients in the statement;
 2. replacing ``exp(i*theta)`` by ``prod_m X_m**(c_m/g_m)`` (integer exponents), where the
    *atom* ``X_m`` stands for ``exp(i*g_m*m)``; ``sin(theta) = (E - 1/E)/(2i)``,
-   ``cos(theta) = (E + 1/E)/2``;
+   ``cos(theta) = (E + 1/E)/2``; the atom of the monomial pi is replaced by its exact value when
+   that is 1, -1, i or -i (``exp(i*pi/2) = i``), and binary floats are refused (they round);
 3. expanding both sides into Laurent polynomials over Q(i) in the atoms (and any other free
    symbols) and asserting that no sin/cos/exp survives and that ``lhs - rhs`` expands to 0.
 
 Soundness: every rewrite in step 2 is an identity of functions (Euler's formula and
 ``exp(i*n*x) = exp(i*x)**n`` for integer n), so a zero Laurent polynomial proves the identity
-for every value of the symbols. Completeness (a false statement is never "proven") needs no
-argument; the converse use (reading off a *non*-identity) needs the atoms to be independent
-characters, which THM-ATTN states where it uses it. Not ``simplify``, not ``.equals``, not numbers.
+for every value of the symbols: a false statement is never "proven". The converse (completeness:
+reading a *non*-identity off a nonzero residual) needs the atoms to be independent characters,
+which THM-ATTN states where it uses it (AX-CHARACTERS); an atom such as exp(i*pi/3), a root of unity,
+is not, so "not proven" alone never means "false". Not ``simplify``, not
+``.equals``, not numbers.
 
 >>> import sympy as sp
 >>> p, k, w = sp.symbols("p k omega", real=True)
@@ -26,6 +29,8 @@ True
 (False, 4)
 >>> decide(sp.cos(p)**2, 1 - sp.sin(p)**2).size   # monomials that had to cancel
 6
+>>> decide(sp.cos(p - sp.pi/2), sp.sin(p)).proven, decide(sp.cos(p - sp.pi/2), sp.cos(p)).proven
+(True, False)
 """
 from __future__ import annotations
 
@@ -91,8 +96,11 @@ def atom_table(*exprs: sp.Expr) -> tuple[dict[sp.Expr, sp.Expr], dict[sp.Symbol,
             coeffs.setdefault(m, []).append(c)
     units = {m: _unit(cs) for m, cs in coeffs.items()}
     ordered = sorted(units, key=sp.default_sort_key)
-    sym = {m: sp.Dummy(f"X{i}") for i, m in enumerate(ordered)}
+    sym: dict[sp.Expr, sp.Expr] = {m: sp.Dummy(f"X{i}") for i, m in enumerate(ordered)}
     meaning = {sym[m]: sp.exp(sp.I * sp.Rational(units[m].numerator, units[m].denominator) * m) for m in ordered}
+    for m in ordered:  # exp(i g pi) with 2g an integer is exactly 1, -1, i or -i: use the value (still sound)
+        if m is sp.pi and meaning[sym[m]] in (sp.Integer(1), sp.Integer(-1), sp.I, -sp.I):
+            sym[m] = meaning.pop(sym[m])
     rewrite: dict[sp.Expr, sp.Expr] = {}
     for a, ts in phases.items():
         E = sp.Integer(1)
@@ -126,9 +134,21 @@ def laurent(e: sp.Expr, rewrite: dict[sp.Expr, sp.Expr]) -> sp.Expr:
     return out
 
 
+def reject_floats(*exprs: sp.Expr) -> None:
+    """Refuse binary floats: their arithmetic rounds, so ``1e20 + 1 - 1e20`` would "cancel" to 0."""
+    for e in exprs:
+        if sp.sympify(e).has(sp.Float):
+            raise NotCanonical(f"floating-point number in the statement: {e}")
+
+
 def decide(lhs: sp.Expr, rhs: sp.Expr) -> Verdict:
-    """Decide ``lhs == rhs`` by the Laurent normal form (never raises on a false statement)."""
+    """Decide ``lhs == rhs`` by the Laurent normal form (never raises on a false statement).
+
+    >>> decide(sp.Float(1e20) + 1, sp.Float(1e20)).proven   # rounding is not cancellation
+    False
+    """
     try:
+        reject_floats(lhs, rhs)
         rewrite, meaning = atom_table(lhs, rhs)
         L, R = laurent(lhs, rewrite), laurent(rhs, rewrite)
         residual = sp.expand(L - R)

@@ -71,6 +71,10 @@ def decide_obligation(ob: Obligation) -> tuple[bool, int, str]:
     lhs, rhs = ob.lhs, ob.rhs
     if ob.at:
         lhs, rhs = sp.sympify(lhs).subs(dict(ob.at)), sp.sympify(rhs).subs(dict(ob.at))
+    try:
+        canonical.reject_floats(lhs, rhs)  # before ``lhs - rhs``: float subtraction can round to 0
+    except canonical.NotCanonical as exc:
+        return False, 0, f"outside the decided fragment: {exc}"
     if ob.method == "laurent":
         v = canonical.decide(lhs, rhs)
         return v.proven, v.size, v.reason

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .canonical import NotCanonical
+from .canonical import NotCanonical, reject_floats
 
 
 @dataclass
@@ -55,6 +55,7 @@ def to_polynomial(*exprs: sp.Expr, first: sp.Expr | None = None) -> tuple[list[s
     def _args_expanded(e: sp.Expr) -> sp.Expr:  # omega*(p+1) -> omega*p + omega, so the addition formulas apply
         return e.xreplace({a: a.func(sp.expand(a.args[0])) for a in e.atoms(sp.sin, sp.cos)})
 
+    reject_floats(*exprs)
     ex = [sp.expand(sp.expand_trig(_args_expanded(sp.sympify(e)))) for e in exprs]
     phases: set[sp.Expr] = set()
     for e in ex:
@@ -135,6 +136,8 @@ def sos_bound(x: sp.Expr, bound: sp.Expr) -> Certificate:
     bound = sp.sympify(bound)
     if not (bound.is_number and bound.is_nonnegative):
         return Certificate(sp.sympify(x), [], [], sp.nan, [], False, f"bound {bound} is not a nonnegative number")
+    if sp.sympify(x).is_real is not True:  # the SOS argument needs real s, c: sin of a complex phase is unbounded
+        return Certificate(sp.sympify(x), [], [], sp.nan, [], False, f"{x} is not known to be real")
     f = bound**2 - sp.sympify(x) ** 2
     atoms = sorted(sp.sympify(x).atoms(sp.sin, sp.cos), key=sp.default_sort_key)
     try:

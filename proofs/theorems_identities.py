@@ -1,7 +1,7 @@
 """THM-LIFT, SHIFT, DOT, EVEN, ROT, NORM, BOUND, DIR, CPLX, LAYOUT: trigonometric identities on the definition.
 
 Each is stated (``sinpe.spec.theorems``) on the generic pairs (symbolic omega, every layout) and on
-every preset at d = 1..7 (``CONCRETE``), and decided obligation by obligation.
+every preset at d = 1..9 (``CONCRETE``, ``spec.theorems.WIDTHS``), and decided obligation by obligation.
 """
 from __future__ import annotations
 

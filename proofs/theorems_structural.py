@@ -15,7 +15,7 @@ import time
 import sympy as sp
 
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import exponent, n_frequencies
+from sinpe.spec.definition import exponent, n_frequencies, pairs_exponent
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, K, N, P, Q, STATEMENTS, Instance, Obligation
 
@@ -115,7 +115,7 @@ class Wavelengths:
                 names.append(f"{name} ({'odd' if odd else 'even'} d)")
                 D = T.symbolic_denominator(prof, N, odd)
                 Nf = T.symbolic_n_frequencies(prof, N, odd)
-                e = lambda j: j / D  # noqa: E731  e_j = j/D (DEF-SCHEDULE-*; linked to definition.exponent by the tests)
+                e = lambda j, prof=prof, odd=odd: pairs_exponent(prof, N, odd, j)  # noqa: E731  the definition's e_j, symbolic in n
                 ratio = 2 / D if mutation == "ratio" else 1 / D
                 # log_b(lambda_(i+1)/lambda_i) = e_(i+1) - e_i: constant, so lambda_i is geometric with ratio b^(1/D)
                 st.check(rational_identity(e(i + 1) - e(i), ratio), f"{name}: e_(i+1) - e_i = {ratio}")
@@ -130,7 +130,7 @@ class Wavelengths:
                     claim = sp.Integer(1)  # the -2/d term dropped
                 dn = 2 * N + 1 if odd else 2 * N
                 st.check(rational_identity(e(Nf - 1), claim.subs(d, dn)),
-                         f"{name}: e_(N-1) = {(Nf - 1) / D} vs claimed {claim}")
+                         f"{name}: e_(N-1) = {e(Nf - 1)} vs claimed {claim}")
         # count: lambda_i <= L <=> e_i <= log_b(L/2pi) <=> i <= D log_b(L/2pi) (b > 1, D > 0): an initial segment
         bsym, L = sp.symbols("b L", positive=True)
         D = sp.Symbol("D", positive=True)
@@ -145,6 +145,7 @@ class Wavelengths:
         import flint
         checked = 0
         for prof in PRESETS.values():
+            b = flint.arb(prof.base.numerator) / prof.base.denominator  # exact rational base, as a ball
             for dd in range(2, 65, 2):
                 nf = n_frequencies(prof, dd)
                 D = T.symbolic_denominator(prof, sp.Integer(dd // 2))
@@ -152,7 +153,7 @@ class Wavelengths:
                     direct = 0
                     for j in range(nf):
                         e = exponent(prof, dd, j)
-                        lam = 2 * flint.arb.pi() * flint.arb(prof.base.numerator) ** flint.arb(f"{e.numerator}/{e.denominator}") if e else 2 * flint.arb.pi()
+                        lam = 2 * flint.arb.pi() * b ** (flint.arb(e.numerator) / e.denominator) if e else 2 * flint.arb.pi()
                         if lam < L:
                             direct += 1
                         elif not lam > L:
@@ -161,7 +162,7 @@ class Wavelengths:
                         assert direct == (0 if L < 2 * flint.arb.pi() else 1)
                         checked += 1
                         continue
-                    x = flint.arb(D.p) / D.q * (flint.arb(L) / (2 * flint.arb.pi())).log() / flint.arb(prof.base.numerator).log()
+                    x = flint.arb(D.p) / D.q * (flint.arb(L) / (2 * flint.arb.pi())).log() / b.log()
                     fl = math.floor(float(x.mid()))
                     if not (x > fl and x < fl + 1):
                         raise AssertionError("ball floor undecided")
@@ -293,8 +294,8 @@ class NonPermutation:
             st.check(positive_from(D, N, n_min) if (D.subs(N, n_min) > 0) else False,
                      f"{tag}: D = {D} > 0 for n >= {n_min} (exponents k/D >= 0, increasing)")
         # step 3: the largest exponents (N - 1)/D differ for every integer n >= n_min
-        Ea = (T.symbolic_n_frequencies(A_, N) - 1) / T.symbolic_denominator(A_, N)
-        Eb = (T.symbolic_n_frequencies(B_, N) - 1) / T.symbolic_denominator(B_, N)
+        Ea = pairs_exponent(A_, N, False, T.symbolic_n_frequencies(A_, N) - 1)
+        Eb = pairs_exponent(B_, N, False, T.symbolic_n_frequencies(B_, N) - 1)
         num, _ = sp.fraction(sp.together(Ea - Eb))
         num = sp.expand(num)
         if not st.check(num != 0, f"{tag}: max exponents {Ea} and {Eb} are the same rational function of n"):

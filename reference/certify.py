@@ -39,6 +39,7 @@ from sinpe.spec.profiles import Profile, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array
 
 from .oracle_flint import ARB
+from .rounding import round_array
 
 SEED = 20170612  # the arXiv date of Vaswani et al.; any fixed value makes the sample reproducible
 PER_BAND = 8
@@ -260,7 +261,8 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
     """Certify one implementation ``fn(profile, d, positions) -> array (rows, d)`` in ``dtype``.
 
     ``required`` defaults to REQUIRED_TIER[dtype]; ``work_dtype`` (a wider working format) also checks
-    REQ-IMPL-LATE-CAST: |y - PE| <= ulp_dtype(PE) + TOL-PHASE bound of ``work_dtype``.
+    REQ-IMPL-LATE-CAST: |y - PE| <= ulp_dtype(PE) + TOL-PHASE bound of ``work_dtype``. A table holding a
+    value that is not a value of ``dtype`` fails like a wrong shape (tier ``none``).
     ``rounded_frequencies`` picks TOL-PHASE-C's c (True: c0 = 8, the bundled implementations round
     each frequency once, REQ-IMPL-EVAL). ``allowed`` is the tolerance function (the negative tests
     pass a wrong one to show the verdict depends on it). A failure is recorded with a command that reproduces it.
@@ -280,6 +282,11 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
                 y = np.asarray(fn(case.profile, case.d, pos), dtype=np.float64)
                 if y.shape != hi.shape:
                     raise ValueError(f"table shape {y.shape}; expected {hi.shape}")
+                notin = np.isfinite(y) & (round_array(y, name) != y)  # a float16 table holds float16 values
+                if notin.any():
+                    r0, j0 = np.argwhere(notin)[0]
+                    raise ValueError(f"{int(notin.sum())} values are not {name} values, first {float(y[r0, j0])!r} "
+                                     f"at position {pos[r0]:g} column {j0}")
             except Exception as e:  # raising on valid input, or a wrong shape, fails certification
                 br.tier = "none"
                 if len(res.failures) < 5:

@@ -13,7 +13,9 @@ How it is decided, fast and without false verdicts (REQ-CHECK-DECIDE):
   (:func:`sinpe.reference.oracle_flint.enclose`), at rising precision until the ball is clear of
   the tolerance. The worst entry's figures are also recomputed by the oracle.
 - NaN/Inf entries are failures (reason ``non-finite``); a table of the wrong shape is a finding with
-  the reason (``width``, ``transposed``) and is not compared entry by entry (REQ-CHECK-SHAPE).
+  the reason (``width``, ``transposed``) and is not compared entry by entry (REQ-CHECK-SHAPE); a table
+  checked in a ``dtype`` narrower than the one it is stored in must hold values of that dtype
+  (reason ``dtype``); decimal text (.csv/.json) is first rounded to the dtype checked.
 
 Every failure carries a one-line reproduction: the ``sinpe table`` command writing the correctly
 rounded reference row, and a Python snippet printing the exact reference entry (REQ-CHECK-REPRO).
@@ -54,6 +56,7 @@ from sinpe.spec.tolerance import TIERS, phase_constant
 
 from . import fastref
 from .loaders import LoadError, Table, release_pages
+from .rounding import round_array
 
 MAX_FAILURES = 10        # failures listed in the report (all are counted)
 MAX_ORACLE = 2_000_000   # undecided entries the oracle may settle before the check gives up (exit 2)
@@ -102,6 +105,7 @@ class CheckResult:
     dtype: str
     d: int
     rows: int
+    width: int = 0  # the table's columns (d when it conforms in shape)
     max_abs_error: float = 0.0
     max_ulp_error: float = 0.0
     worst: dict[str, Any] = field(default_factory=dict)
@@ -163,7 +167,10 @@ def _fmt_pos(p: Any) -> str:
     if isinstance(p, Fraction):
         return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
     f = float(p)
-    return str(int(f)) if f == int(f) and abs(f) < 2**63 else repr(f)
+    if f == int(f):
+        return str(int(f))
+    # a spec that denotes this exact binary value (the repro must compute PE where the row was checked)
+    return repr(f) if Fraction(repr(f)) == Fraction(f) else f"{Fraction(f).numerator}/{Fraction(f).denominator}"
 
 
 # --- tolerance, fast --------------------------------------------------------------------------------
@@ -393,10 +400,19 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     data = table.data
     fmt = get_format(dtype or table.dtype)
     rows, width = data.shape
+    # REQ-CHECK-SHAPE (dtype): a table checked in F holds values of F. Decimal text denotes the F value
+    # nearest to it; a binary table stored wider than F is tested entry by entry (``not_in_format``).
+    text_rounded = table.from_text and fmt.dtype != "float64"
+    if text_rounded:
+        data = round_array(np.asarray(data, dtype=np.float64), fmt)
+    check_repr = not table.from_text and not _values_in(table.dtype, fmt.dtype)
     d = width if d is None else int(d)
     pos = positions_array(positions, rows)
     res = _new_result(profile, tier, fmt.dtype, d, rows, table.source)
+    res.width = width
     res.notes.extend(table.notes)
+    if text_rounded:
+        res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
     if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
         raise LoadError(f"{table.source}: {rows} rows but {len(pos)} positions; pass --positions with one per row")
     try:
@@ -431,6 +447,8 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     worst_ulp = (-1.0, 0, 0)
     nonfinite = 0
     first_nonfinite = None
+    not_in_format = 0
+    first_not_in = None
     undecided: list[tuple[int, int, float, float]] = []
     fail_rows: list[tuple[int, int, float, float, float, float, str]] = []
     n_fail = 0
@@ -450,12 +468,19 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         """Check rows a..a+step: partial figures, merged below in row order."""
         b = min(rows, a + step)
         bufs = local.__dict__
-        out: dict[str, Any] = {"nonfinite": 0, "first_nonfinite": None, "undecided": [], "n_fail": 0,
+        out: dict[str, Any] = {"nonfinite": 0, "first_nonfinite": None, "not_in": 0, "first_not_in": None,
+                               "undecided": [], "n_fail": 0,
                                "fail_rows": [], "band_fail": [], "band_stats": [], "worst_abs": (-1.0, 0, 0),
                                "worst_ulp": (-1.0, 0, 0), "stop": b}
         n = b - a
         y = bufs.setdefault("y", np.empty((step, d)))[:n]
         y[...] = data[a:b]
+        if check_repr:
+            notin = round_array(y, fmt) != y
+            notin &= np.isfinite(y)
+            if notin.any():
+                r0, c0_ = np.argwhere(notin)[0]
+                out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
         pchunk = pos[a:b]
         ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
         pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
@@ -541,6 +566,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
             nonfinite += part["nonfinite"]
             if first_nonfinite is None and part["first_nonfinite"] is not None:
                 first_nonfinite = part["first_nonfinite"]
+            not_in_format += part["not_in"]
+            if first_not_in is None and part["first_not_in"] is not None:
+                first_not_in = part["first_not_in"]
             undecided.extend(part["undecided"])
             if len(undecided) > MAX_ORACLE:
                 raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
@@ -625,9 +653,16 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     if nonfinite:
         r0, c0, v0 = first_nonfinite  # type: ignore[misc]
         res.reason = (f"non-finite: {nonfinite} NaN/Inf entries, first at position {_fmt_pos(pos[r0])} "
-                      f"column {c0} ({v0}); fp16 positions >= 65520 overflow to inf")
+                      f"column {c0} ({v0})")
+        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(profile.offset)) >= 65520:
+            res.reason += "; float16 positions >= 65520 overflow to inf"
         res.worst = {"position": _fmt_pos(pos[r0]), "column": int(c0), "label": labels[c0]}
-    res.conformant = n_fail == 0
+    elif not_in_format:
+        r0, c0, v0 = first_not_in  # type: ignore[misc]
+        res.reason = (f"dtype: {not_in_format} of {rows * d} entries are not {fmt.dtype} values (the table is "
+                      f"stored as {table.dtype}), first at position {_fmt_pos(pos[r0])} column {c0} ({v0!r}); "
+                      f"a {fmt.dtype} table holds {fmt.dtype} values")
+    res.conformant = n_fail == 0 and not_in_format == 0
     if not res.conformant and res.reason is None:
         res.reason = f"{n_fail} of {rows * d} entries exceed the {tier} tolerance in {fmt.dtype}"
     res.bands = [bd for bd in bands if bd.rows]
@@ -635,6 +670,19 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         res.detected = _detect(data, pos, profile, d)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+# (stored, checked): every value of the stored format is a value of the checked one
+_SUBSETS = {("float16", "float32"), ("float16", "float64"), ("float32", "float64"), ("bfloat16", "float32"),
+            ("bfloat16", "float64")}
+
+
+def _values_in(stored: str, checked: str) -> bool:
+    return stored == checked or (stored, checked) in _SUBSETS
+
+
+def _max_abs(pos: np.ndarray) -> float:
+    return max((abs(float(x)) for x in pos), default=0.0) if pos.dtype == object else float(np.max(np.abs(pos)))
 
 
 def _pos_value(p: Any) -> Fraction:
@@ -658,13 +706,29 @@ def check_callable(fn: Any, target: str, profile: Profile, d: int, positions: An
                    tier: str = "phase", call: str = "positions", key: str | None = None, **kw: Any) -> CheckResult:
     """Call ``fn`` by the calling convention ``call`` (:func:`sinpe.reference.loaders.call_table`) and check its table."""
     from .loaders import call_table
-    pos = positions_array(positions, 0)
-    arg = pos if pos.dtype != object else np.array([float(x) for x in pos])
-    if pos.dtype != object and np.all(pos == np.rint(pos)) and np.all(np.abs(pos) < 2**53):
-        arg = pos.astype(np.int64)
+    pos, arg, _ = callable_positions(positions_array(positions, 0))
     table = call_table(fn, target, arg, d, call=call, key=key)
     return check_table(table, profile, positions=pos if table.data.shape[0] == len(pos) else None,
                        dtype=dtype, tier=tier, d=d, **kw)
+
+
+def callable_positions(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(positions to check at, argument to pass, rounded?) for a callable (REQ-CHECK-INPUT): int64 when
+    every position is an integer int64 holds, else float64; a rational that float64 cannot hold is
+    passed, and checked, as the float64 the callable got (``rounded``).
+
+    >>> callable_positions(np.array([Fraction(2**53 + 1)], dtype=object))[1].tolist()
+    [9007199254740993]
+    >>> p, a, r = callable_positions(np.array([Fraction(1, 3), Fraction(2)], dtype=object))
+    >>> a.dtype, p.tolist() == a.tolist() == [1 / 3, 2.0], r
+    (dtype('float64'), True, True)
+    """
+    exact_ints = all(Fraction(x).denominator == 1 and abs(x) < 2**63 for x in pos.tolist())
+    rounded = pos.dtype == object and not exact_ints
+    if rounded:
+        pos = np.array([float(x) for x in pos], dtype=np.float64)
+    arg = np.array([int(x) for x in pos.tolist()], dtype=np.int64) if exact_ints else pos
+    return pos, arg, rounded
 
 
 def default_callable_positions() -> np.ndarray:

@@ -31,7 +31,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
-        self.exit(2, f"sinpe: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,19 +55,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[name][0])
     sub = _Parser(prog=f"sinpe {name}", description=COMMANDS[name][1])
     module.configure(sub)
-    args = sub.parse_args(argv[1:])
+    try:
+        args = sub.parse_args(argv[1:])
+    except SystemExit as e:  # --help (0) or a usage error (2), already printed: return, don't raise
+        return int(e.code or 0)
     try:
         return int(module.run(args))
-    except (UsageError, ValueError, FileNotFoundError) as e:
+    except BrokenPipeError:  # `sinpe claims | head`: the reader left; not an error of ours (before OSError)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
         print(f"sinpe {name}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `sinpe claims | head`: the reader left; not an error of ours
-        import os
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ def _max_position(s: str) -> int:
         raise argparse.ArgumentTypeError(f"max position must be an integer, got {s!r}") from None
     if f.denominator != 1 or f < 1:
         raise argparse.ArgumentTypeError(f"max position must be an integer >= 1, got {s!r}")
+    if f > 2**24:  # certify_all's own limit (TOL-EVAL): a usage error, not a failed part
+        raise argparse.ArgumentTypeError(f"max position must be <= 2^24 = {2**24} (float32 positions are exact "
+                                         f"only up to there), got {s!r}")
     return int(f)
 
 

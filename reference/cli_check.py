@@ -18,7 +18,8 @@ import numpy as np
 from sinpe.spec.tolerance import TIERS
 
 from .cliargs import add_dtype_argument, add_profile_arguments, profile_from_args
-from .loaders import CALLS, LoadError, Table, call_table, is_callable_target, load_table, resolve_callable
+from .loaders import (CALLS, LoadError, Table, call_table, input_errors, is_callable_target, load_table,
+                      resolve_callable)
 
 DEFAULT_CALLABLE_D = 64
 
@@ -27,11 +28,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", help="table file (.npy .npz .safetensors .pt .pth .csv .json) "
                         "or module:callable")
     add_profile_arguments(parser)
-    parser.add_argument("--d", type=int, help="width d (default: the table's width; callables: "
+    parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; callables: "
                         f"{DEFAULT_CALLABLE_D})")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
-                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5, 1e6, 1e7)")
-    add_dtype_argument(parser, default=None)
+                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5, 1e6, 1e7; "
+                        "--call n/forward: 0..2047; --call buffer: every row)")
+    add_dtype_argument(parser, default=None, help="IEEE format the table claims (default: the one it is stored "
+                       "in; a table stored wider must hold values of this format)")
     parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions",
@@ -45,23 +48,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bool]:
-    """(table, positions or None, is_callable) for TARGET and the --positions/--key/--call flags."""
-    from .check import default_callable_positions, positions_array
+    """(table, positions or None, called) for TARGET and the --positions/--key/--call flags; ``called``:
+    a callable was asked for width d (a buffer read whole, like a file, was not)."""
+    from .check import callable_positions, default_callable_positions, positions_array
     from .positions import parse_positions
 
     positions = parse_positions(args.positions) if getattr(args, "positions", None) else None
+    if is_callable_target(args.target) and args.call == "buffer" and positions is None:
+        # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
+        return call_table(resolve_callable(args.target), args.target, None, d, call="buffer", key=args.key), None, False
     if is_callable_target(args.target):
         obj = resolve_callable(args.target)
         if positions is None:
             pos = default_callable_positions() if args.call == "positions" else np.arange(2048, dtype=np.float64)
         else:
             pos = positions_array(positions, len(positions))
-        arg = pos.astype(np.int64) if pos.dtype != object and np.all(pos == np.rint(pos)) else pos
-        table = call_table(obj, args.target, arg, d if d is not None else DEFAULT_CALLABLE_D,
+        pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
+        asks = args.call != "buffer"  # a buffer is not asked for a width: it has its own
+        table = call_table(obj, args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
                            call=args.call, key=args.key)
-        if d is None:
+        if d is None and asks:
             table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
-        return table, pos, True
+        if rounded:
+            table.notes.append("positions that are not binary64 values were passed (and are checked) "
+                               "as the nearest binary64 values")
+        return table, pos, asks
     if args.call != "positions":
         raise LoadError(f"--call {args.call} applies to a module:callable TARGET, not a file")
     table = load_table(args.target, key=args.key)
@@ -74,22 +85,25 @@ def run(args: argparse.Namespace) -> int:
     profile = profile_from_args(args)
     if args.d is not None and args.d < 1:
         raise LoadError(f"--d must be >= 1; got {args.d}")
+    if args.max_failures < 0:
+        raise LoadError(f"--max-failures must be >= 0; got {args.max_failures}")
     if args.junit and os.path.dirname(os.path.abspath(args.junit)) and \
             not os.path.isdir(os.path.dirname(os.path.abspath(args.junit))):
         raise LoadError(f"--junit: directory of {args.junit!r} does not exist")
+    if args.junit and os.path.isdir(args.junit):
+        raise LoadError(f"--junit: {args.junit!r} is a directory; name the XML file to write")
     if profile.odd == "error" and args.d is not None and args.d % 2 and is_callable_target(args.target):
         return _check_must_raise(args, profile)
-    try:
+    with input_errors("check", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, is_callable = load_target(args, args.d)
         d = args.d if args.d is not None else (DEFAULT_CALLABLE_D if is_callable else None)
         res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=d,
                           detect=args.detect, max_failures=args.max_failures)
-    except ValueError:
-        raise
-    except MemoryError:
-        raise LoadError("out of memory reading the table") from None
-    except Exception as e:  # never a traceback for bad input: one line, exit 2
-        raise LoadError(f"cannot check {args.target}: {type(e).__name__}: {' '.join(str(e).split())[:200]}") from None
+    return _emit(args, res)
+
+
+def _emit(args: argparse.Namespace, res: Any) -> int:
+    """Print the report (text or ``--json``), write ``--junit``; the exit status of the verdict."""
     report = res.to_json()
     report["target"] = args.target
     if args.json:
@@ -102,23 +116,38 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_must_raise(args: argparse.Namespace, profile: Any) -> int:
-    """DEF-ODD rule 'error': PE is undefined for odd d, a conforming implementation MUST raise."""
+    """DEF-ODD rule 'error': PE is undefined for odd d, so a conforming implementation MUST raise there,
+    and MUST conform at even d: it is checked at d + 1 too (a callable that raises for every d, or
+    returns garbage for even d, does not conform)."""
+    from .check import _new_result, check_table
     try:
-        load_target(args, args.d)
+        odd_table, _, _ = load_target(args, args.d)
     except LoadError as e:
-        if "raised" in str(e):
-            print(f"CONFORMS: {args.target} raises for odd d={args.d}, as odd rule 'error' requires ({e})")
-            return 0
-        raise
-    print(f"DOES NOT CONFORM: {args.target} returned a table for odd d={args.d}; odd rule 'error' requires it to raise")
-    return 1
+        if "raised" not in str(e):
+            raise
+        raised = str(e)
+    else:
+        res = _new_result(profile, args.tier, args.dtype or odd_table.dtype, args.d, odd_table.data.shape[0],
+                          args.target)
+        res.width = odd_table.data.shape[1]
+        res.conformant = False
+        res.reason = f"returned a table for odd d={args.d}; odd rule 'error' requires it to raise"
+        return _emit(args, res)
+    with input_errors("check", args.target):
+        table, positions, _ = load_target(args, args.d + 1)
+        res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=args.d + 1,
+                          detect=args.detect, max_failures=args.max_failures)
+    res.notes.insert(0, f"raises for odd d={args.d}, as odd rule 'error' requires ({raised}); "
+                        f"checked at the even d={args.d + 1}")
+    return _emit(args, res)
 
 
 def render(res: Any, target: str) -> str:
     """The human report."""
     L = []
     prof = res.profile or res.profile_flags
-    L.append(f"sinpe check {target}: {res.rows} x {res.d} table, profile {prof}, tier {res.tier}, dtype {res.dtype}")
+    shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
+    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}")
     for n in res.notes:
         L.append(f"  note: {n}")
     verdict = "CONFORMS" if res.conformant else "DOES NOT CONFORM"
@@ -168,6 +197,8 @@ def write_junit(path: str, res: Any, target: str) -> None:
         cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
     if res.reason and res.reason.startswith("non-finite"):
         cases.append(("finite", res.reason))
+    if res.reason and res.reason.startswith("dtype"):
+        cases.append(("dtype", res.reason))
     fails = sum(1 for _, m in cases if m)
     out = [f'<?xml version="1.0" encoding="utf-8"?>',
            f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" time="{res.seconds:.3f}">']

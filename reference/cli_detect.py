@@ -11,7 +11,7 @@ import argparse
 import json
 
 from .cliargs import add_profile_arguments, profile_from_args
-from .loaders import CALLS, LoadError
+from .loaders import CALLS, input_errors
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,13 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from .detect import detect_table
 
     against = profile_from_args(args)
-    try:
+    with input_errors("detect", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, _ = load_target(args, args.d)
         det = detect_table(table.data, positions=positions, against=against, d=args.d)
-    except ValueError:
-        raise
-    except Exception as e:
-        raise LoadError(f"cannot detect {args.target}: {type(e).__name__}: {' '.join(str(e).split())[:200]}") from None
     out = det.to_json()
     out["target"] = args.target
     if args.json:

@@ -72,8 +72,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", choices=list(PARTS), action="append", help="run only this part (repeatable)")
     parser.add_argument("--sample", type=int, default=2000, help="golden values re-derived by the second oracle (default 2000)")
     parser.add_argument("--seed", type=int, default=20170612, help="seed of that sample (default 20170612)")
-    parser.add_argument("--max-position", dest="max_position", type=int, default=10**7,
-                        help="largest position band certified (default 1e7)")
+    from .cli_certify import _max_position  # the same parsing as sinpe certify: 1e7 is accepted, 0 refused
+    parser.add_argument("--max-position", dest="max_position", type=_max_position, default=10**7,
+                        help="largest position band certified (default 1e7; at most 2^24)")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar (default: shown on a terminal)")
 

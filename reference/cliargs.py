@@ -27,6 +27,6 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
                        odd=args.odd)
 
 
-def add_dtype_argument(parser: argparse.ArgumentParser, default: str | None = "float64") -> None:
+def add_dtype_argument(parser: argparse.ArgumentParser, default: str | None = "float64", help: str | None = None) -> None:
     parser.add_argument("--dtype", default=default, choices=DTYPES,
-                        help="IEEE format" + (f" (default {default})" if default else ""))
+                        help=help or "IEEE format" + (f" (default {default})" if default else ""))

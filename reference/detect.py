@@ -16,7 +16,8 @@
 4. The candidate with the smallest residual ``max |y - model| / alpha`` wins, candidates with
    un-snapped parameters counting 100 times worse (a t2t table is also a Vaswani table with base
    10000^(n/(n-1)): the simple base decides). The runner-up and the margin (its score over the
-   winner's) are reported.
+   winner's) are reported. A winner whose residual exceeds ``NO_FIT`` (and the table's rounding
+   noise) fits nothing: the deviation ``no_fit`` is reported and no profile is named.
 5. The precision fingerprint compares the table with the fitted profile evaluated in float64,
    float32, and with positions or frequencies rounded to float16/bfloat16 (or float32 frequencies
    in a float64 table); the closest evaluation names it.
@@ -52,6 +53,7 @@ PRECISION_ROWS = 512    # rows used for the precision fingerprint
 UNSNAPPED_PENALTY = 100.0
 MAX_ROWS = 4096         # rows read for the fit of a bigger table (zero rows are scanned in full)
 MAX_ENTRIES = 1 << 21   # ... and at most this many entries
+NO_FIT = 0.05           # a winning residual above this (and above the rounding floor) names nothing
 
 
 @dataclass
@@ -349,8 +351,22 @@ def detect_table(table: Any, positions: Any = None, against: Profile | None = No
 
     ``against`` (default ``vaswani``) is the profile whose differences are listed in ``deviations``;
     ``d``, when known (the width asked of an implementation), is preferred as the schedule's width.
-    Raises ValueError when the table has too few consecutive rows to fit.
+    NaN/Inf entries anywhere (the fit samples rows; the scan reads all) are the deviation ``non_finite``
+    (their count). Raises ValueError when the table has too few consecutive rows to fit.
     """
+    scan: dict[str, int] = {}
+    with np.errstate(all="ignore"):  # tables of arbitrary junk overflow in the fit: findings, not warnings
+        det = _detect_table(table, positions, against, d, scan)
+    if scan.get("non_finite"):
+        det.deviations["non_finite"] = scan["non_finite"]
+        det.profile = det.profile_flags = None
+        det.sentence = (det.sentence.rstrip(".").replace(" (preset ", " (nearest preset ")
+                        + f"; {scan['non_finite']} entries are NaN/Inf.")
+    return det
+
+
+def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | None,
+                  scan: dict[str, int]) -> Detection:
     against = against or PRESETS["vaswani"]
     data = table if isinstance(table, np.ndarray) else np.asarray(getattr(table, "data", table))  # keeps a memmap
     if data.ndim != 2:
@@ -363,7 +379,9 @@ def detect_table(table: Any, positions: Any = None, against: Profile | None = No
     # zero rows over the whole table, read in blocks (a memory-mapped table is never loaded whole)
     zero_all = np.zeros(rows, dtype=bool)
     for a in range(0, rows, 1 << 12):
-        zero_all[a:a + (1 << 12)] = np.all(np.asarray(data[a:a + (1 << 12)]) == 0, axis=1)
+        block = np.asarray(data[a:a + (1 << 12)])
+        zero_all[a:a + (1 << 12)] = np.all(block == 0, axis=1)
+        scan["non_finite"] = scan.get("non_finite", 0) + int(block.size - np.count_nonzero(np.isfinite(block)))
         release_pages(data, a + (1 << 12))
     zeroed = [_str_num(float(p)) for p in pos[zero_all]]
     if zero_all.all():
@@ -438,6 +456,12 @@ def detect_table(table: Any, positions: Any = None, against: Profile | None = No
     precision, pres = _fingerprint(best, yp, pos[sel], params)
     zeroed = _unexplained_zero_rows(best, params, zeroed)
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
+    if not params["residual"] <= max(NO_FIT, floor):  # NaN too: the winner is only the least bad plan
+        det.deviations = {"no_fit": _jf(params["residual"]), **det.deviations}
+        det.profile = det.profile_flags = None
+        det.sentence = (f"No member of the family fits this table (residual {params['residual']:.3g} of the "
+                        f"amplitude); the least bad plan: {det.sentence[0].lower()}{det.sentence[1:]}")
+        return det
     if corrupted:
         det.deviations["corrupted_columns"] = corrupted
         det.sentence = det.sentence[:-1] + f"; columns {corrupted[:8]}{'...' if len(corrupted) > 8 else ''} hold values of no family member."

@@ -41,8 +41,9 @@ import importlib
 import json
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -64,6 +65,7 @@ class Table:
     source: str
     notes: list[str] = field(default_factory=list)
     streamable: bool = False  # a memory-mapped file: read in chunks
+    from_text: bool = False   # decimal text parsed as float64 (.csv/.json): rounded to the dtype checked
 
 
 def is_callable_target(target: str) -> bool:
@@ -290,7 +292,7 @@ def _csv(path: str, key: str | None) -> Table:
     widths = {len(r) for r in data}
     if len(widths) != 1:
         raise LoadError(f"{path}: ragged rows (widths {sorted(widths)[:5]})")
-    return Table(np.array(data, dtype=np.float64), "", path, notes=["text values parsed as float64"])
+    return Table(np.array(data, dtype=np.float64), "", path, notes=["text values parsed as float64"], from_text=True)
 
 
 def _json(path: str, key: str | None) -> Table:
@@ -310,7 +312,7 @@ def _json(path: str, key: str | None) -> Table:
         a = np.array(obj, dtype=np.float64)
     except (ValueError, TypeError) as e:
         raise LoadError(f"{path}: non-numeric or ragged data ({_short(e)})") from None
-    return Table(a, "", path, notes=["text values parsed as float64"])
+    return Table(a, "", path, notes=["text values parsed as float64"], from_text=True)
 
 
 def _json_shape(v: Any) -> tuple[int, ...]:
@@ -322,6 +324,28 @@ def _json_shape(v: Any) -> tuple[int, ...]:
 def _short(e: BaseException) -> str:
     s = " ".join(str(e).split()) or type(e).__name__
     return s if len(s) <= 160 else s[:157] + "..."
+
+
+@contextmanager
+def input_errors(verb: str, target: str) -> Iterator[None]:
+    """Turn any exception but a ``ValueError`` (already one clear line) into a one-line :class:`LoadError`:
+    bad input never ends in a traceback (``sinpe check`` and ``sinpe detect``: exit 2).
+
+    >>> try:
+    ...     with input_errors("check", "t.npy"):
+    ...         raise KeyError("x")
+    ... except LoadError as e:
+    ...     print(e)
+    cannot check t.npy: KeyError: 'x'
+    """
+    try:
+        yield
+    except ValueError:
+        raise
+    except MemoryError:
+        raise LoadError(f"out of memory reading {target}") from None
+    except Exception as e:
+        raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {_short(e)}") from None
 
 
 # --- callables -----------------------------------------------------------------------------------
@@ -342,9 +366,10 @@ def resolve_callable(target: str) -> Any:
     return obj
 
 
-def call_table(obj: Any, target: str, positions: np.ndarray, d: int | None, call: str = "positions",
+def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | None, call: str = "positions",
                key: str | None = None) -> Table:
     """The table a callable/module/array yields at ``positions`` for width ``d`` (see module docstring).
+    ``positions`` None (``call="buffer"`` only): every row of the buffer, as it is.
 
     >>> import numpy as np
     >>> t = call_table(lambda p, d: np.ones((len(p), d)), "f", np.arange(3), 4)
@@ -360,6 +385,8 @@ def call_table(obj: Any, target: str, positions: np.ndarray, d: int | None, call
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
     if _is_module(obj) or call in ("buffer", "forward"):
         return _from_module(obj, target, positions, d, call, key)
+    if positions is None:
+        raise LoadError(f"{target}: positions are needed for --call {call}")
     if not callable(obj):
         t = _finish(_from_object(obj, key, target, None))
         return _rows_at(t, positions, target)
@@ -384,8 +411,9 @@ def _rows_at(t: Table, pos: np.ndarray, where: str) -> Table:
     if t.data.shape[0] == len(pos) and np.array_equal(pos, np.arange(len(pos))):
         return t
     if pos.size and np.all(pos == np.rint(pos)) and pos.min() >= 0 and pos.max() < t.data.shape[0]:
+        n = t.data.shape[0]
         t.data = np.asarray(t.data)[np.asarray(pos, dtype=np.int64)]
-        t.notes.append(f"rows taken at the requested positions from a table of {t.data.shape[0]} rows")
+        t.notes.append(f"rows taken at the requested positions from a table of {n} rows")
         return t
     if t.data.shape[0] == len(pos):
         return t
@@ -400,7 +428,7 @@ def _pos_str(pos: np.ndarray) -> str:
 def _invoke(fn: Any, target: str, sig: str, *args: Any) -> Any:
     try:
         return fn(*args)
-    except Exception as e:
+    except (Exception, SystemExit) as e:  # a callable calling sys.exit() is an error of the callable
         raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}") from None
 
 
@@ -417,7 +445,7 @@ def _is_module(obj: Any) -> bool:
     return any(c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(obj).__mro__)
 
 
-def _from_module(obj: Any, target: str, positions: np.ndarray, d: int | None, call: str,
+def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | None, call: str,
                  key: str | None) -> Table:
     if not _is_module(obj) and callable(obj):
         obj = _invoke(obj, target, "()")  # a factory returning the module
@@ -425,7 +453,9 @@ def _from_module(obj: Any, target: str, positions: np.ndarray, d: int | None, ca
         raise LoadError(f"{target}: expected a torch nn.Module for --call {call}; got {type(obj).__name__}")
     import torch
     obj.eval()
-    pos = np.asarray(positions)
+    if positions is None and call != "buffer":
+        raise LoadError(f"{target}: positions are needed for --call {call}")
+    pos = np.asarray(positions) if positions is not None else None
     if call == "forward":
         if d is None:
             raise LoadError(f"{target}: --call forward needs --d")
@@ -438,7 +468,7 @@ def _from_module(obj: Any, target: str, positions: np.ndarray, d: int | None, ca
     named = {**{n: p for n, p in obj.named_parameters()}, **{n: b for n, b in obj.named_buffers()}}
     k, tensor = _pick(named, key, f"{target} (module buffers)", lambda v: tuple(v.shape))
     t = _finish(Table(*_to_numpy(tensor, f"{target}.{k}"), f"{target}.{k}"))
-    return _rows_at(t, pos, f"{target}.{k}")
+    return t if pos is None else _rows_at(t, pos, f"{target}.{k}")
 
 
 def release_pages(data: np.ndarray, row_stop: int) -> None:

@@ -77,8 +77,8 @@ def positions_spec(positions: list[Fraction]) -> str:
 def _fmt(p: Fraction) -> str:
     if p.denominator == 1:
         return str(p.numerator)
-    # dyadic rationals print exactly as decimals
+    # the shortest decimal when it denotes p exactly (2.5); else n/d (the binary value of 0.1 is not 1/10)
     f = float(p)
-    if Fraction(f) == p:
+    if Fraction(repr(f)) == p:
         return repr(f)
     return f"{p.numerator}/{p.denominator}"

@@ -104,3 +104,30 @@ def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
     if not math.isfinite(y):
         return math.inf
     return float(abs(mpmath.mpf(y) - exact) / ulp(ref if ref != 0 else 0.0, f))
+
+
+def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
+    """float64 values rounded to ``fmt`` (ties to even, subnormals, overflow to inf), as float64.
+
+    Vectorised ``round_to_format`` for values that are already binary64: with x = m 2^e (frexp,
+    1/2 <= |m| < 1) the spacing of ``fmt`` there is q = 2^max(e - t, emin - t + 1), and x/q, rint
+    and the product by q are exact. Used to test whether a table holds values of the format it claims.
+
+    >>> import numpy as np
+    >>> # ties to even: 1 + 2^-11 -> 1, 1 + 3*2^-11 -> 1 + 2^-9; 65520 = max + ulp/2 -> inf; 1.5*2^-24 -> 2^-23
+    >>> round_array(np.array([1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 65520.0, 2.0 ** -25 * 3]), "binary16").tolist()
+    [1.0, 1.001953125, inf, 1.1920928955078125e-07]
+    >>> round_array(np.array([1 / 3]), "bfloat16").tolist()   # 0.333984375 = 171/512, 8 significant bits
+    [0.333984375]
+    """
+    import numpy as np
+    f = _fmt(fmt)
+    x = np.asarray(x, dtype=np.float64)
+    if f.precision >= 53:
+        return x.copy()
+    _, e = np.frexp(x)
+    q = np.ldexp(1.0, np.maximum(e - f.precision, f.emin - f.precision + 1))
+    with np.errstate(invalid="ignore"):
+        r = np.rint(x / q) * q
+        r[np.abs(r) > f.max_finite] = np.inf * np.sign(r[np.abs(r) > f.max_finite])
+    return r

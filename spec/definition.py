@@ -86,6 +86,18 @@ def pairs_denominator(profile: Profile, n: Any, odd: bool) -> Any:
     return n - conv(profile.shift)
 
 
+def pairs_exponent(profile: Profile, n: Any, odd: bool, k: Any) -> Any:
+    """e_k = k / D for d = 2n (+1 if ``odd``); ``n`` and ``k`` may be SymPy expressions (the proofs).
+
+    >>> import sympy
+    >>> from sinpe.spec.profiles import get_profile
+    >>> n, i = sympy.symbols("n i", positive=True, integer=True)
+    >>> pairs_exponent(get_profile("t2t"), n, False, i), pairs_exponent(get_profile("vaswani"), 4, True, Fraction(2))
+    (i/(n - 1), Fraction(4, 9))
+    """
+    return k / pairs_denominator(profile, n, odd)
+
+
 def denominator(profile: Profile, d: int) -> Fraction:
     """D in ``w_k = b^(-k/D)``: d/2 (DEF-SCHEDULE-HALF) or floor(d/2) - s (DEF-SCHEDULE-SHIFT).
 
@@ -109,7 +121,7 @@ def exponent(profile: Profile, d: int, k: int) -> Fraction:
     if D <= 0:
         raise ValueError(f"frequency schedule undefined: D = floor(d/2) - shift = {D} <= 0 at d={d} "
                          f"with {n_frequencies(profile, d)} frequencies")
-    return Fraction(k) / D
+    return pairs_exponent(profile, d // 2, bool(d % 2), Fraction(k))
 
 
 def columns(profile: Profile, d: int) -> tuple[Column, ...]:

@@ -172,3 +172,175 @@ def test_exact_values_and_zero() -> None:
     lo, hi = C.enclose(prof, 4, Fraction(3, 7), 2, 64)
     assert lo == hi == 1
     assert C.rounded_table(prof, 5, [Fraction(3, 7)], "binary16").tolist() == [[0.0, 0.0, 1.0, 1.0, 0.0]]
+    # Arb cannot hold 3/7 exactly: its ball around the zero phase still gives +0.0, bit for bit
+    arb_row = oracle_flint.rounded_table(prof, 5, [Fraction(3, 7)], "binary16")
+    assert np.array_equal(arb_row.view(np.int64), C.rounded_table(prof, 5, [Fraction(3, 7)], "binary16").view(np.int64))
+
+
+# --- the fixed-point fast path (REQ-GOLDEN-ROUND, REQ-REF-MP) ----------------------------------
+
+def _rand_ends(rng: random.Random) -> tuple[int, int, int]:
+    """Integer intervals [lo, hi] * 2^e around the dyadics of _rand_mpf: ties, near ties, powers of
+    two, subnormals and overflow in every format, zero-width and zero-straddling ones."""
+    x = _rand_mpf(rng)._mpf_
+    sign, man, exp, bc = x
+    m = -int(man) if sign else int(man)
+    extra = rng.choice([0, 8, 40])
+    m, e = m << extra, exp - extra
+    w = rng.choice([0, 0, 1, rng.randrange(1, 1 << 12), abs(m) + 1])  # the last straddles zero
+    return m - rng.choice([0, w]), m + rng.choice([0, w]), e
+
+
+def test_round_fixed_matches_both_ends() -> None:
+    """round_fixed_all and round_fixed_batch give what rounding both ends with round_to_format
+    gives (None where the ends differ), bit for bit, including ties and signed zeros."""
+    rng = random.Random(SEED + 5)
+    cases = [_rand_ends(rng) for _ in range(6000)]
+    cases += [(0, 0, 0), (-1, 1, -2000), (1, 1, 2000), (-(1 << 80), -(1 << 80), -1200)]
+    batch = C.round_fixed_batch(cases, FMTS)
+    for i, (lo, hi, e) in enumerate(cases):
+        want = []
+        for f in FMTS:
+            a, b = round_to_format(_mpf(lo, e), f), round_to_format(_mpf(hi, e), f)
+            want.append(a if C._same(a, b) else None)
+        got = C.round_fixed_all(lo, hi, e, FMTS)
+        for f, g, w in zip(FMTS, got, want):
+            assert (g is None) == (w is None) and (g is None or C._same(g, w)), \
+                f"seed {SEED + 5}, case {i}: round_fixed_all({lo}, {hi}, {e}) {f.name} = {g!r}, want {w!r}"
+        wb = None if None in want else tuple(want)
+        gb = batch[i]
+        assert (gb is None) == (wb is None) and (gb is None or all(map(C._same, gb, wb))), \
+            f"seed {SEED + 5}, case {i}: round_fixed_batch({lo}, {hi}, {e}) = {gb!r}, want {wb!r}"
+
+
+def test_round_fixed_refuses_the_double_rounding_trap() -> None:
+    """Negative: 1 + 2^-11 + 2^-60 becomes the binary16 tie 1 + 2^-11 in binary64, which rounds to
+    even (1.0) — wrong. The fast path sees that the binary64 value is a boundary and rounds the
+    exact ends instead: 1 + 2^-10."""
+    lo = hi = 2 ** 60 + 2 ** 49 + 1
+    a = math.ldexp(float(lo), -60)
+    assert float(np.float16(a)) == 1.0  # what a float64 shortcut would give
+    h = get_format("binary16")
+    assert C.round_fixed_all(lo, hi, -60, [h]) == [1 + 2 ** -10]
+    assert C.round_fixed_batch([(lo, hi, -60)], [h]) == [(1 + 2 ** -10,)]
+    # an interval straddling that boundary is undecided (the Ziv loop must retry)
+    assert C.round_fixed_all(2 ** 60 + 2 ** 49 - 1, 2 ** 60 + 2 ** 49 + 1, -60, [h]) == [None]
+
+
+def test_cos_sin_fixed_contains_high_precision_value() -> None:
+    """cos_sin_fixed contains sin/cos computed by mpmath.sin/cos at 400 bits at both ends and the
+    midpoint of random intervals, and is no wider than the interval + 2^(14 - prec)."""
+    rng = random.Random(SEED + 6)
+    for i in range(2000):
+        prec = rng.choice([60, 128, 256])
+        x = -80 + rng.randrange(-20, 30)
+        tl = rng.getrandbits(80) * rng.choice([1, -1])
+        th = tl + (rng.getrandbits(8) >> rng.randrange(0, 9) if rng.random() < 0.8 else 0) * (1 << rng.randrange(0, 40) if x + 80 < prec else 1)
+        (cl, ch, ce), (sl, sh, se) = C.cos_sin_fixed(tl, th, x, prec)
+        with mpmath.workprec(400):
+            a, b = _mpf(tl, x), _mpf(th, x)
+            for t in (a, b, (a + b) / 2):
+                c, s = mpmath.cos(t), mpmath.sin(t)
+                assert _mpf(cl, ce) <= c <= _mpf(ch, ce), f"seed {SEED + 6} case {i}: cos({t})"
+                assert _mpf(sl, se) <= s <= _mpf(sh, se), f"seed {SEED + 6} case {i}: sin({t})"
+            assert _mpf(ch - cl, ce) <= (b - a) + mpmath.mpf(2) ** (-prec + 14), f"seed {SEED + 6} case {i}: too wide"
+
+
+def test_cos_sin_fixed_radius_and_exact_zero() -> None:
+    """Negative: without the radius (the point [a, a]) the enclosure misses cos(b) for b = a + 2^-20;
+    theta = 0 exactly gives the points cos = 1, sin = 0, an inexact [0, 0] keeps cos's error bound."""
+    a = 1 << 20
+    (cl, ch, ce), _ = C.cos_sin_fixed(a, a + 1, -20, 80)
+    (pl, ph, pe), _ = C.cos_sin_fixed(a, a, -20, 80)
+    with mpmath.workprec(200):
+        cb = mpmath.cos(1 + mpmath.mpf(2) ** -20)
+        assert _mpf(cl, ce) <= cb <= _mpf(ch, ce)
+        assert not (_mpf(pl, pe) <= cb <= _mpf(ph, pe))
+    assert C.cos_sin_fixed(0, 0, 0, 64, exact=True) == ((1, 1, 0), (0, 0, 0))
+    (cl, ch, ce), (sl, sh, se) = C.cos_sin_fixed(0, 0, 0, 64)
+    assert sl == sh == 0 and cl < ch == 1 << -ce
+
+
+def test_fast_rows_equal_the_general_path(monkeypatch) -> None:
+    """The row path (phase factor and amplitude read off the spec by tracing) gives the tables of
+    the general path (the spec's phase/value on FixedBackend for every pair), bit for bit."""
+    rng = random.Random(SEED + 7)
+    pos = [Fraction(rng.randrange(-10 ** 7, 10 ** 7), rng.choice([1, 2, 3, 1024])) for _ in range(6)] + [0, 1]
+    for prof in PROFILES:
+        d = rng.choice([5, 9, 16])
+        fast = C.Certifier().tables(prof, d, pos)
+        with monkeypatch.context() as m:
+            m.setattr(C.Certifier, "_linear", lambda self, pl, p: None)
+            slow = C.Certifier().tables(prof, d, pos)
+        for f in fast:
+            assert np.array_equal(fast[f].view(np.int64), slow[f].view(np.int64)), \
+                f"seed {SEED + 7}: {prof.cli_flags()} d={d} {f}: fast rows differ from the general path"
+
+
+def test_tracer_reads_the_spec_and_refuses_other_forms() -> None:
+    """The traced phase factor is phase_scale * (p + offset) (and the amplitude), checked against
+    the profile's fields; a form that is not linear in the traced unit is refused (None)."""
+    prof = get_profile("vaswani", base="500", phase_scale="1/3", amplitude="-2", offset="7/8")
+    cert = C.Certifier()
+    f, a_sin, a_cos = cert._linear(cert.plan(prof, 8), Fraction(5, 2))
+    assert f == Fraction(1, 3) * (Fraction(5, 2) + Fraction(7, 8)) and a_sin == a_cos == -2
+    u = C._Linear(Fraction(1))
+    assert C._traced_factor(lambda: u + 1) is None  # a sum: not c * u
+    assert C._traced_factor(lambda: Fraction(3)) is None  # no unit at all
+    assert C._traced_factor(lambda: Fraction(3) * u * 2) == 6
+
+
+# --- the second oracle's fast decision (REQ-GOLDEN-ORACLE) -------------------------------------
+
+def test_oracle_decide_agrees_with_the_exact_path() -> None:
+    """oracle_flint._decide never accepts a ball that the exact path (both ends through
+    round_to_format) rounds differently, and then gives the same values; it settles the
+    ordinary balls (no tie in sight)."""
+    from flint import arb, ctx
+    rng = random.Random(SEED + 8)
+    old = ctx.prec
+    ctx.prec = 300
+    try:
+        balls = []
+        for _ in range(3000):
+            x = _rand_mpf(rng)
+            sign, man, exp, bc = x._mpf_
+            mid = arb(int(man) * (-1 if sign else 1)) * arb(2) ** int(exp)
+            rad = rng.choice([0, 2.0 ** (exp + bc - rng.choice([30, 60, 200]))])
+            balls.append(mid + arb(0, rad) if rad else mid)
+        balls += [arb(1) / 3, -arb(1) / 3, arb(0), arb(2) ** -30000, arb(0, 1e-300)]
+        out, ok = oracle_flint._decide(balls, FMTS)
+        for i, v in enumerate(balls):
+            want = oracle_flint._slow(v, FMTS)
+            if ok[i]:
+                assert want is not None and all(map(C._same, out[i].tolist(), want)), \
+                    f"seed {SEED + 8}, ball {i} = {v}: decided {out[i].tolist()}, exact {want}"
+        assert ok[-5] and ok[-4] and not ok[-3] and not ok[-1]  # zero and a ball around zero: the exact path
+        # ordinary values (sin/cos-like, radius 2^-200): the fast test settles nearly all
+        plain = [arb(rng.getrandbits(120) * rng.choice([1, -1])) * arb(2) ** -121 + arb(0, 2.0 ** -200) for _ in range(500)]
+        out, ok = oracle_flint._decide(plain, FMTS)
+        assert ok.sum() >= 490, f"seed {SEED + 8}: only {ok.sum()} of 500 ordinary balls settled"
+        for i in range(len(plain)):
+            assert all(map(C._same, out[i].tolist(), oracle_flint._slow(plain[i], FMTS))), f"seed {SEED + 8}, plain ball {i}"
+    finally:
+        ctx.prec = old
+
+
+def test_oracle_decide_rejects_a_ball_across_a_boundary() -> None:
+    """Negative: a ball containing the binary16 tie 1 + 2^-11 is not settled by the fast test
+    (nor by the exact one), although its midpoint rounds cleanly to 1 + 2^-10 (and binary64 is
+    fine); the Ziv loop must retry it."""
+    from flint import arb, ctx
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        v = arb(1) + arb(2) ** -11 + arb(2) ** -40 + arb(0, 2.0 ** -39)
+        out, ok = oracle_flint._decide([v], [get_format("binary16")])
+        assert not ok[0] and oracle_flint._slow(v, [get_format("binary16")]) is None
+        out, ok = oracle_flint._decide([v], [get_format("binary64")])
+        assert not ok[0]  # the ball spans many binary64 values too
+        w = arb(1) + arb(2) ** -11 + arb(2) ** -40 + arb(0, 2.0 ** -60)
+        out, ok = oracle_flint._decide([w], [get_format("binary16")])
+        assert ok[0] and out[0, 0] == 1 + 2 ** -10
+    finally:
+        ctx.prec = old

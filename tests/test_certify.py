@@ -150,3 +150,12 @@ def test_rejects_wrong_shape_and_reproduces_failures() -> None:
                        CASES[:1], BANDS)
     cmd = res.failures[0]["reproduce"]
     assert cmd.startswith("python -c") and "--positions=" in cmd and "pe_table(Profile(" in cmd
+
+
+def test_rejects_values_that_are_not_of_the_dtype() -> None:
+    # review regression: a "float32" implementation returning float64 values met every tier (its errors
+    # are smaller); a table in a dtype holds values of that dtype. The correct float32 one is certified above.
+    assert certify_impl("numpy", "float32", np_impl("float32"), CASES[:1], BANDS).ok
+    res = certify_impl("f64-as-f32", "float32", np_impl("float64"), CASES[:1], BANDS)
+    _assert_rejected(res, "float64 values claimed as float32")
+    assert res.tier == "none" and "not float32 values" in res.failures[0]["error"]

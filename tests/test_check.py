@@ -233,10 +233,91 @@ def test_cli_callable_target(tmp_path):
 def test_odd_rule_error_requires_the_callable_to_raise(tmp_path, monkeypatch, capsys):  # REQ-CHECK-CONFORM
     from sinpe.reference.cli import main
     (tmp_path / "odd_impls.py").write_text(
-        "import numpy as np\n"
-        "def strict(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n    return np.zeros((len(p), d))\n"
+        "import numpy as np\nfrom sinpe.reference.impl_numpy import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
+        "def strict(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n"
+        "    return pe_table(get_profile('vaswani'), d, p, 'float32')\n"
+        "def zeros_even(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n    return np.zeros((len(p), d))\n"
+        "def broken(p, d):\n    raise RuntimeError('boom')\n"
         "def lax(p, d):\n    return np.zeros((len(p), d))\n")
     monkeypatch.chdir(tmp_path)
-    assert main(["check", "odd_impls:strict", "--odd", "error", "--d", "9"]) == 0
+    assert main(["check", "odd_impls:strict", "--odd", "error", "--d", "9", "--no-detect"]) == 0
+    assert "checked at the even d=10" in capsys.readouterr().out
     assert main(["check", "odd_impls:lax", "--odd", "error", "--d", "9"]) == 1
     assert "requires it to raise" in capsys.readouterr().out
+    # review regression: raising was enough; one that raises for every d, or is wrong at even d, does not conform
+    assert main(["check", "odd_impls:zeros_even", "--odd", "error", "--d", "9", "--no-detect"]) == 1
+    assert main(["check", "odd_impls:broken", "--odd", "error", "--d", "9"]) == 2
+    assert "d=10) raised RuntimeError: boom" in capsys.readouterr().err
+    assert main(["check", "odd_impls:lax", "--odd", "error", "--d", "9", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["conformant"] is False   # --json stays JSON on this path
+
+
+# --- review regressions: the dtype claimed must be the dtype held; messages say only what applies -----
+
+def test_values_not_in_the_claimed_dtype_do_not_conform():  # REQ-CHECK-SHAPE (dtype)
+    pos = np.arange(64)
+    t64 = np_table(VAS, 16, pos, "float64")            # float64 values: |error| ~ 1e-16, inside any float16 bound
+    r = check_table(t64, VAS, dtype="float16", tier="exact", detect=False)
+    assert not r.conformant and r.reason.startswith("dtype: ") and "stored as float64" in r.reason, r.reason
+    r = check_table(t64, VAS, dtype="float32", tier="phase", detect=False)
+    assert not r.conformant and "not float32 values" in r.reason
+    # the negative twin: float32 values stored as float64 (and bfloat16 values stored as float32) conform
+    t32 = np_table(VAS, 16, pos, "float32")
+    assert check_table(t32.astype(np.float64), VAS, dtype="float32", detect=False).conformant
+    from sinpe.reference.impl_torch import pe_table as torch_table
+    bf = torch_table(VAS, 16, pos, "bfloat16").float().numpy()
+    assert check_table(bf, VAS, dtype="bfloat16", detect=False).conformant
+    assert not check_table(t32, VAS, dtype="bfloat16", detect=False).conformant
+
+
+def test_non_finite_reason_mentions_float16_overflow_only_when_it_applies():  # REQ-CHECK-SHAPE
+    t = np_table(VAS, 8, np.arange(100), "float32")
+    t[7, 3] = np.nan
+    r = check_table(t, VAS, detect=False)
+    assert r.reason.startswith("non-finite: 1 NaN/Inf entries, first at position 7 column 3") and "float16" not in r.reason
+    from sinpe.reference.impl_torch import pe_table as torch_table
+    pos = np.array([0, 1, 65519, 65520])
+    h = torch_table(VAS, 8, pos, "float16").numpy()
+    h[3, 0] = np.inf                                   # what float16 positions give at 65520
+    r = check_table(h, VAS, positions=pos, detect=False)
+    assert not r.conformant and "float16 positions >= 65520 overflow to inf" in r.reason
+
+
+def test_junit_reports_the_dtype_finding_and_negative_max_failures_is_refused(tmp_path):  # REQ-CHECK-CLI
+    np.save(tmp_path / "t.npy", np_table(VAS, 8, np.arange(32), "float64"))
+    res = sinpe_cli("check", tmp_path / "t.npy", "--dtype", "float32", "--no-detect", "--junit", tmp_path / "r.xml")
+    assert res.returncode == 1 and "not float32 values" in res.stdout
+    xml = (tmp_path / "r.xml").read_text()
+    assert 'failures="1"' in xml and 'name="dtype"' in xml, xml
+    res = sinpe_cli("check", tmp_path / "t.npy", "--no-detect", "--junit", tmp_path / "ok.xml")
+    assert res.returncode == 0 and 'failures="0"' in (tmp_path / "ok.xml").read_text()
+    res = sinpe_cli("check", tmp_path / "t.npy", "--max-failures", "-1")
+    assert res.returncode == 2 and res.stderr.strip().count("\n") == 0 and "--max-failures" in res.stderr
+
+
+def test_repro_position_is_the_exact_binary_position():  # REQ-CHECK-REPRO
+    # review regression: a row at float position 0.1 was reported as "0.1" (= 1/10 when parsed), so the
+    # reproduction computed PE at another position
+    from sinpe.reference.positions import parse_positions
+    pos = np.array([0.1, 0.75])
+    t = np_table(VAS, 4, pos, "float64")
+    t[0, 1] += 1e-3
+    f = check_table(t, VAS, positions=pos, detect=False).failures[0]
+    assert parse_positions(f.position) == [Fraction(0.1)] and f.position in f.repro
+    assert check_table(np_table(VAS, 4, pos, "float64"), VAS, positions=pos, detect=False).conformant
+
+
+def test_check_callable_is_checked_at_the_positions_it_was_given():  # REQ-CHECK-INPUT
+    # review regression: 1/3 was passed to the callable as float64 but PE was taken at exactly 1/3; the
+    # correctly rounded table at the float64 positions it got (Arb) failed the exact tier (16 of 24 entries
+    # of RN(PE(1/3)) and RN(PE(fl(1/3))) differ here)
+    ps = [Fraction(1, 3), Fraction(1001, 3), Fraction(2**30 + 1, 3)]
+
+    def fn(p, d):
+        assert p.dtype == np.float64
+        return rounded_table(VAS, d, [Fraction(float(x)) for x in p], "binary64")
+    r = chk.check_callable(fn, "fn", VAS, 8, ps, tier="exact", detect=False)
+    assert r.conformant, (r.reason, r.failures[:1])
+    # the twin: a function that computes at the exact rationals is not what it was asked for
+    wrong = lambda p, d: rounded_table(VAS, d, ps, "binary64")
+    assert not chk.check_callable(wrong, "wrong", VAS, 8, ps, tier="exact", detect=False).conformant

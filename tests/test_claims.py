@@ -336,3 +336,17 @@ def test_readme_carries_the_generated_section(results: dict[str, audit.AuditResu
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     text = audit.readme_section(list(results.values())).strip()
     assert text in readme, "README.md is stale: paste `sinpe claims --readme` into its 'What the chapter gets right and wrong' section"
+
+
+def test_identity_verdicts_use_the_decision_procedure() -> None:
+    """REQ-CLAIMS-VERDICT: identity checks go through the Laurent normal form (proofs/canonical.py),
+    not ``simplify``: a true identity is shown zero, a sign-flipped one is not, floats are refused."""
+    import inspect
+
+    import sympy as sp
+    p, k = sp.symbols("p k", real=True)
+    assert audit._is_zero(sp.cos(p + k) - (sp.cos(p) * sp.cos(k) - sp.sin(p) * sp.sin(k)))
+    assert not audit._is_zero(sp.cos(p + k) - (sp.cos(p) * sp.cos(k) + sp.sin(p) * sp.sin(k)))
+    assert not audit._is_zero(sp.Float(1e20) + 1 - sp.Float(1e20) + sp.sin(p) - sp.sin(p) + sp.Float(0.5))
+    assert audit._is_zero(sp.cos(p - sp.pi / 2) - sp.sin(p))  # a quarter turn of pi is decided exactly
+    assert "simplify(" not in inspect.getsource(audit)

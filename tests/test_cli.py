@@ -43,3 +43,30 @@ def test_bad_value_is_one_line_exit_2(capsys):
                  "--out", "/nonexistent-dir/x.npy"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("sinpe table: error:") and len(err.strip().splitlines()) == 1, err
+
+
+def test_verify_max_position_parses_like_certify(capsys):
+    # review regression: verify's --max-position was int(): "1e7" (its own default's spelling) was refused,
+    # and 0 ran the certification and reported a failed part instead of a usage error
+    for bad, why in (("0", "must be an integer"), ("2.5", "must be an integer"), ("1e8", "must be <= 2^24")):
+        assert main(["verify", "--max-position", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("sinpe verify: error:") and why in err, err
+    from sinpe.reference import cli_verify
+    import argparse
+    p = argparse.ArgumentParser()
+    cli_verify.configure(p)
+    assert p.parse_args(["--max-position", "1e7"]).max_position == 10**7
+
+
+def test_os_errors_are_one_line_exit_2(tmp_path, capsys, monkeypatch):
+    # review regression: only FileNotFoundError was caught; another OSError (here from the command itself) was
+    # a traceback. A BrokenPipeError (also an OSError) still exits 0.
+    from sinpe.reference import cli_check
+
+    def boom(args):
+        raise IsADirectoryError(21, "Is a directory", str(tmp_path))
+    monkeypatch.setattr(cli_check, "run", boom)
+    assert main(["check", "x.npy"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Is a directory" in err and "Traceback" not in err

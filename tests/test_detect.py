@@ -99,3 +99,27 @@ def test_small_widths_have_no_deviation(name):
 def test_all_zero_table_is_an_error_unless_the_profile_explains_it():
     with pytest.raises(ValueError, match="every entry of the table is zero"):
         detect_table(np.zeros((50, 4)))
+
+
+def test_a_table_that_fits_no_plan_names_no_profile(tmp_path):  # REQ-DETECT-FIT, REQ-DETECT-CLI
+    """Review regression: shuffled rows or noise were named 'preset vaswani' (exit 0) with residual ~1-2."""
+    good = pe_table(VAS, 64, np.arange(300), "float32")
+    r = detect_table(good, d=64)
+    assert r.profile == "vaswani" and r.deviations == {}   # the negative twin: the true table still fits
+    rng = np.random.default_rng(7)
+    for t in (good[rng.permutation(300)], np.vstack([good[:1], good[:-1]]), rng.uniform(-1, 1, good.shape)):
+        r = detect_table(t, d=64)
+        assert r.profile is None and r.deviations["no_fit"] > 0.05 and r.sentence.startswith("No member"), r.sentence
+    np.save(tmp_path / "shuffled.npy", good[rng.permutation(300)])
+    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
+    res = subprocess.run([script, "detect", str(tmp_path / "shuffled.npy")], capture_output=True, text=True)
+    assert res.returncode == 1 and "No member of the family fits" in res.stdout, res.stdout + res.stderr
+
+
+def test_non_finite_entries_anywhere_are_a_deviation():  # REQ-DETECT-CLI
+    """Review regression: one NaN in a row the fit did not sample left detect at 'preset vaswani', exit 0."""
+    t = pe_table(VAS, 64, np.arange(4096), "float32")
+    assert detect_table(t).deviations == {}                  # the twin without the NaN
+    t[2222, 5] = np.nan
+    r = detect_table(t)
+    assert r.deviations == {"non_finite": 1} and r.profile is None and "nearest preset vaswani" in r.sentence

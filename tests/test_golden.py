@@ -204,3 +204,15 @@ def test_value_flags_match_the_decimals() -> None:
             assert ("near-tie" in c["flags"]) == (dist < up / 64), c["id"]
         n_tie += "near-tie" in c["flags"]
     assert n_tie > 0
+
+
+def test_case_id_matches_its_json_definition() -> None:
+    """The IDs are SHA-256 of the key-sorted compact JSON of {params, d, position, column, dtype}:
+    the serialisation written out in _case_id equals json.dumps's, for every preset and odd inputs."""
+    import hashlib
+    for name in PRESETS:
+        prof = get_profile(name)
+        for d, pos, col, dt in [(4, "1", 0, "float64"), (4096, "-10000000", 4095, "bfloat16"), (3, "65504.5", 2, "float16")]:
+            key = json.dumps({"params": prof.params(), "d": d, "position": pos, "column": col, "dtype": dt},
+                             sort_keys=True, separators=(",", ":"))
+            assert G.case_id(prof, d, pos, col, dt) == hashlib.sha256(key.encode()).hexdigest()[:16], (name, d, pos)

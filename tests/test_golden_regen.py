@@ -46,6 +46,21 @@ def test_generation_refuses_to_write_on_oracle_disagreement(monkeypatch) -> None
         G.generate(presets=["vaswani"], widths=[4], progress=False)
 
 
+def test_generation_refuses_a_biased_fast_path(monkeypatch) -> None:
+    """Negative (REQ-GOLDEN-ORACLE): the fixed-point path that fills the tables and case values,
+    with cos shifted by 2^-30, is caught by Arb (the decimals' interval path is left intact)."""
+    real = certified.cos_sin_fixed
+
+    def biased(tl, th, x, prec, exact=False):
+        (cl, ch, ce), s = real(tl, th, x, prec, exact)
+        eps = 1 << max(0, -30 - ce)  # 2^-30 in units of 2^ce
+        return (cl + eps, ch + eps, ce), s
+
+    monkeypatch.setattr(certified, "cos_sin_fixed", biased)
+    with pytest.raises(ArithmeticError, match="disagreement"):
+        G.generate(presets=["vaswani"], widths=[4], progress=False)
+
+
 def test_generation_is_deterministic_json() -> None:
     a = G._dump({"b": [1, {"z": 1, "a": [2.5, "x"]}], "a": None})
     assert a == G._dump(json.loads(a)) and a.index('"a"') < a.index('"b"')

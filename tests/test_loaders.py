@@ -231,3 +231,67 @@ def test_usage_errors(tmp_path):
     assert_one_line_exit_2(run_clean(tmp_path, "check", "t.npy", "--tier", "tight"), "invalid choice")
     assert_one_line_exit_2(run_clean(tmp_path, "check", "t.npy", "--junit", "nodir/r.xml"), "does not exist")
     assert_one_line_exit_2(run_clean(tmp_path, "detect", "t.npy", "--key", "x"), "--key")
+
+
+def test_callable_calling_sys_exit_is_an_input_error(tmp_path):
+    # review regression: SystemExit escaped _invoke (exit 3, no message) instead of one line, exit 2
+    (tmp_path / "exiting_impls.py").write_text("import sys\ndef quits(p, d):\n    sys.exit(3)\n")
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "exiting_impls:quits", "--d", "8"), "raised SystemExit: 3")
+    assert_one_line_exit_2(run_clean(tmp_path, "detect", "exiting_impls:quits", "--d", "8"), "raised SystemExit: 3")
+
+
+def test_csv_values_are_rounded_to_the_dtype_checked(tmp_path):
+    # decimal text denotes the float32 value nearest to it: shortest float32 strings check as float32 at the
+    # exact tier (oracle-rounded table); the same strings checked as float64 do not meet float64's exact tier
+    from sinpe.reference.oracle_flint import rounded_table
+    t = np.asarray(rounded_table(VAS, 8, [str(p) for p in range(16)], "binary32"), dtype=np.float32)
+    (tmp_path / "t.csv").write_text("\n".join(",".join(str(x) for x in r) for r in t))   # str(np.float32): shortest
+    res = run_clean(tmp_path, "check", "t.csv", "--dtype", "float32", "--tier", "exact", "--no-detect")
+    assert res.returncode == 0 and "text values rounded to float32" in res.stdout, res.stdout + res.stderr
+    res = run_clean(tmp_path, "check", "t.csv", "--dtype", "float64", "--tier", "exact", "--no-detect")
+    assert res.returncode == 1, res.stdout
+
+
+def test_callable_positions_are_int64_or_float64_as_documented(tmp_path):  # REQ-CHECK-INPUT
+    # review regression: 1e19 was cast to int64 (wrapped to -2^63, and passed: the phase bound is vacuous
+    # there) and 1/3 was passed as an object array of Fractions
+    (tmp_path / "pos_impls.py").write_text(
+        "import numpy as np\n"
+        "def strict(p, d):\n"
+        "    if p.dtype != np.float64 or p.tolist() != [1e19, 5.0] and p.tolist() != [1 / 3, 5.0]:\n"
+        "        raise TypeError(f'got {p.dtype} {p.tolist()}')\n"
+        "    return np.full((len(p), d), 7.0)\n")
+    for spec in ("1e19,5", "1/3,5"):
+        res = run_clean(tmp_path, "check", "pos_impls:strict", "--positions", spec, "--d", "4", "--no-detect")
+        assert res.returncode == 1 and "exceed the phase tolerance" in res.stdout, (spec, res.stdout, res.stderr)
+    res = run_clean(tmp_path, "check", "pos_impls:strict", "--positions", "3,5", "--d", "4", "--no-detect")
+    assert_one_line_exit_2(res, "raised TypeError: got int64 [3, 5]")   # the twin: integers come as int64
+    # 2^53 + 1 is exact in int64 (not in float64): passed exactly, not rounded to 2^53
+    res = run_clean(tmp_path, "check", "pos_impls:strict", "--positions", "9007199254740993", "--d", "4")
+    assert_one_line_exit_2(res, "raised TypeError: got int64 [9007199254740993]")
+
+
+def test_buffer_is_read_whole_at_its_own_width(tmp_path):  # REQ-CHECK-INPUT (--call buffer)
+    # review regression: a 512-row buffer was probed at positions 0..2047 (exit 2) and at d=64 (a false
+    # "width" finding, reported as a "512 x 64 table"); the row-taking note gave the size after taking
+    (tmp_path / "buf_impls.py").write_text(
+        "import numpy as np, torch\nfrom sinpe.reference.impl_numpy import pe_table\n"
+        "from sinpe.spec.profiles import get_profile\n"
+        "class PE(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        t = pe_table(get_profile('vaswani'), 16, np.arange(512), 'float32')\n"
+        "        self.register_buffer('pe', torch.from_numpy(t)[None])\n")
+    res = run_clean(tmp_path, "check", "buf_impls:PE", "--call", "buffer", "--no-detect")
+    assert res.returncode == 0 and "512 x 16 table," in res.stdout, res.stdout + res.stderr
+    res = run_clean(tmp_path, "check", "buf_impls:PE", "--call", "buffer", "--positions", "3,7", "--no-detect")
+    assert res.returncode == 0 and "from a table of 512 rows" in res.stdout, res.stdout + res.stderr
+    res = run_clean(tmp_path, "check", "buf_impls:PE", "--call", "buffer", "--d", "64", "--no-detect")
+    assert res.returncode == 1 and "512 x 16 table (d=64)" in res.stdout and "width: 16 columns" in res.stdout
+
+
+def test_junit_path_that_is_a_directory_is_one_line(tmp_path):
+    # review regression: --junit DIR ended in an IsADirectoryError traceback after the report
+    np.save(tmp_path / "t.npy", GOOD)
+    (tmp_path / "out").mkdir()
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "t.npy", "--junit", "out"), "is a directory")

@@ -78,3 +78,14 @@ def test_plugin_is_import_light():
     code = "import sys, sinpe.reference.conformance.plugin; print(sorted(m for m in ('numpy', 'torch', 'mpmath', 'flint') if m in sys.modules))"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.stdout.strip() == "[]", res.stdout + res.stderr
+
+
+def test_verdict_requires_a_value_of_the_dtype():  # REQ-PLUGIN-RUN
+    # review regression: at tier phase a float64 value (not a float32 one) inside the bound passed as float32
+    import numpy as np
+    from sinpe.reference.conformance.harness import select_cases, verdict
+    case = next(c for c in select_cases("vaswani", "float32", widths=[4], max_position=3) if c["value"] not in (0.0, 1.0))
+    assert verdict(case, case["value"], "phase")[0]                 # the golden float32 value passes
+    y = float(np.nextafter(case["value"], 2.0))                     # 1 ulp of binary64 away: not a float32
+    ok, why = verdict(case, y, "phase")
+    assert not ok and "is not a float32 value" in why, why

@@ -44,3 +44,10 @@ def test_bad_npy(tmp_path):
 def test_spec_round_trip():
     for ps in ([Fraction(i) for i in range(5, 9)], [Fraction(0), Fraction(-3), Fraction(5, 2)], [Fraction(1, 3)]):
         assert parse_positions(positions_spec(ps)) == ps
+
+
+def test_spec_round_trip_of_binary_fractions():
+    # review regression: the binary64 value of 0.1 was written "0.1", which parses to 1/10
+    ps = [Fraction(0.1), Fraction(2.5), Fraction(-0.3)]
+    assert parse_positions(positions_spec(ps)) == ps
+    assert positions_spec([Fraction(2.5), Fraction(-3)]) == "2.5,-3"

@@ -13,7 +13,7 @@ from sinpe.proofs import canonical, groebner
 from sinpe.proofs.suite import run_all, theorems
 from sinpe.reference.cli import main
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import denominator, n_frequencies
+from sinpe.spec.definition import denominator, n_frequencies, pairs_exponent
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.theorems import STATEMENTS
 
@@ -69,6 +69,22 @@ def test_laurent_refuses_outside_its_fragment():
     assert v.proven
 
 
+def test_procedures_refuse_floats_and_complex_phases():
+    # binary-float arithmetic rounds: Float(1e20) + 1 == Float(1e20) must not count as a proven identity
+    from sinpe.proofs.engine import decide_obligation
+    from sinpe.spec.theorems import Obligation
+    big = sp.Float(1e20)
+    assert not canonical.decide(big + 1, big).proven
+    assert not canonical.decide(sp.sin(p) * big + 1, sp.sin(p) * big + 1).proven  # refused even when "true"
+    for method in ("laurent", "groebner", "sos"):
+        ok, _, why = decide_obligation(Obligation("float", big + 1, big, method))
+        assert not ok and "floating-point" in why, (method, why)
+    assert not groebner.certify(sp.sin(p) * big + 1 - big * sp.sin(p) - 1 + sp.Float(0.5)).proven
+    # the (S) argument needs real phases: sin of a complex argument is unbounded
+    z = sp.Symbol("z")
+    assert not groebner.sos_bound(sp.sin(z), 1).proven and groebner.sos_bound(sp.sin(p), 1).proven
+
+
 def test_groebner_certificate_is_rechecked_by_expand():
     c = groebner.certify(sp.sin(p) ** 4 - sp.cos(p) ** 4 - sp.sin(p) ** 2 + sp.cos(p) ** 2)
     assert c.proven and groebner.recheck(c)
@@ -88,26 +104,32 @@ def test_sos_bound_rejects_wrong_bounds():
 @pytest.mark.parametrize("profile", list(PRESETS.values()) + [get_profile("t2t", shift=0), get_profile("vaswani", shift=2)],
                          ids=lambda pr: pr.name or pr.describe())
 def test_symbolic_schedule_matches_definition(profile):  # DEF-SCHEDULE-HALF, DEF-SCHEDULE-SHIFT, DEF-ODD
+    from fractions import Fraction
     for d in range(1, 257):
         n, odd = d // 2, d % 2 == 1
-        assert T.symbolic_denominator(profile, sp.Integer(n), odd) == sp.Rational(denominator(profile, d)), (profile, d)
-        assert T.symbolic_n_frequencies(profile, sp.Integer(n), odd) == n_frequencies(profile, d), (profile, d)
+        # the schedule as SPEC.md section 1 words it, typed here independently of spec/definition.py
+        D = Fraction(d, 2) if profile.shift is None else n - profile.shift
+        N = n + 1 if odd and profile.odd != "zero-pad" else n
+        assert T.symbolic_denominator(profile, sp.Integer(n), odd) == sp.Rational(denominator(profile, d)) == sp.Rational(D), (profile, d)
+        assert T.symbolic_n_frequencies(profile, sp.Integer(n), odd) == n_frequencies(profile, d) == N, (profile, d)
+        if N > 1 and D > 0:
+            assert pairs_exponent(profile, sp.Integer(n), odd, sp.Integer(N - 1)) == sp.Rational(Fraction(N - 1) / D), (profile, d)
 
 
 # ------------------------------------------------------------------ CLI contract
 
-def test_cli_prove_json_only(capsys):
+def test_cli_prove_json_only(capsys):  # REQ-PROVE
     assert main(["prove", "--json", "--only", "thm-cplx"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [o["id"] for o in out] == ["THM-CPLX"] and out[0]["status"] == "proven"
 
 
-def test_cli_unknown_id_exits_2(capsys):
+def test_cli_unknown_id_exits_2(capsys):  # REQ-PROVE
     assert main(["prove", "--only", "nope"]) == 2
     assert "unknown theorem ID" in capsys.readouterr().err
 
 
-def test_cli_exits_1_when_not_proven(monkeypatch, capsys):
+def test_cli_exits_1_when_not_proven(monkeypatch, capsys):  # REQ-PROVE
     import sinpe.proofs.suite as suite
     real = suite.get_theorem("THM-DOT")
 

@@ -7,6 +7,7 @@ Reproduce: python -c "from sinpe.proofs.suite import get_theorem as g; print(g('
 from __future__ import annotations
 
 import pytest
+import sympy as sp
 
 from sinpe.proofs.engine import MUTATIONS, ObligationTheorem
 from sinpe.proofs.suite import theorems
@@ -21,6 +22,9 @@ def test_mutated_statement_is_not_proven(tid, mutation):
     assert r.status == "not-proven" and r.failures, (
         f"{tid} proved a mutated ({mutation}) statement; reproduce: "
         f"python -c \"from sinpe.proofs.suite import get_theorem as g; print(g('{tid}').prove('{mutation}').to_dict())\"")
+    # the decision procedure itself must reject it: a rejection by the numeric witness alone would
+    # let this test pass with a broken procedure (engine.prove also fails a refuted statement)
+    assert not any(f.startswith("numeric witness contradicts") for f in r.failures), (tid, mutation, r.failures)
     if isinstance(t, ObligationTheorem):
         # the mutated statement is really false: the numeric smoke test refutes it too
         assert "REFUTED" in r.witness, (tid, mutation, r.witness)
@@ -40,3 +44,13 @@ def test_unknown_mutation_is_an_error():
     t = theorems()[0]
     with pytest.raises(ValueError):
         t.prove("nonsense")
+
+
+def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
+    # with a Laurent procedure that accepts everything, only the witness rejects the mutant: the
+    # failure text then starts with "numeric witness contradicts", which the test above forbids
+    from sinpe.proofs import canonical
+    from sinpe.proofs.suite import get_theorem
+    monkeypatch.setattr(canonical, "decide", lambda lhs, rhs: canonical.Verdict(True, 1, sp.Integer(0)))
+    r = get_theorem("THM-DOT").prove("drop")
+    assert r.status == "not-proven" and r.failures[0].startswith("numeric witness contradicts"), r.failures

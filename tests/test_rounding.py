@@ -92,3 +92,17 @@ def test_oracle_endpoints_are_exact():
         third = mpmath.mpf(1) / 3
         assert lo <= third <= hi and hi - lo < mpmath.mpf(2) ** -250, (lo, hi)
     assert lo._mpf_[3] > 200 and hi._mpf_[3] > 200  # kept all ~300 bits
+
+
+def test_round_array_matches_round_to_format():
+    # the vectorised path (frexp/rint) against the exact mpmath path, on ties, subnormals and overflow
+    import numpy as np
+    from sinpe.reference.rounding import round_array
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(3000) * 10.0 ** rng.integers(-46, 40, 3000)
+    edges = [1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 65504.0, 65519.99, 65520.0, -65520.0, 2.0 ** -25, 3 * 2.0 ** -26,
+             2.0 ** -150, 3 * 2.0 ** -151, 1 + 2.0 ** -8, 1 + 2.0 ** -24, 0.0, -0.0, 3.4e38, 3.5e38]
+    x = np.concatenate([x, edges])
+    for fmt in ("binary16", "binary32", "bfloat16", "binary64"):
+        want = [round_to_format(mpmath.mpf(float(v)), fmt) for v in x]
+        assert round_array(x, fmt).tolist() == want, fmt

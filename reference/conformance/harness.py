@@ -4,7 +4,7 @@ The implementation is called once per width d at every golden position of the se
 calling convention of :mod:`sinpe.reference.loaders`; each golden case then compares one entry.
 An entry passes when ``|y - PE| <= allowed_abs_error(tier, dtype, PE, theta, amplitude)`` with PE
 the golden case's exact decimal (40 digits), compared in exact rational arithmetic; at tier
-``exact`` that is ``y == RN(PE)``, the golden value.
+``exact`` that is ``y == RN(PE)``, the golden value. At every tier y must be a value of the dtype.
 
 >>> cases = select_cases("vaswani", "float32", widths=[4], max_position=3)
 >>> [c["position"] for c in cases][:4], len(cases)
@@ -25,6 +25,7 @@ from sinpe.spec.tolerance import allowed_abs_error
 
 from .. import fastref
 from ..loaders import LoadError, call_table, resolve_callable
+from ..rounding import round_array
 
 _TABLES: dict[tuple[Any, ...], Any] = {}
 
@@ -80,6 +81,8 @@ def verdict(case: dict[str, Any], y: float, tier: str) -> tuple[bool, str]:
         ok = y == case["value"]
         err = abs(Fraction(y) - pe)
         return ok, f"value {y!r} != correctly rounded {case['value']!r} (|error| {float(err):.3g})"
+    if round_array(np.array([y]), case["dtype"])[0] != y:  # a float16 implementation returns float16 values
+        return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})"
     _, _, theta = fastref.sincos(prof, d, [Fraction(case["position"])])
     col = fastref.column_plan(prof, d)
     th = np.nan if col[0][j] == 2 else float(theta[0, col[1][j]])
