@@ -14,7 +14,11 @@ An entry is one (preset, d, position, column); it yields 4 rounded values. The c
 shares work the naive loop repeats: one enclosure gives sin and cos of a phase, w_k is computed once
 per (d, k), and presets that differ only by layout share every phase (a cache keyed by base, scale,
 offset, amplitude, exponent and position). ``ratio_one_preset_vs_naive`` measures one preset with a
-fresh cache (no cross-preset sharing) to show how much of the ratio that sharing contributes.
+fresh cache (no cross-preset sharing) to show how much of the ratio that sharing contributes: the
+median over ``ROUNDS`` rounds that each time the naive loop and then the one preset, back to back
+(``_min``: the worst round); ``target_met`` needs both the shared ratio and the worst round >= 4.
+The primary and full ratios divide by the mean of the naive rates timed just before and just after
+the generation (load from other processes drifts; ``naive_entries_per_s`` is the rounds' median).
 
     python benchmarks/bench_golden.py
 """
@@ -22,10 +26,13 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import time
 from fractions import Fraction
 
 import mpmath
+
+ROUNDS = 5  # interleaved naive / one-preset timings
 
 
 def naive_rate(entries: list[tuple], seconds_budget: float = 20.0) -> tuple[float, int, int]:
@@ -50,14 +57,6 @@ def main() -> dict:
     from sinpe.reference import golden as G
     from sinpe.spec.profiles import get_profile
 
-    t0 = time.perf_counter()
-    rep = G.generate(progress=False)
-    total_s = time.perf_counter() - t0
-    entries_tables = rep.table_values // 4
-    entries_cases = rep.case_values // 4
-    entries = entries_tables + entries_cases
-    primary_s = rep.seconds["primary"]
-
     # the same entries, sampled: bulk rows at every bulk position, all columns
     rng = random.Random(20261130)
     sample = []
@@ -65,22 +64,39 @@ def main() -> dict:
         name = rng.choice(list(G.PRESETS))
         d = rng.choice(G.WIDTHS)
         sample.append((name, d, rng.choice(G.BULK_POSITIONS), rng.randrange(d)))
-    naive_vps, n_naive, naive_vals = naive_rate(sample)
-    # how often the uncertified 40-digit loop differs from the certified values (expected: 0)
+
+    naive_before = naive_rate(sample)[0]  # the generation is bracketed by two naive timings
+    t0 = time.perf_counter()
+    rep = G.generate(progress=False)
+    total_s = time.perf_counter() - t0
+    entries_tables = rep.table_values // 4
+    entries_cases = rep.case_values // 4
+    entries = entries_tables + entries_cases
+    primary_s = rep.seconds["primary"]
+    # Interleaved rounds, so that load from other processes hits both sides alike: each round times
+    # the naive loop on the sample and the certified path on one preset with a fresh certifier (no
+    # cross-preset cache); the figures are the medians over the rounds.
     from sinpe.reference.certified import Certifier
+    single_entries = len(G.BULK_POSITIONS) * sum(G.WIDTHS)
+    naive_rates, single_rates = [], []
+    for _ in range(ROUNDS):
+        rate, n_naive, naive_vals = naive_rate(sample)
+        naive_rates.append(rate)
+        single = Certifier()
+        t1 = time.perf_counter()
+        for d in G.WIDTHS:
+            single.tables(get_profile("vaswani"), d, G.BULK_POSITIONS)
+        single_rates.append(single_entries / (time.perf_counter() - t1))
+    ratios = sorted(s / n for s, n in zip(single_rates, naive_rates))
+    naive_vps = statistics.median(naive_rates)
+    single_vps = statistics.median(single_rates)
+    naive_gen = (naive_before + naive_rates[0]) / 2  # around the generation: its baseline
+    # how often the uncertified 40-digit loop differs from the certified values (expected: 0)
     cert = Certifier()
     mism = 0
     for (name, d, p, j), vals in zip(sample, naive_vals):
         t = cert.tables(get_profile(name), d, [p], cols=[j])
         mism += any(t[f][0, 0] != v for f, v in zip(("binary64", "binary32", "binary16", "bfloat16"), vals))
-
-    # the same certified path without the cross-preset cache: one preset, fresh certifier
-    single = Certifier()
-    t1 = time.perf_counter()
-    for d in G.WIDTHS:
-        single.tables(get_profile("vaswani"), d, G.BULK_POSITIONS)
-    single_s = time.perf_counter() - t1
-    single_entries = len(G.BULK_POSITIONS) * sum(G.WIDTHS)
 
     files = rep.files
     table_files = [k for k in files if k.startswith("tables/") and k.endswith(".npy")]
@@ -103,12 +119,14 @@ def main() -> dict:
         "certified_full_entries_per_s": round(full_vps),
         "naive_entries_per_s": round(naive_vps),
         "naive_sample": n_naive,
-        "ratio_primary_vs_naive": round(primary_vps / naive_vps, 2),
-        "ratio_full_vs_naive": round(full_vps / naive_vps, 2),
-        "certified_one_preset_no_sharing_entries_per_s": round(single_entries / single_s),
-        "ratio_one_preset_vs_naive": round(single_entries / single_s / naive_vps, 2),
+        "ratio_primary_vs_naive": round(primary_vps / naive_gen, 2),
+        "ratio_full_vs_naive": round(full_vps / naive_gen, 2),
+        "certified_one_preset_no_sharing_entries_per_s": round(single_vps),
+        "ratio_one_preset_vs_naive": round(statistics.median(ratios), 2),
+        "ratio_one_preset_vs_naive_min": round(ratios[0], 2),
+        "rounds": ROUNDS,
         "target_ratio": 4.0,
-        "target_met": primary_vps / naive_vps >= 4.0,
+        "target_met": primary_vps / naive_gen >= 4.0 and ratios[0] >= 4.0,
         "ziv_escalations": rep.stats["escalations"],
         "distinct_phase_enclosures": rep.stats["pairs"],
         "cache_reuses": rep.stats["reused"],

@@ -115,8 +115,19 @@ def float_hex(x: float) -> str:
 
 def case_id(profile: Profile, d: int, position: str, column: int, dtype: str) -> str:
     """Stable content-derived ID: SHA-256 of the profile parameters, d, position, column, dtype."""
-    key = json.dumps({"params": profile.params(), "d": d, "position": position, "column": column,
-                      "dtype": dtype}, sort_keys=True, separators=(",", ":"))
+    return _case_id(_params_json(profile), d, position, column, dtype)
+
+
+def _params_json(profile: Profile) -> str:
+    return json.dumps(profile.params(), sort_keys=True, separators=(",", ":"))
+
+
+def _case_id(params_json: str, d: int, position: str, column: int, dtype: str) -> str:
+    """:func:`case_id` with the profile's parameters already serialised (computed once per file):
+    the compact, key-sorted JSON of {params, d, position, column, dtype}, as ``json.dumps`` writes it."""
+    enc = json.encoder.encode_basestring_ascii  # what json.dumps (ensure_ascii) writes for a str
+    key = (f'{{"column":{int(column)},"d":{int(d)},"dtype":{enc(dtype)},'
+           f'"params":{params_json},"position":{enc(position)}}}')
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -324,23 +335,29 @@ def _flags(fmt: Format, col_kind: str, pair: Any, fi: int, p: Fraction, g: float
         fl.append("ziv-escalated")
     if abs(pair.theta) >= 2.0 ** 16:
         fl.append("large-phase")
-    x = _frac(lo)
-    if x != 0 and abs(x) < Fraction(1, 2 ** 10):
+    # x = lo = xn 2^xe exactly; the tests below are exact integer comparisons of dyadics
+    sign, man, xe, _ = lo
+    xn = -int(man) if sign else int(man)
+    if xn and xe < -10 and abs(xn) < 1 << (-10 - xe):  # 0 < |x| < 2^-10
         fl.append("near-zero")
     if math.isinf(g):
         fl.append("overflow")
-    elif g == 0 and x != 0:
+    elif g == 0 and xn:
         fl.append("underflow")
     elif g != 0 and abs(g) < 2.0 ** fmt.emin:
         fl.append("subnormal")
     if math.isfinite(g) and lo != hi:
         from .rounding import ulp
-        up = Fraction(ulp(g, fmt))
+        ue = math.frexp(ulp(g, fmt))[1] - 1  # ulp = 2^ue
         at_pow2 = g != 0 and math.frexp(abs(g))[0] == 0.5 and abs(g) > 2.0 ** fmt.emin
-        down = up / 2 if at_pow2 else up
-        gap_hi, gap_lo = (up, down) if g >= 0 else (down, up)
-        dist = min(abs(x - (Fraction(g) + gap_hi / 2)), abs(x - (Fraction(g) - gap_lo / 2)))
-        if dist < up / 64:
+        de = ue - 1 if at_pow2 else ue  # the gap below |g|
+        h1, h2 = (ue - 1, de - 1) if g >= 0 else (de - 1, ue - 1)  # half gaps above and below g
+        gm, ge = math.frexp(g)
+        gn, ge = int(math.ldexp(gm, 53)), ge - 53
+        e0 = min(xe, ge, h1, h2, ue - 6)
+        X, G = xn << (xe - e0), gn << (ge - e0)
+        dist = min(abs(X - G - (1 << (h1 - e0))), abs(X - G + (1 << (h2 - e0))))
+        if dist < 1 << (ue - 6 - e0):  # within ulp/64 of a rounding boundary
             fl.append("near-tie")
     return sorted(fl)
 
@@ -359,6 +376,10 @@ def _oracle_decimal_ok(profile: Profile, d: int, p: Fraction, j: int, dec: str) 
         return ball.is_zero() if hasattr(ball, "is_zero") else (ball.mid() == 0 and ball.rad() == 0)
     mant, ex = dec.split("e")
     E = int(ex)
+    digits = mant.lstrip("-").replace(".", "")
+    if len(digits) == DIGITS:
+        return _decimal_ok_int(profile, d, p, j, -int(digits) if mant.startswith("-") else int(digits),
+                               E - DIGITS + 1)
     target = Fraction(Decimal(mant)) * Fraction(10) ** E
     half = Fraction(1, 2) * Fraction(10) ** (E - DIGITS + 1)
     prec = 200 + int(abs(p)).bit_length()
@@ -367,6 +388,25 @@ def _oracle_decimal_ok(profile: Profile, d: int, p: Fraction, j: int, dec: str) 
         mid = Fraction(*_man_exp_frac(ball.mid()))
         rad = Fraction(*_man_exp_frac(ball.rad()))
         if target - half < mid - rad and mid + rad < target + half:
+            return True
+        prec *= 2
+    return False
+
+
+def _decimal_ok_int(profile: Profile, d: int, p: Fraction, j: int, N: int, s: int) -> bool:
+    """:func:`_oracle_decimal_ok` for the decimal N 10^s in integers: is the Arb ball
+    [mid - rad, mid + rad] strictly inside ((N - 1/2) 10^s, (N + 1/2) 10^s)?"""
+    from . import oracle_flint as of
+    prec = 200 + int(abs(p)).bit_length()
+    for _ in range(3):
+        ball = of.enclose(profile, d, p, j, prec=prec)
+        mm, me = (int(x) for x in ball.mid().man_exp())
+        rm, re_ = (int(x) for x in ball.rad().man_exp())
+        e0 = min(me, re_)
+        M, R = mm << (me - e0), rm << (re_ - e0)  # mid = M 2^e0, rad = R 2^e0
+        # A 10^s < B 2^e0  <=>  A 10^max(s,0) 2^max(-e0,0) < B 10^max(-s,0) 2^max(e0,0)
+        ls, rs = 10 ** max(s, 0) << max(-e0, 0), 10 ** max(-s, 0) << max(e0, 0)
+        if (2 * N - 1) * ls < 2 * (M - R) * rs and 2 * (M + R) * rs < (2 * N + 1) * ls:
             return True
         prec *= 2
     return False
@@ -398,8 +438,10 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
     t_primary = t_oracle = t_dec = 0.0
     for name in presets:
         prof = get_profile(name)
+        pjson = _params_json(prof)
         for d in widths:
             plan = columns(prof, d)
+            cplan = cert.plan(prof, d)
             if tables:
                 t = time.perf_counter()
                 T = cert.tables(prof, d, BULK_POSITIONS)
@@ -421,33 +463,48 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
                     rep.table_values += a.size
             if cases:
                 groups = {f.name: [] for f in formats}
+                # positions that share their sampled columns (all of them for d <= SMALL_D) are
+                # computed as one table by both paths; the cases are then written position by position
+                cols_at = {p: sampled_columns(name, d, position_str(p)) for p in GOLDEN_POSITIONS}
+                by_cols: dict[tuple[int, ...], list[Fraction]] = {}
+                for p in GOLDEN_POSITIONS:
+                    by_cols.setdefault(tuple(cols_at[p]), []).append(p)
+                rows: dict[Fraction, tuple[dict, dict, int]] = {}
+                for js_t, ps_list in by_cols.items():
+                    t = time.perf_counter()
+                    T = cert.tables(prof, d, ps_list, cols=list(js_t))
+                    t_primary += time.perf_counter() - t
+                    t = time.perf_counter()
+                    O = of.rounded_tables(prof, d, ps_list, formats, only=list(js_t))
+                    t_oracle += time.perf_counter() - t
+                    for r, p in enumerate(ps_list):
+                        rows[p] = (T, O, r)
                 for p in GOLDEN_POSITIONS:
                     ps = position_str(p)
-                    js = sampled_columns(name, d, ps)
+                    js = cols_at[p]
+                    T, O, r = rows[p]
                     t = time.perf_counter()
-                    T = cert.tables(prof, d, [p], cols=js)
                     decs = [cert.decimal(prof, d, p, j) for j in js]
                     t_primary += time.perf_counter() - t
                     t = time.perf_counter()
-                    O = of.rounded_tables(prof, d, [p], formats, only=js)
                     for j, dec in zip(js, decs):
                         if not _oracle_decimal_ok(prof, d, p, j, dec):
                             rep.disagreements.append(f"{name} d={d} position={ps} column={j}: decimal {dec} "
                                                      f"not confirmed by Arb")
                     t_oracle += time.perf_counter() - t
-                    for f in formats:
-                        a, b = T[f.name][0], O[f.name][0]
+                    pairs = [None if plan[j].kind == "zero" else cert._pair(cplan, plan[j].k, p) for j in js]
+                    for fi, f in enumerate(formats):
+                        a, b = T[f.name][r], O[f.name][r]
                         for i, j in enumerate(js):
                             if a[i].view(np.int64) != b[i].view(np.int64):
                                 rep.disagreements.append(f"{name} d={d} position={ps} column={j} {f.name}: "
                                                          f"mpmath {a[i]!r} vs Arb {b[i]!r}")
                             col = plan[j]
-                            pair = None if col.kind == "zero" else cert._pair(cert.plan(prof, d), col.k, p)
                             g = float(a[i])
-                            fl = _flags(f, col.kind, pair, formats.index(f), p, g)
+                            fl = _flags(f, col.kind, pairs[i], fi, p, g)
                             for x in fl:
                                 rep.flag_counts[x] = rep.flag_counts.get(x, 0) + 1
-                            groups[f.name].append({"id": case_id(prof, d, ps, j, f.dtype), "position": ps,
+                            groups[f.name].append({"id": _case_id(pjson, d, ps, j, f.dtype), "position": ps,
                                                    "column": j, "label": col.label, "hex": float_hex(g),
                                                    "decimal": decs[i], "flags": fl})
                         rep.oracle_checked += len(js)

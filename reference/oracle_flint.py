@@ -3,7 +3,9 @@
 Arb balls are rigorous: the true value lies in [mid - rad, mid + rad]. A value is *correctly
 rounded* to a format once both ends of its ball round to the same format value (Ziv's strategy:
 raise the precision until they do). Independent of mpmath: different library, different
-argument reduction, different precision schedule.
+argument reduction, different precision schedule. Tables are settled a row at a time: a NumPy
+guess per format, then a rigorous test that the ball lies strictly between the rounding
+boundaries around the guess (:func:`_decide`); the exact comparison of both ends decides the rest.
 
 >>> from fractions import Fraction
 >>> from sinpe.spec import get_profile
@@ -29,7 +31,7 @@ from sinpe.spec.definition import columns, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile, to_fraction
 
-from .rounding import exact_mpf, round_to_format, ulp
+from .rounding import exact_mpf, round_to_format
 
 MAX_PREC = 1 << 14  # bits; reached only by values within 2^-16000 of a rounding boundary
 
@@ -57,29 +59,6 @@ class ArbBackend:
 
 
 ARB = ArbBackend()
-
-
-def _guess(m: float, f: Format) -> float:
-    """A cheap candidate for RN_f(x) from a float64 near x (possibly wrong: it is verified)."""
-    if f.name == "binary64":
-        return m
-    if f.name in ("binary32", "binary16"):
-        with np.errstate(over="ignore"):  # an overflow guess (inf) is rejected and redone exactly
-            return float(np.float32(m) if f.name == "binary32" else np.float16(m))
-    return round_to_format(m, f)
-
-
-def _rounds_to(v: arb, g: float, f: Format) -> bool:
-    """True iff every point of ball ``v`` rounds to ``g`` in format ``f`` (ties excluded: retried)."""
-    import math
-    if not math.isfinite(g):
-        return False
-    up = ulp(g, f)
-    # below a power of two the gap halves (except in the subnormal range)
-    down = up / 2 if (g != 0 and math.frexp(abs(g))[0] == 0.5 and abs(g) > 2.0 ** f.emin) else up
-    lo_gap, hi_gap = (down, up) if g > 0 else (up, down) if g < 0 else (up, up)
-    diff = v - arb(g)
-    return bool(diff > -arb(lo_gap) / 2 and diff < arb(hi_gap) / 2)
 
 
 def _endpoints(x: arb) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -112,9 +91,159 @@ def enclose(profile: Profile, d: int, p: Fraction, j: int, prec: int) -> arb:
     try:
         if col.kind == "zero":
             return arb(0)
-        return value(col, phase(profile, d, col.k, p, ARB), profile, ARB)
+        return value(col, phase(profile, d, col.k, p, ARB, w=_frequency(profile, d, col.k, prec)), profile, ARB)
     finally:
         ctx.prec = old
+
+
+def _half_gaps(g: np.ndarray, f: Format) -> tuple[np.ndarray, np.ndarray]:
+    """Half the distances from each candidate g of format f to its neighbours below and above
+    (powers of two): every x with g - below < x < g + above rounds to g (round to nearest).
+
+    The gap above |g| is ulp(g); below |g| it is ulp(g)/2 when |g| is a power of two above the
+    subnormal range (mirrored for g < 0). Mirrors ``rounding.ulp`` in NumPy.
+    """
+    P, emin = f.precision, f.emin
+    m, e = np.frexp(g)
+    E = np.maximum(e.astype(np.int64) - 1, emin)
+    up = np.ldexp(1.0, E - P)  # ulp / 2
+    down = np.where((np.abs(m) == 0.5) & (np.abs(g) > 2.0 ** emin), up / 2, up)
+    neg = g < 0
+    return np.where(neg, up, down), np.where(neg, down, up)
+
+
+def _candidates(m: np.ndarray, f: Format) -> np.ndarray:
+    """A cheap guess at RN_f for float64 values m (ties to even at f's precision; it is only a
+    guess: :func:`_decide` verifies it)."""
+    if f.precision >= 53:
+        return m.copy()
+    mm, e = np.frexp(m)
+    E = np.maximum(e.astype(np.int64) - 1, f.emin)
+    q = E - (f.precision - 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = np.ldexp(np.rint(np.ldexp(m, -q)), q)
+        return np.where(np.abs(v) > f.max_finite, np.copysign(np.inf, m), v)
+
+
+def _decide(vals: Sequence[arb], formats: Sequence[Format]) -> tuple[np.ndarray, np.ndarray]:
+    """Correctly rounded values of the balls ``vals`` in each format, where a cheap rigorous test
+    suffices: ``(out (n, formats), ok (n,))``; rows with ``ok`` False need :func:`_slow`.
+
+    The test never relies on how ``float(arb)`` rounds, only that it is monotone and exact on
+    float64 numbers: for a float64 boundary B, ``float(lower) > B`` implies ``lower > B``. So
+    for a format of at most 52 bits (its boundaries are float64 numbers) the ball lies strictly
+    between the boundaries around the candidate when ``float(lower) > B_lo`` and
+    ``float(upper) < B_hi``. For binary64 (boundaries need 54 bits) the same test runs on the
+    Arb difference ball - g, against +-gap/2, which are powers of two.
+    """
+    n = len(vals)
+    out = np.empty((n, len(formats)))
+    los = [v.lower() for v in vals]
+    his = [v.upper() for v in vals]
+    lf = np.array([float(x) for x in los])
+    hf = np.array([float(x) for x in his])
+    finite = np.isfinite(lf) & np.isfinite(hf)
+    mid = np.where(finite, (lf * 0.5 + hf * 0.5), 0.0)
+    ok = finite & (mid != 0)  # zeros (signed) and non-finite values: the exact path
+    for i, f in enumerate(formats):
+        g = _candidates(mid, f)
+        out[:, i] = g
+        ok &= np.isfinite(g) & (g != 0)
+        if f.precision <= 52 and f.emin >= -1022 and f.emax <= 1023:
+            with np.errstate(invalid="ignore"):
+                below, above = _half_gaps(g, f)
+                ok &= (lf > g - below) & (hf < g + above)  # g -+ gap/2 have at most 53 bits: exact
+        elif f.precision == 53 and f.emin == -1022 and f.emax == 1023:
+            ok &= np.abs(g) >= 2.0 ** -1022
+            idx = np.flatnonzero(ok)
+            if idx.size:
+                gi = g[idx]
+                below, above = (x.tolist() for x in _half_gaps(gi, f))
+                gl = gi.tolist()
+                for t, r in enumerate(idx.tolist()):
+                    dlt = vals[r] - arb(gl[t])  # a ball containing v - g exactly (Arb's subtraction is rigorous)
+                    if not (float(dlt.lower()) > -below[t] and float(dlt.upper()) < above[t]):
+                        ok[r] = False
+        else:
+            ok[:] = False
+    return out, ok
+
+
+def _slow(v: arb, formats: Sequence[Format]) -> list[float] | None:
+    """The exact path: both ends of the ball as mpmath numbers, rounded by round_to_format;
+    None if some format rounds them differently (the Ziv loop raises the precision). As before
+    the fast path existed, ends that round to -0.0 and +0.0 count as equal and the zero takes the
+    sign of the midpoint (+0.0 for a midpoint 0): a ball around an exact zero (p + offset = 0 with
+    a non-dyadic offset) never shrinks to a point. That sign is not certified by the ball; the
+    bitwise comparison with the primary is what checks it."""
+    lo, hi = _endpoints(v)
+    res = []
+    for f in formats:
+        g = round_to_format(lo, f)
+        if g != round_to_format(hi, f):
+            return None
+        if g == 0:
+            g = -0.0 if float(v.mid()) < 0 else 0.0
+        res.append(g)
+    return res
+
+
+class _Theta:
+    """A phase ball whose sin and cos are computed together (``arb.sin_cos``) on first use."""
+
+    __slots__ = ("x", "sc")
+
+    def __init__(self, x: arb) -> None:
+        self.x, self.sc = x, None
+
+    def sin_cos(self) -> tuple[arb, arb]:
+        if self.sc is None:
+            self.sc = self.x.sin_cos()
+        return self.sc
+
+
+class _SinCosBackend(ArbBackend):
+    """ARB whose sin and cos of a :class:`_Theta` share one ``sin_cos``."""
+
+    @staticmethod
+    def sin(x: Any) -> Any:
+        return x.sin_cos()[0] if isinstance(x, _Theta) else x.sin()
+
+    @staticmethod
+    def cos(x: Any) -> Any:
+        return x.sin_cos()[1] if isinstance(x, _Theta) else x.cos()
+
+
+_SC = _SinCosBackend()
+
+
+_FREQS: dict[tuple, dict[int, arb]] = {}
+
+
+def _frequencies(profile: Profile, d: int, prec: int) -> dict[int, arb]:
+    """The cache of w_k balls at ``prec`` bits for (profile, d): ``{k: w_k}`` (arb values are immutable)."""
+    key = (profile, d, prec)
+    ws = _FREQS.get(key)
+    if ws is None:
+        if len(_FREQS) > 2000:
+            _FREQS.clear()
+        ws = _FREQS[key] = {}
+    return ws
+
+
+def _frequency(profile: Profile, d: int, k: int, prec: int, ws: dict[int, arb] | None = None) -> arb:
+    """w_k as an Arb ball at ``prec`` bits, cached; ``ws``: the :func:`_frequencies` dict, if at hand."""
+    if ws is None:
+        ws = _frequencies(profile, d, prec)
+    w = ws.get(k)
+    if w is None:
+        old = ctx.prec
+        ctx.prec = prec
+        try:
+            w = ws[k] = frequency(profile, d, k, ARB)
+        finally:
+            ctx.prec = old
+    return w
 
 
 def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
@@ -123,59 +252,80 @@ def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
 
     Each entry is the format value nearest to PE(p)[j] (ties to even); float64 holds it exactly.
     ``only`` restricts the output to those columns, in that order (shape (rows, len(only))).
+    Each distinct (frequency, sin/cos) of a row is one Arb ball; :func:`_decide` settles the
+    balls of a row at once, :func:`_slow` the rest, and the Ziv loop raises the precision for
+    the ones neither settles.
     """
     formats = [f if isinstance(f, Format) else get_format(f) for f in fmts]
     pos = _positions(positions)
     plan = columns(profile, d)
     js = list(range(d)) if only is None else [int(j) for j in only]
     cols = [plan[j] for j in js]
+    need = sorted({(c.k, c.kind) for c in cols if c.kind != "zero"})
+    col_of = {(c.k, c.kind): c for c in cols}
     out = {f.name: np.empty((len(pos), len(js)), dtype=np.float64) for f in formats}
     old = ctx.prec
-    freqs: dict[tuple[int, int], arb] = {}  # (prec, k) -> w_k: computed once, not per position
+    # w_k at the highest start precision the call needs (a more accurate w only tightens the balls)
+    wprec = max((_start_prec(p, profile) for p in pos), default=96)
+    ws0 = _frequencies(profile, d, wprec)
+    freqs0: dict[int, arb] | None = None
+    zero_vals = None
     try:
         for r, p in enumerate(pos):
             prec = _start_prec(p, profile)
-            pending = list(range(len(js)))
+            pending = need
+            got: dict[tuple[int, str], list[float]] = {}
             while pending:
+                wp = max(prec, wprec)
+                if wp == wprec:  # the first pass of every row: w_k from one dict for the whole call
+                    if freqs0 is None:
+                        freqs0 = {k: _frequency(profile, d, k, wp, ws0) for k in {k for k, _ in need}}
+                    freqs = freqs0
+                else:
+                    ws = _frequencies(profile, d, wp)
+                    freqs = {k: _frequency(profile, d, k, wp, ws) for k in {k for k, _ in pending}}
                 ctx.prec = prec
-                cache: dict[int, tuple[arb, arb]] = {}
+                pa = ARB.num(p)
+                ths: dict[int, _Theta] = {}
+                vals = []
+                for k, kind in pending:
+                    th = ths.get(k)
+                    if th is None:
+                        th = ths[k] = _Theta(phase(profile, d, k, pa, ARB, w=freqs[k]))
+                    vals.append(value(col_of[(k, kind)], th, profile, _SC))
+                res, ok = _decide(vals, formats)
+                rows = res.tolist()
                 retry = []
-                for j in pending:
-                    col = cols[j]
-                    if col.kind == "zero":
-                        for f in formats:
-                            out[f.name][r, j] = 0.0
+                for i, key in enumerate(pending):
+                    if ok[i]:
+                        got[key] = rows[i]
                         continue
-                    if col.k not in cache:
-                        w = freqs.get((prec, col.k))
-                        if w is None:
-                            w = freqs[(prec, col.k)] = frequency(profile, d, col.k, ARB)
-                        th = phase(profile, d, col.k, p, ARB, w=w)
-                        s, c = th.sin_cos()
-                        cache[col.k] = (s, c)
-                    s, c = cache[col.k]
-                    v = s if col.kind == "sin" else c
-                    if profile.amplitude != 1:
-                        v = ARB.num(profile.amplitude) * v
-                    m = float(v.mid())
-                    ok = True
-                    for f in formats:
-                        g = _guess(m, f)
-                        if not _rounds_to(v, g, f):
-                            lo, hi = _endpoints(v)  # slow exact path: the guess was off or the ball too wide
-                            g = round_to_format(lo, f)
-                            if g != round_to_format(hi, f):
-                                ok = False
-                                break
-                        out[f.name][r, j] = g
-                    if not ok:
-                        retry.append(j)
+                    if vals[i].is_zero():  # exactly 0 (sin 0): +0.0 in every format
+                        got[key] = [0.0] * len(formats)
+                        continue
+                    slow = _slow(vals[i], formats)
+                    if slow is None:
+                        retry.append(key)
+                    else:
+                        got[key] = slow
                 pending = retry
                 if pending:
                     prec *= 2
                     if prec > MAX_PREC:
                         raise ArithmeticError(f"Ziv loop did not settle at {MAX_PREC} bits for position {p}, "
-                                              f"columns {pending[:5]}")
+                                              f"values {pending[:5]}")
+            rows_r = []
+            for col in cols:
+                if col.kind == "zero":
+                    if zero_vals is None:
+                        zero_vals = _slow(value(col, None, profile, ARB), formats)
+                    rows_r.append(zero_vals)
+                else:
+                    rows_r.append(got[(col.k, col.kind)])
+            if rows_r:
+                block = np.array(rows_r, dtype=np.float64)
+                for fi, f in enumerate(formats):
+                    out[f.name][r] = block[:, fi]
     finally:
         ctx.prec = old
     return out
