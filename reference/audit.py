@@ -265,12 +265,18 @@ def _cmp_margin(x: mpmath.mpf, L: float) -> None:
         raise AuditError(f"wavelength {x} too close to {L} to decide")
 
 
-@quantity("count_short")
-def q_count_short(d: int, L: int) -> Quantity:
+def _lengths_decidable(d: int, L: int) -> list[mpmath.mpf]:
+    """The wavelengths at d, each checked to be decidably on one side of L and of L - 1."""
     lam = _lengths(d)
     for x in lam:
         _cmp_margin(x, L)
         _cmp_margin(x, L - 1)
+    return lam
+
+
+@quantity("count_short")
+def q_count_short(d: int, L: int) -> Quantity:
+    lam = _lengths_decidable(d, L)
     return Quantity([(f"wavelength <= {L}", sum(1 for x in lam if x <= L)),
                      (f"wavelength < {L}", sum(1 for x in lam if x < L)),
                      (f"a full turn within positions 0..{L - 1} (wavelength <= {L - 1})", sum(1 for x in lam if x <= L - 1))],
@@ -279,10 +285,7 @@ def q_count_short(d: int, L: int) -> Quantity:
 
 @quantity("count_long")
 def q_count_long(d: int, L: int) -> Quantity:
-    lam = _lengths(d)
-    for x in lam:
-        _cmp_margin(x, L)
-        _cmp_margin(x, L - 1)
+    lam = _lengths_decidable(d, L)
     return Quantity([(f"wavelength > {L}", sum(1 for x in lam if x > L)),
                      (f"less than a full turn over positions 0..{L - 1} (wavelength > {L - 1})", sum(1 for x in lam if x > L - 1))],
                     f"of {len(lam)} pairs")

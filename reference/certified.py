@@ -880,11 +880,14 @@ class Certifier:
         key = (pl.pkey[0], e.numerator, e.denominator, prec)
         w = self._wfix.get(key)
         if w is None:
-            ops = self._fops.get(prec)
-            if ops is None:
-                ops = self._fops[prec] = FixedBackend(prec)
-            w = self._wfix[key] = frequency(pl.profile, pl.d, k, ops)
+            w = self._wfix[key] = frequency(pl.profile, pl.d, k, self._fixed_ops(prec))
         return w
+
+    def _fixed_ops(self, prec: int) -> FixedBackend:
+        ops = self._fops.get(prec)
+        if ops is None:
+            ops = self._fops[prec] = FixedBackend(prec)
+        return ops
 
     def _start(self, pl: _Plan, e: Fraction, p: Fraction) -> int:
         """start_prec, cached per position when it does not depend on e (base > 1)."""
@@ -898,14 +901,8 @@ class Certifier:
 
     def _theta_fixed(self, pl: _Plan, k: int, p: Fraction, prec: int) -> tuple[FixedBackend, FixedIv]:
         """The spec's phase on :class:`FixedBackend`: w_k cached per (base, e_k, prec)."""
-        ops = self._fops.get(prec)
-        if ops is None:
-            ops = self._fops[prec] = FixedBackend(prec)
-        e = pl.exps[k]
-        key = (pl.pkey[0], e.numerator, e.denominator, prec)
-        w = self._wfix.get(key)
-        if w is None:
-            w = self._wfix[key] = frequency(pl.profile, pl.d, k, ops)
+        ops = self._fixed_ops(prec)
+        w = self._w_fixed(pl, k, prec)
         pkey = (p.numerator, p.denominator, prec)
         pos = self._fpos.get(pkey)  # a dyadic position as an exact FixedIv; any other stays a Fraction
         if pos is None:

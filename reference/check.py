@@ -52,7 +52,7 @@ import numpy as np
 from sinpe.spec.definition import columns
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
-from sinpe.spec.tolerance import TIERS, phase_constant
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array
 
 from . import fastref
 from .loaders import LoadError, Table, release_pages
@@ -173,52 +173,6 @@ def _fmt_pos(p: Any) -> str:
     return repr(f) if Fraction(repr(f)) == Fraction(f) else f"{Fraction(f).numerator}/{Fraction(f).denominator}"
 
 
-# --- tolerance, fast --------------------------------------------------------------------------------
-
-_EXP_MASK = np.int64(0x7FF0000000000000)
-
-
-def ulp_fast(ref: np.ndarray, fmt: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """ulp of ``fmt`` in the binade of |ref| by bit masking; equal to ``tolerance.ulp_array`` (tested).
-
-    >>> ulp_fast(np.array([1.0, 0.75, 0.0, 1e-6]), get_format("float16")).tolist() == [2.0**-10, 2.0**-11, 2.0**-24, 2.0**-24]
-    True
-    """
-    f = fmt if not isinstance(fmt, str) else get_format(fmt)
-    ref = np.ascontiguousarray(ref, dtype=np.float64)
-    out = np.empty_like(ref) if out is None else out
-    np.bitwise_and(ref.view(np.int64), _EXP_MASK, out=out.view(np.int64))  # 2^floor(log2|ref|), 0 below 2^-1022
-    out *= 2.0 ** (1 - f.precision)
-    np.maximum(out, f.min_subnormal, out=out)
-    return out
-
-
-def allowed_fast(tier: str, fmt: Any, ref: np.ndarray, theta: np.ndarray | None, amplitude: float,
-                 out: np.ndarray | None = None, base: float = 10000.0) -> np.ndarray:
-    """``tolerance.allowed_abs_error`` computed in place (theta None or NaN: zero column); tested equal.
-
-    The phase constant is TOL-PHASE-C's for frequencies computed in the dtype (``rounded_frequencies``
-    False): a third-party table may compute them as exp(-k ln b / D).
-    """
-    f = fmt if not isinstance(fmt, str) else get_format(fmt)
-    u1 = ulp_fast(ref, f, out)
-    if tier == "exact":
-        u1 *= 0.5
-        return u1
-    if tier == "faithful":
-        return u1
-    if theta is None:
-        return u1
-    # the same operations in the same order as allowed_abs_error: ((c u) (1 + |theta|)) |alpha|
-    c = phase_constant(f.dtype, base=base) * f.unit_roundoff
-    b = np.abs(theta)
-    b += 1.0
-    b *= c
-    if abs(amplitude) != 1.0:
-        b *= abs(amplitude)
-    np.fmax(u1, b, out=u1)  # fmax: a NaN theta (zero column) leaves the ulp bound
-    return u1
-
 
 # --- the column plan as slices ----------------------------------------------------------------------
 
@@ -307,7 +261,7 @@ def oracle_decide(profile: Profile, d: int, position: Any, j: int, y: float, tie
         lo, hi = oracle_entry(profile, d, position, j, prec)
         mid = float(mpmath.mpf((lo + hi) / 2))
         th = np.array([np.nan if columns(profile, d)[j].kind == "zero" else theta])
-        allowed = mpmath.mpf(float(allowed_fast(tier, f, np.array([mid]), th, amp, base=float(profile.base))[0]))
+        allowed = mpmath.mpf(float(allowed_abs_error(tier, f, np.array([mid]), th, amp, base=float(profile.base))[0]))
         yy = mpmath.mpf(y)
         e_lo = 0 if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
         e_hi = max(abs(yy - lo), abs(yy - hi))
@@ -487,7 +441,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         err = bufs.setdefault("err", np.empty((step, d)))[:n]
         np.subtract(y, ref, out=err)
         np.abs(err, out=err)
-        ulp = ulp_fast(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
+        ulp = ulp_array(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
         allowed = bufs.setdefault("allowed", np.empty((step, d)))[:n]
         if tier == "phase":
             with np.errstate(invalid="ignore"):  # 0 * -inf in zero columns at position 0
@@ -630,8 +584,8 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
             why = "non-finite"
         if math.isnan(al):
             ref1, th1 = reference_chunk(profile, d, pos[r:r + 1], True)
-            al = float(allowed_fast(tier, fmt, ref1[:, c], th1[:, c], amp, base=base)[0])
-        u = float(ulp_fast(np.array([rv]), fmt)[0])
+            al = float(allowed_abs_error(tier, fmt, ref1[:, c], th1[:, c], amp, base=base)[0])
+        u = float(ulp_array(np.array([rv]), fmt)[0])
         res.failures.append(Failure(
             position=p, column=c, label=labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
             ulp_error=e / u, reason=why or f"|error| > {tier} tolerance",

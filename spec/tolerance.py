@@ -65,29 +65,37 @@ def unit_roundoff(dtype: str) -> float:
     return get_format(dtype).unit_roundoff
 
 
-def ulp_array(x: np.ndarray, fmt: "str | Format") -> np.ndarray:
+_EXP_MASK = np.int64(0x7FF0000000000000)
+
+
+def ulp_array(x: np.ndarray, fmt: "str | Format", out: np.ndarray | None = None) -> np.ndarray:
     """ulp of ``fmt`` in the binade of each |x| (gradual underflow: min subnormal below 2^emin).
+
+    The binade is read off the binary64 exponent bits (no frexp, no temporaries): ``out`` may be a
+    preallocated float64 array of x's shape (the streaming checker reuses one per chunk).
 
     >>> ulp_array(np.array([1.0, 0.75, 0.0, 1e-6]), "float16").tolist() == [2.0**-10, 2.0**-11, 2.0**-24, 2.0**-24]
     True
     """
     f = fmt if isinstance(fmt, Format) else get_format(fmt)
-    a = np.abs(np.asarray(x, dtype=np.float64))
-    _, e = np.frexp(a)  # a = m * 2^e, m in [0.5, 1): binade exponent e - 1
-    top = np.maximum(e.astype(np.int64) - 1, f.emin)
-    out = np.ldexp(1.0, (top - (f.precision - 1)).astype(np.int32))
-    return np.where(a == 0, f.min_subnormal, out)
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    out = np.empty_like(a) if out is None else out
+    np.bitwise_and(a.view(np.int64), _EXP_MASK, out=out.view(np.int64))  # 2^floor(log2|x|); 0 below 2^-1022
+    out *= 2.0 ** (1 - f.precision)
+    np.maximum(out, f.min_subnormal, out=out)  # the subnormal range of fmt (and x = 0)
+    return out
 
 
-def allowed_abs_error(tier: str, dtype: str, reference: np.ndarray, theta: np.ndarray,
+def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, theta: np.ndarray | None,
                       amplitude: float = 1.0, *, base: float = DEFAULT_BASE,
-                      rounded_frequencies: bool = False) -> np.ndarray:
+                      rounded_frequencies: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     """Per-entry bound on |y - PE| for ``tier`` in ``dtype`` (TOL-EXACT / TOL-FAITHFUL / TOL-PHASE).
 
     ``reference`` is PE (float64 or better; its binade picks the ulp), ``theta`` the phase argument
     sigma*(p+o)*w_k in float64, NaN for a column that is identically zero (its bound is the ulp one),
     ``amplitude`` the profile's alpha; ``base`` and ``rounded_frequencies`` select c (TOL-PHASE-C).
-    Shapes broadcast.
+    Shapes broadcast. ``theta=None`` means every column is identically zero; ``out`` (float64, the
+    reference's shape) receives the result in place.
 
     - ``exact``: ulp(PE)/2 (round to nearest; PE is transcendental off theta = 0, so no ties).
     - ``faithful``: ulp(PE).
@@ -103,15 +111,19 @@ def allowed_abs_error(tier: str, dtype: str, reference: np.ndarray, theta: np.nd
     """
     if tier not in TIERS:
         raise ValueError(f"unknown tolerance tier {tier!r}; tiers: {', '.join(TIERS)}")
-    f = get_format(dtype)
-    ref = np.asarray(reference, dtype=np.float64)
-    u1 = ulp_array(ref, f)
+    f = dtype if isinstance(dtype, Format) else get_format(dtype)
+    u1 = ulp_array(reference, f, out)
     if tier == "exact":
-        return u1 / 2
-    if tier == "faithful":
+        u1 *= 0.5
         return u1
-    th = np.abs(np.asarray(theta, dtype=np.float64))
+    if tier == "faithful" or theta is None:
+        return u1
     c = phase_constant(f.dtype, base, rounded_frequencies)
-    bound = c * f.unit_roundoff * (1.0 + th) * abs(float(amplitude))
-    bound = np.where(np.isnan(th), 0.0, bound)
-    return np.maximum(u1, bound)
+    bound = np.abs(np.asarray(theta, dtype=np.float64))
+    bound += 1.0
+    bound *= c * f.unit_roundoff  # ((c u) (1 + |theta|)) |alpha|
+    if abs(float(amplitude)) != 1.0:
+        bound *= abs(float(amplitude))
+    if bound.shape == u1.shape:
+        return np.fmax(u1, bound, out=u1)  # fmax: a NaN theta (zero column) leaves the ulp bound
+    return np.fmax(u1, bound)
