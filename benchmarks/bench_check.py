@@ -60,8 +60,8 @@ def hwm():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t = time.perf_counter()
 from sinpe.spec.profiles import get_profile
-from sinpe.reference.check import check_table
-from sinpe.reference.loaders import load_table
+from sinpe.reference.checking.check import check_table
+from sinpe.reference.checking.loaders import load_table
 r = check_table(load_table(sys.argv[1]), get_profile("vaswani"), tier=sys.argv[2], detect=False, progress=False,
                 threads=int(sys.argv[3]))
 total = time.perf_counter() - t
@@ -76,7 +76,7 @@ def _write_table(path: str, rows: int, d: int) -> None:
     import numpy as np
     from numpy.lib.format import open_memmap
 
-    from sinpe.reference.impl_numpy import pe_table
+    from sinpe.reference.implementations.numpy_impl import pe_table
     from sinpe.spec.profiles import get_profile
 
     out = open_memmap(path, mode="w+", dtype=np.float32, shape=(rows, d))
@@ -102,8 +102,8 @@ def sweep(max_position: int = 10**6, d: int = 64, presets: tuple[str, ...] = ("v
     (REQ-CHECK-CONFORM), tier phase, in blocks of rows. Returns entries checked and failures per case."""
     import numpy as np
 
-    from sinpe.reference import impl_numpy, impl_torch
-    from sinpe.reference.check import check_table
+    from sinpe.reference.implementations import numpy_impl as impl_numpy, torch_impl as impl_torch
+    from sinpe.reference.checking.check import check_table
     from sinpe.spec.profiles import get_profile
 
     out: dict[str, Any] = {}

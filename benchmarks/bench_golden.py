@@ -3,11 +3,11 @@
 Measured in the same run, on the same output: the canonical golden set (``sinpe golden``:
 bulk tables + case files, every entry in binary64, binary32, binary16 and bfloat16).
 
-- certified: ``sinpe.reference.golden.generate()`` -- mpmath interval enclosures of
+- certified: ``sinpe.reference.golden.vectors.generate()`` -- mpmath interval enclosures of
   spec/definition.py, Ziv rounding to the four formats, 40-digit decimals for the cases, plus the
   Arb cross-check of every value; the primary (mpmath) part is timed separately.
 - naive: for a seeded random sample of the same entries, ``mp.dps = 40``, the definition on
-  mpmath's ``mp.sin``/``mp.cos`` (``sinpe.reference.mpref.pe_value``), then ``round_to_format``
+  mpmath's ``mp.sin``/``mp.cos`` (``sinpe.reference.oracles.mp.pe_value``), then ``round_to_format``
   into the four formats: uncertified, one entry at a time.
 
 An entry is one (preset, d, position, column); it yields 4 rounded values. The certified path
@@ -36,8 +36,8 @@ ROUNDS = 5  # interleaved naive / one-preset timings
 
 
 def naive_rate(entries: list[tuple], seconds_budget: float = 20.0) -> tuple[float, int, int]:
-    from sinpe.reference.mpref import pe_value
-    from sinpe.reference.rounding import round_to_format
+    from sinpe.reference.oracles.mp import pe_value
+    from sinpe.reference.numerics.rounding import round_to_format
     from sinpe.spec.profiles import get_profile
     n = 0
     out = []
@@ -54,7 +54,7 @@ def naive_rate(entries: list[tuple], seconds_budget: float = 20.0) -> tuple[floa
 
 
 def main() -> dict:
-    from sinpe.reference import golden as G
+    from sinpe.reference.golden import vectors as G
     from sinpe.spec.profiles import get_profile
 
     # the same entries, sampled: bulk rows at every bulk position, all columns
@@ -76,7 +76,7 @@ def main() -> dict:
     # Interleaved rounds, so that load from other processes hits both sides alike: each round times
     # the naive loop on the sample and the certified path on one preset with a fresh certifier (no
     # cross-preset cache); the figures are the medians over the rounds.
-    from sinpe.reference.certified import Certifier
+    from sinpe.reference.oracles.interval import Certifier
     single_entries = len(G.BULK_POSITIONS) * sum(G.WIDTHS)
     naive_rates, single_rates = [], []
     for _ in range(ROUNDS):

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sinpe.reference.impl_numpy import pe_table, scaled_frequencies
+from sinpe.reference.implementations.numpy_impl import pe_table, scaled_frequencies
 from sinpe.spec.definition import columns
 from sinpe.spec.profiles import get_profile
 

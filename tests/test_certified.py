@@ -1,6 +1,6 @@
 """The certified mpmath path (REQ-REF-MP, REQ-GOLDEN-ROUND) against independent computations.
 
-Expected values come from python-flint's Arb (sinpe.reference.oracle_flint, a different library
+Expected values come from python-flint's Arb (sinpe.reference.oracles.arb, a different library
 and argument reduction) or from mpmath at a much higher precision through ``mpmath.sin``/``cos``
 (a different code path from the libmpi intervals); each test says which.
 """
@@ -16,9 +16,9 @@ from mpmath.libmp import from_man_exp
 import numpy as np
 import pytest
 
-from sinpe.reference import certified as C
-from sinpe.reference import oracle_flint
-from sinpe.reference.rounding import round_to_format
+from sinpe.reference.oracles import interval as C
+from sinpe.reference.oracles import arb as oracle_flint
+from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.spec.formats import FORMATS, get_format
 from sinpe.spec.profiles import get_profile
 

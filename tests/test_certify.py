@@ -11,15 +11,15 @@ import json
 import numpy as np
 import pytest
 
-from sinpe.reference import impl_numpy
-from sinpe.reference.certify import (Case, certify_all, certify_impl, exact_table, sample_bands)
+from sinpe.reference.implementations import numpy_impl as impl_numpy
+from sinpe.reference.implementations.certify import (Case, certify_all, certify_impl, exact_table, sample_bands)
 from sinpe.reference.cli import main
-from sinpe.reference.oracle_flint import reference_f64
+from sinpe.reference.oracles.arb import reference_f64
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.tolerance import allowed_abs_error
 
 torch = pytest.importorskip("torch", reason="torch is a declared dependency (make installs it)")
-from sinpe.reference import impl_torch  # noqa: E402
+from sinpe.reference.implementations import torch_impl as impl_torch  # noqa: E402
 
 VAS = PRESETS["vaswani"]
 CASES = [Case(VAS, 64), Case(PRESETS["t2t-cos"], 65), Case(get_profile("vaswani", amplitude="0.1", offset=2), 33)]

@@ -1,6 +1,6 @@
 """sinpe check (SPEC.md REQ-CHECK-CONFORM, REQ-CHECK-DECIDE, REQ-CHECK-REPRO, REQ-CHECK-STREAM, REQ-CHECK-CLI): verdicts, figures, reproduction lines, streaming, the JSON contract.
 
-Expected values come from the Arb oracle (python-flint, :mod:`sinpe.reference.oracle_flint`), never
+Expected values come from the Arb oracle (python-flint, :mod:`sinpe.reference.oracles.arb`), never
 from the fast reference the checker uses; every certifying check has a negative twin.
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sinpe.reference import check as chk
-from sinpe.reference import fastref
-from sinpe.reference.buggy import CATALOGUE
-from sinpe.reference.check import check_table
-from sinpe.reference.impl_numpy import pe_table as np_table
-from sinpe.reference.oracle_flint import rounded_table
+from sinpe.reference.checking import check as chk
+from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.checking.check import check_table
+from sinpe.reference.implementations.numpy_impl import pe_table as np_table
+from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, ulp_array
@@ -47,7 +47,7 @@ def test_in_place_tolerance_equals_the_allocating_one(dtype, tier):  # REQ-CHECK
     got = allowed_abs_error(tier, get_format(dtype), ref, th, 0.75, base=500.0, out=np.empty_like(ref))
     assert np.array_equal(want, got)
     # and the ulp by exponent bits equals the scalar rounding.ulp at every edge value
-    from sinpe.reference.rounding import ulp
+    from sinpe.reference.numerics.rounding import ulp
     assert ulp_array(ref, dtype).tolist() == [ulp(float(x), dtype) for x in ref]
 
 
@@ -56,7 +56,7 @@ def test_in_place_tolerance_equals_the_allocating_one(dtype, tier):  # REQ-CHECK
 def _bundled(profile, d, dtype):
     if dtype in ("float64", "float32"):
         return np_table(profile, d, SAMPLE, dtype)
-    from sinpe.reference.impl_torch import pe_table
+    from sinpe.reference.implementations.torch_impl import pe_table
     return pe_table(profile, d, SAMPLE, dtype)
 
 
@@ -172,7 +172,7 @@ def test_wrong_width_and_transposed_are_findings():
 # --- streaming (REQ-CHECK-STREAM) ---------------------------------------------------------------------
 
 def test_streamed_memmap_equals_in_memory(tmp_path):
-    from sinpe.reference.loaders import load_table
+    from sinpe.reference.checking.loaders import load_table
     t = np_table(VAS, 96, np.arange(3000), "float32")
     t[2500, 17] *= 1.5
     path = tmp_path / "t.npy"
@@ -222,7 +222,7 @@ def test_cli_json_contract_and_exit_codes(tmp_path):
 
 def test_cli_callable_target(tmp_path):
     (tmp_path / "check_impls.py").write_text(
-        "from sinpe.reference.impl_numpy import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
+        "from sinpe.reference.implementations.numpy_impl import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
         "def good(p, d):\n    return pe_table(get_profile('vaswani'), d, p, 'float32')\n"
         "def n_style(n, d):\n    import numpy as np\n    return good(np.arange(n), d)\n")
     res = sinpe_cli("check", "check_impls:good", "--d", "32", cwd=tmp_path)
@@ -236,7 +236,7 @@ def test_cli_callable_target(tmp_path):
 def test_odd_rule_error_requires_the_callable_to_raise(tmp_path, monkeypatch, capsys):  # REQ-CHECK-CONFORM
     from sinpe.reference.cli import main
     (tmp_path / "odd_impls.py").write_text(
-        "import numpy as np\nfrom sinpe.reference.impl_numpy import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
+        "import numpy as np\nfrom sinpe.reference.implementations.numpy_impl import pe_table\nfrom sinpe.spec.profiles import get_profile\n"
         "def strict(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n"
         "    return pe_table(get_profile('vaswani'), d, p, 'float32')\n"
         "def zeros_even(p, d):\n    if d % 2:\n        raise ValueError('odd d')\n    return np.zeros((len(p), d))\n"
@@ -267,7 +267,7 @@ def test_values_not_in_the_claimed_dtype_do_not_conform():  # REQ-CHECK-SHAPE (d
     # the negative twin: float32 values stored as float64 (and bfloat16 values stored as float32) conform
     t32 = np_table(VAS, 16, pos, "float32")
     assert check_table(t32.astype(np.float64), VAS, dtype="float32", detect=False).conformant
-    from sinpe.reference.impl_torch import pe_table as torch_table
+    from sinpe.reference.implementations.torch_impl import pe_table as torch_table
     bf = torch_table(VAS, 16, pos, "bfloat16").float().numpy()
     assert check_table(bf, VAS, dtype="bfloat16", detect=False).conformant
     assert not check_table(t32, VAS, dtype="bfloat16", detect=False).conformant
@@ -278,7 +278,7 @@ def test_non_finite_reason_mentions_float16_overflow_only_when_it_applies():  # 
     t[7, 3] = np.nan
     r = check_table(t, VAS, detect=False)
     assert r.reason.startswith("non-finite: 1 NaN/Inf entries, first at position 7 column 3") and "float16" not in r.reason
-    from sinpe.reference.impl_torch import pe_table as torch_table
+    from sinpe.reference.implementations.torch_impl import pe_table as torch_table
     pos = np.array([0, 1, 65519, 65520])
     h = torch_table(VAS, 8, pos, "float16").numpy()
     h[3, 0] = np.inf                                   # what float16 positions give at 65520
@@ -301,7 +301,7 @@ def test_junit_reports_the_dtype_finding_and_negative_max_failures_is_refused(tm
 def test_repro_position_is_the_exact_binary_position():  # REQ-CHECK-REPRO
     # review regression: a row at float position 0.1 was reported as "0.1" (= 1/10 when parsed), so the
     # reproduction computed PE at another position
-    from sinpe.reference.positions import parse_positions
+    from sinpe.reference.numerics.positions import parse_positions
     pos = np.array([0.1, 0.75])
     t = np_table(VAS, 4, pos, "float64")
     t[0, 1] += 1e-3

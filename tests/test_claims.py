@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from flint import arb, ctx
 
-from sinpe.reference import audit
-from sinpe.reference.audit import VERDICTS, audit_claim, run_audit, tally
+from sinpe.reference.chapter import audit as audit
+from sinpe.reference.chapter.audit import VERDICTS, audit_claim, run_audit, tally
 from sinpe.spec import theorems
 from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, get_claim
 from sinpe.spec.profiles import get_profile
@@ -161,7 +161,7 @@ def test_cycles_and_counts_match_arb() -> None:
 
 def test_dot_sum_is_the_dot_product() -> None:
     """THM-DOT by a second formula path: PE(p).PE(p+k) from mpref rows equals sum_i cos(w_i k)."""
-    from sinpe.reference.mpref import pe_row
+    from sinpe.reference.oracles.mp import pe_row
     P = get_profile("vaswani")
     with mpmath.workdps(50):
         for k in (1, 100, 2000):

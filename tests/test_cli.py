@@ -52,7 +52,7 @@ def test_verify_max_position_parses_like_certify(capsys):
         assert main(["verify", "--max-position", bad]) == 2
         err = capsys.readouterr().err
         assert err.startswith("sinpe verify: error:") and why in err, err
-    from sinpe.reference import cli_verify
+    from sinpe.reference.cli import verify as cli_verify
     import argparse
     p = argparse.ArgumentParser()
     cli_verify.configure(p)
@@ -62,7 +62,7 @@ def test_verify_max_position_parses_like_certify(capsys):
 def test_os_errors_are_one_line_exit_2(tmp_path, capsys, monkeypatch):
     # review regression: only FileNotFoundError was caught; another OSError (here from the command itself) was
     # a traceback. A BrokenPipeError (also an OSError) still exits 0.
-    from sinpe.reference import cli_check
+    from sinpe.reference.cli import check as cli_check
 
     def boom(args):
         raise IsADirectoryError(21, "Is a directory", str(tmp_path))

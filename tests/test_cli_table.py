@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sinpe.reference import golden as G
-from sinpe.reference import oracle_flint
+from sinpe.reference.golden import vectors as G
+from sinpe.reference.oracles import arb as oracle_flint
 from sinpe.reference.cli import main
 from sinpe.spec.profiles import get_profile
 

@@ -9,7 +9,7 @@ import pytest
 from sinpe.spec import PRESETS, get_profile
 from sinpe.spec.definition import columns, denominator, exponent, n_frequencies
 from sinpe.spec.profiles import Profile
-from sinpe.reference.mpref import pe_row
+from sinpe.reference.oracles.mp import pe_row
 
 
 def labels(name: str, d: int, **kw: object) -> list[str]:
@@ -102,7 +102,7 @@ def test_cli_flags_round_trip():
     p = get_profile("t2t", base=500, offset=2)
     from sinpe.reference.cli import build_parser  # noqa: F401  (import check)
     import argparse
-    from sinpe.reference.cliargs import add_profile_arguments, profile_from_args
+    from sinpe.reference.cli.args import add_profile_arguments, profile_from_args
     ap = argparse.ArgumentParser()
     add_profile_arguments(ap)
     q = profile_from_args(ap.parse_args(p.cli_flags().split()))

@@ -1,6 +1,6 @@
 """sinpe detect (SPEC.md REQ-DETECT-FIT, REQ-DETECT-PRECISION, REQ-DETECT-CLI): names every catalogue deviation, finds nothing in correct tables.
 
-The catalogue (:mod:`sinpe.reference.buggy`) states, per bug, the deviation detect must name; the
+The catalogue (:mod:`sinpe.reference.testing.bugs`) states, per bug, the deviation detect must name; the
 correct tables come from the bundled implementations at every preset, even and odd d, both dtypes.
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from sinpe.reference.buggy import CATALOGUE
-from sinpe.reference.detect import column_frequencies, detect_table
-from sinpe.reference.impl_numpy import pe_table
+from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.checking.detect import column_frequencies, detect_table
+from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.spec.profiles import PRESETS, get_profile
 
 VAS = get_profile("vaswani")

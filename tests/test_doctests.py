@@ -17,7 +17,8 @@ def _modules() -> list[str]:
     for pkg in (sinpe.spec, sinpe.proofs, sinpe.reference):
         names.append(pkg.__name__)
         for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-            names.append(m.name)
+            if not m.name.endswith(".__main__"):  # running it would run the CLI
+                names.append(m.name)
     return sorted(set(names))
 
 

@@ -1,6 +1,6 @@
 """The fast reference for big tables (SPEC.md REQ-CHECK-FASTREF): within 1 ulp of binary64 of the Arb oracle.
 
-The oracle (python-flint Arb balls, :mod:`sinpe.reference.oracle_flint`) is an independent library
+The oracle (python-flint Arb balls, :mod:`sinpe.reference.oracles.arb`) is an independent library
 and algorithm; its correctly rounded binary64 values are the expected values here.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sinpe.reference import fastref
-from sinpe.reference.oracle_flint import reference_f64
+from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.oracles.arb import reference_f64
 from sinpe.spec.profiles import PRESETS, get_profile
 
 RNG = np.random.default_rng(20170612)

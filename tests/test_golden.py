@@ -1,6 +1,6 @@
 """Golden vectors: manifest, schema, IDs, coverage, and re-derivation through the second oracle
 (REQ-GOLDEN-SCHEMA, REQ-GOLDEN-MANIFEST, REQ-GOLDEN-ORACLE). Expected values come from
-python-flint's Arb (sinpe.reference.oracle_flint), never from the golden files themselves."""
+python-flint's Arb (sinpe.reference.oracles.arb), never from the golden files themselves."""
 from __future__ import annotations
 
 import json
@@ -13,8 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sinpe.reference import golden as G
-from sinpe.reference import oracle_flint
+from sinpe.reference.golden import vectors as G
+from sinpe.reference.oracles import arb as oracle_flint
 from sinpe.spec.profiles import PRESETS, get_profile
 
 SEED = int(os.environ.get("SINPE_TEST_SEED", "20261130"))
@@ -181,7 +181,7 @@ def test_value_flags_match_the_decimals() -> None:
     """near-tie / near-zero / subnormal / exact recomputed from the 40-digit decimal (not from the
     enclosures the generator used): |x - boundary| < 2^-6 ulp iff near-tie, etc."""
     from decimal import Decimal
-    from sinpe.reference.rounding import ulp
+    from sinpe.reference.numerics.rounding import ulp
     from sinpe.spec.formats import get_format
     n_tie = 0
     for c in G.iter_cases(d=8):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from sinpe.reference import certified, golden as G
+from sinpe.reference.oracles import interval as certified
+from sinpe.reference.golden import vectors as G
 
 SUBSET = [("vaswani-concat", [1, 3, 65]), ("t2t", [2, 8, 64]), ("vaswani", [4])]
 

@@ -1,6 +1,6 @@
 """The bundled NumPy and PyTorch implementations (SPEC.md REQ-IMPL-EVAL, REQ-IMPL-LATE-CAST).
 
-Expected values: python-flint Arb (:mod:`sinpe.reference.oracle_flint`, :func:`certify.exact_table`)
+Expected values: python-flint Arb (:mod:`sinpe.reference.oracles.arb`, :func:`certify.exact_table`)
 and, for the frequencies, mpmath at 300 bits (a different library and precision from the 128-bit
 evaluation the implementations use).
 """
@@ -12,16 +12,16 @@ import mpmath
 import numpy as np
 import pytest
 
-from sinpe.reference import impl_numpy
-from sinpe.reference.certify import exact_table
-from sinpe.reference.oracle_flint import reference_f64
-from sinpe.reference.rounding import round_to_format
+from sinpe.reference.implementations import numpy_impl as impl_numpy
+from sinpe.reference.implementations.certify import exact_table
+from sinpe.reference.oracles.arb import reference_f64
+from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.spec.definition import columns, exponent
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.tolerance import allowed_abs_error
 
 torch = pytest.importorskip("torch", reason="torch is a declared dependency (make installs it)")
-from sinpe.reference import impl_torch  # noqa: E402
+from sinpe.reference.implementations import torch_impl as impl_torch  # noqa: E402
 
 VARIANT = get_profile("vaswani", base="500", phase_scale="1/3", amplitude="0.1", offset=2)
 POS = (0.0, 1.0, 2.5, -3.0, 99.0, 2048.0, 65519.0, 65520.0, 1e6)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from sinpe.reference.impl_numpy import pe_table
-from sinpe.reference.loaders import LoadError, call_table, load_table
+from sinpe.reference.implementations.numpy_impl import pe_table
+from sinpe.reference.checking.loaders import LoadError, call_table, load_table
 from sinpe.spec.profiles import get_profile
 
 VAS = get_profile("vaswani")
@@ -243,7 +243,7 @@ def test_callable_calling_sys_exit_is_an_input_error(tmp_path):
 def test_csv_values_are_rounded_to_the_dtype_checked(tmp_path):
     # decimal text denotes the float32 value nearest to it: shortest float32 strings check as float32 at the
     # exact tier (oracle-rounded table); the same strings checked as float64 do not meet float64's exact tier
-    from sinpe.reference.oracle_flint import rounded_table
+    from sinpe.reference.oracles.arb import rounded_table
     t = np.asarray(rounded_table(VAS, 8, [str(p) for p in range(16)], "binary32"), dtype=np.float32)
     (tmp_path / "t.csv").write_text("\n".join(",".join(str(x) for x in r) for r in t))   # str(np.float32): shortest
     res = run_clean(tmp_path, "check", "t.csv", "--dtype", "float32", "--tier", "exact", "--no-detect")
@@ -275,7 +275,7 @@ def test_buffer_is_read_whole_at_its_own_width(tmp_path):  # REQ-CHECK-INPUT (--
     # review regression: a 512-row buffer was probed at positions 0..2047 (exit 2) and at d=64 (a false
     # "width" finding, reported as a "512 x 64 table"); the row-taking note gave the size after taking
     (tmp_path / "buf_impls.py").write_text(
-        "import numpy as np, torch\nfrom sinpe.reference.impl_numpy import pe_table\n"
+        "import numpy as np, torch\nfrom sinpe.reference.implementations.numpy_impl import pe_table\n"
         "from sinpe.spec.profiles import get_profile\n"
         "class PE(torch.nn.Module):\n"
         "    def __init__(self):\n"

@@ -26,14 +26,14 @@ def test_wheel_has_one_namespace(wheel):
     top = {n.split("/")[0] for n in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"sinpe"}, sorted(top)
     for must in ("sinpe/spec/definition.py", "sinpe/spec/SPEC.md", "sinpe/proofs/__init__.py",
-                 "sinpe/reference/cli.py", "sinpe/reference/conformance/plugin.py"):
+                 "sinpe/reference/cli/__init__.py", "sinpe/reference/conformance/plugin.py"):
         assert must in names, f"{must} missing from {wheel.name}"
 
 
 def test_wheel_ships_golden_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     golden = ROOT / "reference" / "golden"
-    shipped = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file())
+    shipped = sorted(p.relative_to(golden).as_posix() for p in golden.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     assert shipped, "reference/golden/ is empty"
     missing = [s for s in shipped if f"sinpe/reference/golden/{s}" not in names]
     assert not missing, f"golden files not in the wheel: {missing[:5]}"

@@ -14,7 +14,7 @@ import pytest
 
 IMPLS = """
 import numpy as np
-from sinpe.reference.impl_numpy import pe_table
+from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.spec.profiles import get_profile
 VAS = get_profile("vaswani")
 
@@ -46,7 +46,7 @@ def test_correct_implementation_passes_with_golden_ids(impl_dir):  # REQ-PLUGIN-
     res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:good", "--sinpe-profile", "vaswani",
                      "--sinpe-dtype", "float32", "--sinpe-d", "4,65", "-rA")
     assert res.returncode == 0, res.stdout[-2000:]
-    from sinpe.reference.golden import iter_cases
+    from sinpe.reference.golden.vectors import iter_cases
     gid = next(iter_cases(profile="vaswani", dtype="float32", d=65))["id"]
     assert f"-{gid}]" in res.stdout and "vaswani-d65-float32-p" in res.stdout
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from sinpe.reference.positions import parse_positions, positions_spec
+from sinpe.reference.numerics.positions import parse_positions, positions_spec
 
 
 def test_forms(tmp_path):

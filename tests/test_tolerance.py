@@ -1,7 +1,7 @@
 """Tolerance tiers (SPEC.md TOL-EXACT, TOL-FAITHFUL, TOL-PHASE, TOL-PHASE-C, TOL-NO-FIXED).
 
-Exact values come from Arb (python-flint) through :func:`sinpe.reference.certify.exact_table` and the
-correctly rounded ones from :mod:`sinpe.reference.oracle_flint`; nothing below is hard-coded from
+Exact values come from Arb (python-flint) through :func:`sinpe.reference.implementations.certify.exact_table` and the
+correctly rounded ones from :mod:`sinpe.reference.oracles.arb`; nothing below is hard-coded from
 the implementation under test.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 
-from sinpe.reference.certify import exact_table
-from sinpe.reference.impl_numpy import pe_table
-from sinpe.reference.oracle_flint import rounded_table
-from sinpe.reference.rounding import ulp
+from sinpe.reference.implementations.certify import exact_table
+from sinpe.reference.implementations.numpy_impl import pe_table
+from sinpe.reference.oracles.arb import rounded_table
+from sinpe.reference.numerics.rounding import ulp
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array
@@ -24,7 +24,7 @@ VAS = get_profile("vaswani")
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_ulp_array_matches_rounding_ulp(dtype: str) -> None:
-    # DEF-FORMAT: the vectorised ulp agrees with reference/rounding.py's scalar one
+    # DEF-FORMAT: the vectorised ulp agrees with reference/numerics/rounding.py's scalar one
     rng = np.random.default_rng(1)
     x = np.concatenate([rng.uniform(-1, 1, 200), 10.0 ** rng.uniform(-30, 2, 100), [0.0, 1.0, 0.5, -2.0 ** -130]])
     got = ulp_array(x, dtype)
@@ -115,7 +115,7 @@ def test_no_fixed_rtol_serves() -> None:
 def test_frequency_term_is_needed_and_sufficient() -> None:
     """TOL-PHASE-C: the PyTorch-tutorial recipe w = exp(2i * (-ln b / d)) in float32 (what most libraries
     ship) exceeds c0 = 8 (its frequencies carry ~|ln b| u of argument rounding) but meets c = 8 + 3 ln b."""
-    from sinpe.reference.certify import sample_bands
+    from sinpe.reference.implementations.certify import sample_bands
     d = 512
     pos = tuple(p for b in sample_bands(10**7, per_band=8)[3:] for p in b.positions)  # [1e4, 1e7]
     hi, lo, th = exact_table(VAS, d, pos)

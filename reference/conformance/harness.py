@@ -1,7 +1,7 @@
 """What the conformance tests do (SPEC.md REQ-PLUGIN-RUN): golden cases, the implementation's tables, the verdict.
 
 The implementation is called once per width d at every golden position of the selection, by the
-calling convention of :mod:`sinpe.reference.loaders`; each golden case then compares one entry.
+calling convention of :mod:`sinpe.reference.checking.loaders`; each golden case then compares one entry.
 An entry passes when ``|y - PE| <= allowed_abs_error(tier, dtype, PE, theta, amplitude)`` with PE
 the golden case's exact decimal (40 digits), compared in exact rational arithmetic; at tier
 ``exact`` that is ``y == RN(PE)``, the golden value. At every tier y must be a value of the dtype.
@@ -23,9 +23,9 @@ from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import allowed_abs_error
 
-from .. import fastref
-from ..loaders import LoadError, call_table, resolve_callable
-from ..rounding import round_array
+from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
+from sinpe.reference.numerics.rounding import round_array
 
 _TABLES: dict[tuple[Any, ...], Any] = {}
 
@@ -33,7 +33,7 @@ _TABLES: dict[tuple[Any, ...], Any] = {}
 def select_cases(profile: str, dtype: str, widths: list[int] | None = None,
                  max_position: float | None = None) -> list[dict[str, Any]]:
     """The golden cases of a preset and dtype (optionally some widths, |position| <= max_position)."""
-    from ..golden import WIDTHS, iter_cases
+    from sinpe.reference.golden.vectors import WIDTHS, iter_cases
     out = []
     for w in (widths or list(WIDTHS)):
         for c in iter_cases(profile=profile, dtype=get_format(dtype).dtype, d=w):

@@ -10,7 +10,7 @@ Run the suite against your implementation::
         [--sinpe-xfail-file known.txt] [--junitxml report.xml]
 
 ``fn(positions, d)`` returns the table (rows = positions, columns = channels); see
-:mod:`sinpe.reference.loaders` for the adapters (``--sinpe-call n|buffer|forward``). Test IDs are
+:mod:`sinpe.reference.checking.loaders` for the adapters (``--sinpe-call n|buffer|forward``). Test IDs are
 ``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``. The xfail file holds lines ``xfail PREFIX [# reason]`` or
 ``skip PREFIX [# reason]``; a PREFIX matches a test ID or golden ID that starts with it, and an
 entry matching nothing is reported as a warning (REQ-PLUGIN-XFAIL).

@@ -1,0 +1,2 @@
+"""The audit of the seed chapter's claims (:mod:`.audit`).
+"""

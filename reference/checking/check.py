@@ -1,0 +1,692 @@
+"""Conformance check of a third-party table (SPEC.md REQ-CHECK-CONFORM, REQ-CHECK-DECIDE, REQ-CHECK-SHAPE, REQ-CHECK-REPRO).
+
+A table y (rows = positions, columns = channels, values in ``dtype``) conforms to a profile P at a
+tier (TOL-EXACT / TOL-FAITHFUL / TOL-PHASE, :mod:`sinpe.spec.tolerance`) when every entry satisfies
+``|y[i, j] - PE_P(p_i)[j]| <= allowed_abs_error(tier, dtype, PE, theta, amplitude)`` (REQ-CHECK-CONFORM).
+
+How it is decided, fast and without false verdicts (REQ-CHECK-DECIDE):
+
+- PE comes from :mod:`sinpe.reference.oracles.fast` (about 1 ulp of binary64, error bound
+  ``fastref.error_bound``), in row chunks: a memory-mapped ``.npy`` is streamed with bounded memory.
+- An entry whose error is farther than that bound from its tolerance is decided on the spot. The few
+  within the bound (for float32 tables, about one in 10^7) are decided by the Arb oracle
+  (:func:`sinpe.reference.oracles.arb.enclose`), at rising precision until the ball is clear of
+  the tolerance. The worst entry's figures are also recomputed by the oracle.
+- NaN/Inf entries are failures (reason ``non-finite``); a table of the wrong shape is a finding with
+  the reason (``width``, ``transposed``) and is not compared entry by entry (REQ-CHECK-SHAPE); a table
+  checked in a ``dtype`` narrower than the one it is stored in must hold values of that dtype
+  (reason ``dtype``); decimal text (.csv/.json) is first rounded to the dtype checked.
+
+Every failure carries a one-line reproduction: the ``sinpe table`` command writing the correctly
+rounded reference row, and a Python snippet printing the exact reference entry (REQ-CHECK-REPRO).
+
+>>> import numpy as np
+>>> from sinpe.spec.profiles import get_profile
+>>> from sinpe.reference.implementations.numpy_impl import pe_table
+>>> vas = get_profile("vaswani")
+>>> r = check_table(pe_table(vas, 8, np.arange(100), "float32"), vas, tier="phase", detect=False)
+>>> r.conformant, r.dtype, r.d, r.rows
+(True, 'float32', 8, 100)
+>>> bad = pe_table(vas, 8, np.arange(100), "float32")[:, [1, 0, 3, 2, 5, 4, 7, 6]]   # sin/cos swapped
+>>> r = check_table(bad, vas, detect=False)
+>>> r.conformant, r.n_failures, r.failures[0].position, r.failures[0].column
+(False, 800, '0', 0)
+>>> r.failures[0].repro
+'sinpe table --profile vaswani --d 8 --positions 0 --dtype float32 --out pe.npy  # column 0'
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+from sinpe.spec.definition import columns
+from sinpe.spec.formats import get_format
+from sinpe.spec.profiles import Profile
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array
+
+from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.checking.loaders import LoadError, Table, release_pages
+from sinpe.reference.numerics.rounding import round_array
+
+MAX_FAILURES = 10        # failures listed in the report (all are counted)
+MAX_ORACLE = 2_000_000   # undecided entries the oracle may settle before the check gives up (exit 2)
+THREADS = 2              # worker threads for the chunks (the machine's cores, at most)
+CHUNK_ENTRIES = 1 << 16  # entries per streamed chunk (512 KiB of float64 per buffer: stays in cache)
+
+
+@dataclass
+class Failure:
+    """One failing entry: where, the value, the reference, the error and its bound, how to reproduce."""
+
+    position: str
+    column: int
+    label: str
+    value: float
+    reference: float
+    abs_error: float
+    allowed: float
+    ulp_error: float
+    reason: str
+    repro: str
+    python: str
+
+
+@dataclass
+class Band:
+    """Errors over the rows whose |position| lies in [lo, hi)."""
+
+    lo: float
+    hi: float
+    rows: int = 0
+    max_abs_error: float = 0.0
+    max_ulp_error: float = 0.0
+    failures: int = 0
+
+
+@dataclass
+class CheckResult:
+    """The report of :func:`check_table` (``to_json()`` is the ``sinpe check --json`` contract)."""
+
+    conformant: bool
+    profile: str | None
+    profile_flags: str
+    profile_params: dict[str, Any]
+    tier: str
+    dtype: str
+    d: int
+    rows: int
+    width: int = 0  # the table's columns (d when it conforms in shape)
+    max_abs_error: float = 0.0
+    max_ulp_error: float = 0.0
+    worst: dict[str, Any] = field(default_factory=dict)
+    n_failures: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    bands: list[Band] = field(default_factory=list)
+    reason: str | None = None
+    detected: dict[str, Any] | None = None
+    oracle_decided: int = 0
+    notes: list[str] = field(default_factory=list)
+    source: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["failures"] = [asdict(f) for f in self.failures]
+        out["bands"] = [asdict(b) for b in self.bands]
+        for k in ("max_abs_error", "max_ulp_error"):
+            out[k] = _json_float(out[k])
+        for f in out["failures"]:
+            for k in ("value", "reference", "abs_error", "allowed", "ulp_error"):
+                f[k] = _json_float(f[k])
+        for b in out["bands"]:
+            for k in ("max_abs_error", "max_ulp_error", "hi"):
+                b[k] = _json_float(b[k])
+        return out
+
+
+def _json_float(x: float) -> float | str:
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+# --- positions ------------------------------------------------------------------------------------
+
+def positions_array(positions: Sequence[Any] | np.ndarray | None, rows: int) -> np.ndarray:
+    """Positions as float64 when every one is a binary64 value, else an object array of Fractions.
+
+    >>> positions_array(None, 3).tolist()
+    [0.0, 1.0, 2.0]
+    >>> positions_array([Fraction(1, 3)], 1).dtype
+    dtype('O')
+    """
+    if positions is None:
+        return np.arange(rows, dtype=np.float64)
+    if isinstance(positions, np.ndarray) and positions.dtype.kind in "iuf":
+        p = positions.astype(np.float64)
+        if positions.dtype.kind in "iu" and np.any(p.astype(positions.dtype) != positions):
+            raise LoadError("integer positions beyond 2^53 cannot be represented exactly")
+        if not np.all(np.isfinite(p)):
+            raise LoadError("positions must be finite")
+        return p
+    fr = [Fraction(x) for x in positions]
+    if all(Fraction(float(x)) == x for x in fr):
+        return np.array([float(x) for x in fr], dtype=np.float64)
+    return np.array(fr, dtype=object)
+
+
+def _fmt_pos(p: Any) -> str:
+    if isinstance(p, Fraction):
+        return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+    f = float(p)
+    if f == int(f):
+        return str(int(f))
+    # a spec that denotes this exact binary value (the repro must compute PE where the row was checked)
+    return repr(f) if Fraction(repr(f)) == Fraction(f) else f"{Fraction(f).numerator}/{Fraction(f).denominator}"
+
+
+
+# --- the column plan as slices ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Segment:
+    kind: int          # 0 sin, 1 cos
+    dst: Any           # slice or index array into the table's columns
+    src: Any           # slice or index array into the frequencies
+
+
+@lru_cache(maxsize=64)
+def _segments(profile: Profile, d: int) -> tuple[list[_Segment], np.ndarray]:
+    """Sin and cos columns as (dst, src) slices when they are arithmetic runs; zero columns apart."""
+    kind, ks = fastref.column_plan(profile, d)
+    segs = []
+    for code in (0, 1):
+        idx = np.nonzero(kind == code)[0]
+        if not idx.size:
+            continue
+        src = ks[idx]
+        segs.append(_Segment(code, _as_slice(idx), _as_slice(src)))
+    return segs, np.nonzero(kind == 2)[0]
+
+
+def _as_slice(idx: np.ndarray) -> Any:
+    if idx.size == 1:
+        return slice(int(idx[0]), int(idx[0]) + 1)
+    step = int(idx[1] - idx[0])
+    if step > 0 and np.all(np.diff(idx) == step):
+        return slice(int(idx[0]), int(idx[-1]) + 1, step)
+    return idx
+
+
+def reference_chunk(profile: Profile, d: int, positions: np.ndarray, want_theta: bool,
+                    bufs: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(PE, theta) for a chunk of positions as (rows, d) float64 (theta NaN in zero columns)."""
+    rows = len(positions)
+    nf = fastref.frequency_words(profile, d).shape[1]
+    bufs = {} if bufs is None else bufs
+
+    def buf(name: str, shape: tuple[int, int]) -> np.ndarray:
+        b = bufs.get(name)
+        if b is None or b.shape[0] < shape[0] or b.shape[1] != shape[1]:
+            b = bufs[name] = np.empty(shape)
+        return b[: shape[0]]
+
+    S, C = buf("S", (rows, nf)), buf("C", (rows, nf))
+    fastref.sincos(profile, d, positions, out=(S, C), theta=False, workspace=bufs)
+    ref = buf("ref", (rows, d))
+    segs, zeros = _segments(profile, d)
+    for sg in segs:
+        ref[:, sg.dst] = (S if sg.kind == 0 else C)[:, sg.src]
+    if zeros.size:
+        ref[:, zeros] = 0.0
+    if profile.amplitude != 1:
+        ref *= float(profile.amplitude)
+    theta = None
+    if want_theta:
+        P_hi, _ = fastref.positions_dd(positions, profile.offset)
+        w = fastref.frequency_words(profile, d)[4]
+        theta = buf("theta", (rows, d))
+        for sg in segs:
+            np.multiply(P_hi[:, None], w[sg.src][None, :], out=theta[:, sg.dst]) if isinstance(sg.dst, slice) \
+                else theta.__setitem__((slice(None), sg.dst), P_hi[:, None] * w[sg.src][None, :])
+        if zeros.size:
+            theta[:, zeros] = np.nan
+    return ref, theta
+
+
+# --- oracle decisions -----------------------------------------------------------------------------
+
+def oracle_entry(profile: Profile, d: int, position: Any, j: int, prec: int = 128) -> tuple[Any, Any]:
+    """The Arb enclosure of PE(position)[j] as exact mpmath endpoints (lo, hi)."""
+    from sinpe.reference.oracles.arb import _endpoints, enclose
+    return _endpoints(enclose(profile, d, Fraction(position), j, prec))
+
+
+def oracle_decide(profile: Profile, d: int, position: Any, j: int, y: float, tier: str, fmt: Any,
+                  theta: float) -> tuple[bool, float, float]:
+    """(passes, |y - PE|, PE) with PE from Arb at rising precision until the verdict is certain."""
+    import mpmath
+    f = fmt if not isinstance(fmt, str) else get_format(fmt)
+    amp = float(profile.amplitude)
+    prec = 128
+    while True:
+        lo, hi = oracle_entry(profile, d, position, j, prec)
+        mid = float(mpmath.mpf((lo + hi) / 2))
+        th = np.array([np.nan if columns(profile, d)[j].kind == "zero" else theta])
+        allowed = mpmath.mpf(float(allowed_abs_error(tier, f, np.array([mid]), th, amp, base=float(profile.base))[0]))
+        yy = mpmath.mpf(y)
+        e_lo = 0 if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
+        e_hi = max(abs(yy - lo), abs(yy - hi))
+        binade_sure = mpmath.floor(mpmath.log(abs(lo), 2)) == mpmath.floor(mpmath.log(abs(hi), 2)) if lo * hi > 0 else True
+        if binade_sure and (e_hi <= allowed or e_lo > allowed):
+            return bool(e_hi <= allowed), float(e_hi), mid
+        prec *= 2
+        if prec > 1 << 13:
+            return bool(e_hi <= allowed), float(e_hi), mid
+
+
+# --- progress -------------------------------------------------------------------------------------
+
+class Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal (and ``enabled``)."""
+
+    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
+        self.total, self.label = total, label
+        self.on = (sys.stderr.isatty() if enabled is None else enabled) and total > 0
+        self.last = 0.0
+
+    def update(self, done: int) -> None:
+        if not self.on:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.2 and done < self.total:
+            return
+        self.last = now
+        frac = done / self.total
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r{self.label} [{bar:<30s}] {100 * frac:5.1f}% ({done}/{self.total} rows)")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# --- the check ------------------------------------------------------------------------------------
+
+def _bands(pos: np.ndarray) -> list[Band]:
+    mx = max((abs(float(x)) for x in (pos.min(), pos.max())), default=0.0) if pos.dtype != object \
+        else max(abs(float(x)) for x in pos)
+    edges = [0.0, 10.0]
+    while edges[-1] <= mx:
+        edges.append(edges[-1] * 10)
+    return [Band(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+
+
+def _band_index(pos: np.ndarray) -> np.ndarray:
+    a = np.abs(pos.astype(np.float64))
+    return np.where(a < 10, 0, np.floor(np.log10(np.maximum(a, 1.0))).astype(np.int64)).astype(np.int64)
+
+
+def _snippet(profile: Profile, d: int, pos: str, j: int, fmt: str) -> str:
+    args = [repr(profile.name or "vaswani")]
+    if profile.name is None:
+        base = __import__("sinpe.spec.profiles", fromlist=["PRESETS"]).PRESETS["vaswani"]
+        for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd"):
+            v = getattr(profile, k)
+            if v != getattr(base, k):
+                args.append(f"{k}={str(v)!r}" if k not in ("layout", "odd") else f"{k}={v!r}")
+    return ("python -c \"from sinpe.spec import get_profile; from sinpe.reference.oracles.arb import rounded_table; "
+            f"print(rounded_table(get_profile({', '.join(args)}), {d}, ['{pos}'], '{fmt}')[0, {j}])\"")
+
+
+def _new_result(profile: Profile, tier: str, dtype: str, d: int, rows: int, source: str) -> CheckResult:
+    return CheckResult(conformant=True, profile=profile.name, profile_flags=profile.cli_flags(),
+                       profile_params=profile.params(), tier=tier, dtype=dtype, d=d, rows=rows, source=source)
+
+
+def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any = None, dtype: str | None = None,
+                tier: str = "phase", d: int | None = None, detect: bool = True, progress: bool | None = None,
+                max_failures: int = MAX_FAILURES, chunk_entries: int = CHUNK_ENTRIES,
+                threads: int | None = None) -> CheckResult:
+    """Check a table against ``profile`` at ``tier`` in ``dtype`` (default: the table's own).
+
+    ``table`` is an array (rows, d) or a :class:`~sinpe.reference.checking.loaders.Table` (a memory-mapped one
+    is streamed). ``positions`` (default 0..rows-1) gives each row's position; ``d`` (default: the
+    table's width) is the width PE is computed at. Raises ``LoadError`` (a ValueError) for input that
+    cannot be checked at all; shape mismatches are findings (``reason``).
+    """
+    t0 = time.perf_counter()
+    if tier not in TIERS:
+        raise LoadError(f"unknown tier {tier!r}; use one of {', '.join(TIERS)}")
+    if not isinstance(table, Table):
+        from sinpe.reference.checking.loaders import _finish, _to_numpy
+        table = _finish(Table(*_to_numpy(table, "table"), "table"))
+    data = table.data
+    fmt = get_format(dtype or table.dtype)
+    rows, width = data.shape
+    # REQ-CHECK-SHAPE (dtype): a table checked in F holds values of F. Decimal text denotes the F value
+    # nearest to it; a binary table stored wider than F is tested entry by entry (``not_in_format``).
+    text_rounded = table.from_text and fmt.dtype != "float64"
+    if text_rounded:
+        data = round_array(np.asarray(data, dtype=np.float64), fmt)
+    check_repr = not table.from_text and not _values_in(table.dtype, fmt.dtype)
+    d = width if d is None else int(d)
+    pos = positions_array(positions, rows)
+    res = _new_result(profile, tier, fmt.dtype, d, rows, table.source)
+    res.width = width
+    res.notes.extend(table.notes)
+    if text_rounded:
+        res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
+    if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
+        raise LoadError(f"{table.source}: {rows} rows but {len(pos)} positions; pass --positions with one per row")
+    try:
+        columns(profile, d)
+    except ValueError as e:
+        raise LoadError(str(e)) from None
+    if width != d:
+        res.conformant = False
+        if rows == d and width == len(pos) and width != rows:
+            res.reason = f"transposed: shape {data.shape} is (d, positions); a table has one row per position"
+        else:
+            res.reason = f"width: {width} columns where PE of width d={d} has {d}"
+        if detect:
+            res.detected = _detect(data, pos, profile, d)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    if pos.dtype != object:
+        bands = _bands(pos)
+        band_of = _band_index(pos)
+    else:
+        bands = _bands(np.array([float(x) for x in pos]))
+        band_of = _band_index(np.array([float(x) for x in pos]))
+    res.bands = bands
+    amp = float(profile.amplitude)
+    base = float(profile.base)
+    want_theta = tier == "phase"
+    step = max(1, chunk_entries // max(d, 1))
+    bar = Progress(rows, f"sinpe check {table.source}", progress)
+    labels = [c.label for c in columns(profile, d)]
+    worst_abs = (-1.0, 0, 0)
+    worst_ulp = (-1.0, 0, 0)
+    nonfinite = 0
+    first_nonfinite = None
+    not_in_format = 0
+    first_not_in = None
+    undecided: list[tuple[int, int, float, float]] = []
+    fail_rows: list[tuple[int, int, float, float, float, float, str]] = []
+    n_fail = 0
+    mm = getattr(data, "_mmap", None) if table.streamable else None
+    fw_all = fastref.frequency_words(profile, d)[4]
+    fw_n = fw_all.shape[0]
+    fw_max = float(np.max(np.abs(fw_all))) if fw_n else 0.0
+    # per-column constants of the phase bound c u |alpha| (1 + |P| w_j): -inf in zero columns
+    kind, ks = fastref.column_plan(profile, d)
+    w_col = np.where(kind == 2, 0.0, fw_all[np.minimum(ks, fw_n - 1)]) if fw_n else np.zeros(d)
+    c_u = phase_constant(fmt.dtype, base=base) * fmt.unit_roundoff * abs(amp)
+    cw = np.where(kind == 2, -np.inf, c_u * np.abs(w_col))
+    c0 = np.where(kind == 2, -np.inf, c_u)
+    ref_err_rel = fastref.ERROR_ULPS * 2.0 ** -52
+
+    def process(a: int) -> dict[str, Any]:
+        """Check rows a..a+step: partial figures, merged below in row order."""
+        b = min(rows, a + step)
+        bufs = local.__dict__
+        out: dict[str, Any] = {"nonfinite": 0, "first_nonfinite": None, "not_in": 0, "first_not_in": None,
+                               "undecided": [], "n_fail": 0,
+                               "fail_rows": [], "band_fail": [], "band_stats": [], "worst_abs": (-1.0, 0, 0),
+                               "worst_ulp": (-1.0, 0, 0), "stop": b}
+        n = b - a
+        y = bufs.setdefault("y", np.empty((step, d)))[:n]
+        y[...] = data[a:b]
+        if check_repr:
+            notin = round_array(y, fmt) != y
+            notin &= np.isfinite(y)
+            if notin.any():
+                r0, c0_ = np.argwhere(notin)[0]
+                out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
+        pchunk = pos[a:b]
+        ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
+        pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
+        err = bufs.setdefault("err", np.empty((step, d)))[:n]
+        np.subtract(y, ref, out=err)
+        np.abs(err, out=err)
+        ulp = ulp_array(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
+        allowed = bufs.setdefault("allowed", np.empty((step, d)))[:n]
+        if tier == "phase":
+            with np.errstate(invalid="ignore"):  # 0 * -inf in zero columns at position 0
+                np.multiply(pabs[:, None], cw[None, :], out=allowed)
+            allowed += c0
+            np.fmax(allowed, ulp, out=allowed)  # NaN (0 * -inf) and -inf in zero columns leave the ulp
+        else:
+            np.multiply(ulp, 0.5 if tier == "exact" else 1.0, out=allowed)
+        # an entry is decided when |err - allowed| exceeds the fast reference's error bound
+        # ERROR_ULPS binary64 ulps of |PE| plus |P| max|w| 2^-100 (zero at position 0, where it is exact)
+        prow = pabs * (fw_max * 2.0 ** -100)
+        slack = bufs.setdefault("slack", np.empty((step, d)))[:n]
+        np.subtract(err, allowed, out=slack)
+        # (+ 2^-50 of the bound: the fused form above rounds differently from allowed_abs_error)
+        mbound = ref_err_rel * abs(amp) + float(prow.max()) + 2.0 ** -1000 + float(allowed.max()) * 2.0 ** -50
+        smax = float(slack.max())
+        if not smax <= -mbound:  # some entry fails, is undecided, or is NaN: look closer
+            margin = bufs.setdefault("margin", np.empty((step, d)))[:n]
+            np.abs(ref, out=margin)
+            margin *= ref_err_rel
+            margin += prow[:, None]
+            margin += 2.0 ** -1000
+            margin += allowed * 2.0 ** -50
+            finite = np.isfinite(y)
+            if not finite.all():
+                bad = ~finite
+                out["nonfinite"] += int(bad.sum())
+                if out["first_nonfinite"] is None:
+                    r0, c0_ = np.argwhere(bad)[0]
+                    out["first_nonfinite"] = (a + int(r0), int(c0_), float(y[r0, c0_]))
+                err[bad] = np.inf
+                slack[bad] = np.inf
+            fail = slack > margin
+            unsure = slack >= -margin
+            unsure &= ~fail
+            if unsure.any():
+                for r0, c0_ in np.argwhere(unsure):
+                    out["undecided"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(pabs[r0] * w_col[c0_])))
+                if len(out["undecided"]) > MAX_ORACLE:
+                    raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
+                                    f"{tier} tolerance (a {fmt.dtype} table checked at tier {tier}); check fewer "
+                                    f"positions (--positions) or a looser tier")
+            if fail.any():
+                out["n_fail"] += int(fail.sum())
+                for r0, c0_ in np.argwhere(fail)[:max_failures]:
+                    if len(out["fail_rows"]) < max_failures:
+                        out["fail_rows"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(ref[r0, c0_]),
+                                          float(err[r0, c0_]), float(allowed[r0, c0_]), ""))
+                per_band = np.bincount(band_of[a:b], weights=fail.sum(axis=1), minlength=len(bands))
+                for i in np.nonzero(per_band)[0]:
+                    out["band_fail"].append((int(i), int(per_band[i])))
+        # figures: abs error and ulp error (ulp of the dtype in PE's binade), by row then by band
+        with np.errstate(over="ignore"):
+            np.divide(err, ulp, out=ulp)
+        row_abs = err.max(axis=1)
+        row_ulp = ulp.max(axis=1)
+        ra = int(np.argmax(row_abs))
+        out["worst_abs"] = (float(row_abs[ra]), a + ra, int(np.argmax(err[ra])))
+        ru = int(np.argmax(row_ulp))
+        out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
+        bo = band_of[a:b]
+        for i in (bo[:1] if bo[0] == bo[-1] else np.unique(bo)):
+            sel = slice(None) if bo[0] == bo[-1] else bo == i
+            out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
+                                      float(row_ulp[sel].max())))
+        return out
+
+    # chunks run on a small thread pool (NumPy releases the GIL inside its loops); merged in order
+    local = threading.local()
+    n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1), (rows + step - 1) // step))
+    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+    starts = range(0, rows, step)
+    try:
+        parts = pool.map(process, starts) if pool is not None else map(process, starts)
+        for part in parts:
+            nonfinite += part["nonfinite"]
+            if first_nonfinite is None and part["first_nonfinite"] is not None:
+                first_nonfinite = part["first_nonfinite"]
+            not_in_format += part["not_in"]
+            if first_not_in is None and part["first_not_in"] is not None:
+                first_not_in = part["first_not_in"]
+            undecided.extend(part["undecided"])
+            if len(undecided) > MAX_ORACLE:
+                raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
+                                f"{tier} tolerance (a {fmt.dtype} table checked at tier {tier}); check fewer "
+                                f"positions (--positions) or a looser tier")
+            n_fail += part["n_fail"]
+            fail_rows.extend(part["fail_rows"][: max(0, max_failures - len(fail_rows))])
+            for i, cnt in part["band_fail"]:
+                bands[i].failures += cnt
+            for i, cnt, mabs, mulp in part["band_stats"]:
+                bd = bands[i]
+                bd.rows += cnt
+                bd.max_abs_error = max(bd.max_abs_error, mabs)
+                bd.max_ulp_error = max(bd.max_ulp_error, mulp)
+            wa, wu = part["worst_abs"], part["worst_ulp"]
+            if wa[0] > worst_abs[0] or (wa[0] != wa[0] and worst_abs[0] == worst_abs[0]):
+                worst_abs = wa
+            if wu[0] > worst_ulp[0]:
+                worst_ulp = wu
+            if mm is not None:
+                release_pages(data, part["stop"])
+            bar.update(part["stop"])
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    bar.close()
+
+    # the undecided entries: Arb decides. First, per row, the correctly rounded values (one oracle call
+    # per row): y == RN(PE) meets every tier; otherwise exact fails and the others go entry by entry.
+    from sinpe.reference.oracles.arb import rounded_table
+    by_row: dict[int, list[tuple[int, int, float, float]]] = {}
+    for u in undecided:
+        by_row.setdefault(u[0], []).append(u)
+    obar = Progress(len(by_row), "sinpe check: Arb oracle", progress)
+    for done, (r, items) in enumerate(sorted(by_row.items()), 1):
+        rn = rounded_table(profile, d, [_pos_value(pos[r])], fmt)[0]
+        for (_, c, yv, th) in items:
+            res.oracle_decided += 1
+            if yv == rn[c]:
+                continue
+            if tier == "exact":
+                ok, e, pe = False, abs(yv - float(rn[c])), float(rn[c])
+            else:
+                ok, e, pe = oracle_decide(profile, d, _pos_value(pos[r]), c, yv, tier, fmt, th)
+            if ok:
+                continue
+            n_fail += 1
+            bd = bands[int(band_of[r])]
+            bd.failures += 1
+            if len(fail_rows) < max_failures:
+                fail_rows.append((r, c, yv, pe, e, float("nan"), "decided by the Arb oracle"))
+        obar.update(done)
+    obar.close()
+    fail_rows.sort(key=lambda t: (t[0], t[1]))
+    res.n_failures = n_fail
+    for (r, c, yv, rv, e, al, why) in fail_rows[:max_failures]:
+        p = _fmt_pos(pos[r])
+        if not math.isfinite(yv):
+            why = "non-finite"
+        if math.isnan(al):
+            ref1, th1 = reference_chunk(profile, d, pos[r:r + 1], True)
+            al = float(allowed_abs_error(tier, fmt, ref1[:, c], th1[:, c], amp, base=base)[0])
+        u = float(ulp_array(np.array([rv]), fmt)[0])
+        res.failures.append(Failure(
+            position=p, column=c, label=labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
+            ulp_error=e / u, reason=why or f"|error| > {tier} tolerance",
+            repro=f"sinpe table {profile.cli_flags()} --d {d} --positions {p} --dtype {fmt.dtype} --out pe.npy  # column {c}",
+            python=_snippet(profile, d, p, c, fmt.name)))
+    # the worst entry, figures recomputed by the oracle
+    if worst_abs[0] >= 0 and math.isfinite(worst_abs[0]):
+        _, r, c = worst_abs
+        lo, hi = oracle_entry(profile, d, _pos_value(pos[r]), c, 160)
+        import mpmath
+        pe = mpmath.mpf((lo + hi) / 2)
+        yv = float(np.asarray(data[r, c], dtype=np.float64))
+        res.max_abs_error = float(abs(mpmath.mpf(yv) - pe))
+    else:
+        res.max_abs_error = worst_abs[0] if worst_abs[0] >= 0 else 0.0
+    res.max_ulp_error = max(worst_ulp[0], 0.0)
+    wr, wc = (worst_ulp[1], worst_ulp[2]) if tier != "phase" else (worst_abs[1], worst_abs[2])
+    res.worst = {"position": _fmt_pos(pos[wr]), "column": int(wc), "label": labels[wc]}
+    if nonfinite:
+        r0, c0, v0 = first_nonfinite  # type: ignore[misc]
+        res.reason = (f"non-finite: {nonfinite} NaN/Inf entries, first at position {_fmt_pos(pos[r0])} "
+                      f"column {c0} ({v0})")
+        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(profile.offset)) >= 65520:
+            res.reason += "; float16 positions >= 65520 overflow to inf"
+        res.worst = {"position": _fmt_pos(pos[r0]), "column": int(c0), "label": labels[c0]}
+    elif not_in_format:
+        r0, c0, v0 = first_not_in  # type: ignore[misc]
+        res.reason = (f"dtype: {not_in_format} of {rows * d} entries are not {fmt.dtype} values (the table is "
+                      f"stored as {table.dtype}), first at position {_fmt_pos(pos[r0])} column {c0} ({v0!r}); "
+                      f"a {fmt.dtype} table holds {fmt.dtype} values")
+    res.conformant = n_fail == 0 and not_in_format == 0
+    if not res.conformant and res.reason is None:
+        res.reason = f"{n_fail} of {rows * d} entries exceed the {tier} tolerance in {fmt.dtype}"
+    res.bands = [bd for bd in bands if bd.rows]
+    if detect and not res.conformant:
+        res.detected = _detect(data, pos, profile, d)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+# (stored, checked): every value of the stored format is a value of the checked one
+_SUBSETS = {("float16", "float32"), ("float16", "float64"), ("float32", "float64"), ("bfloat16", "float32"),
+            ("bfloat16", "float64")}
+
+
+def _values_in(stored: str, checked: str) -> bool:
+    return stored == checked or (stored, checked) in _SUBSETS
+
+
+def _max_abs(pos: np.ndarray) -> float:
+    return max((abs(float(x)) for x in pos), default=0.0) if pos.dtype == object else float(np.max(np.abs(pos)))
+
+
+def _pos_value(p: Any) -> Fraction:
+    return p if isinstance(p, Fraction) else Fraction(float(p))
+
+
+def _detect(data: np.ndarray, pos: np.ndarray, profile: Profile, d: int | None = None) -> dict[str, Any] | None:
+    """What ``detect`` says the table is (on a sample of rows); None when detect cannot tell."""
+    try:
+        from sinpe.reference.checking.detect import detect_table
+    except ImportError:
+        return None
+    try:
+        p = pos if len(pos) == data.shape[0] else None
+        return detect_table(data, positions=p, against=profile, d=d).to_json()
+    except ValueError as e:
+        return {"error": str(e)}
+
+
+def check_callable(fn: Any, target: str, profile: Profile, d: int, positions: Any, *, dtype: str | None = None,
+                   tier: str = "phase", call: str = "positions", key: str | None = None, **kw: Any) -> CheckResult:
+    """Call ``fn`` by the calling convention ``call`` (:func:`sinpe.reference.checking.loaders.call_table`) and check its table."""
+    from sinpe.reference.checking.loaders import call_table
+    pos, arg, _ = callable_positions(positions_array(positions, 0))
+    table = call_table(fn, target, arg, d, call=call, key=key)
+    return check_table(table, profile, positions=pos if table.data.shape[0] == len(pos) else None,
+                       dtype=dtype, tier=tier, d=d, **kw)
+
+
+def callable_positions(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(positions to check at, argument to pass, rounded?) for a callable (REQ-CHECK-INPUT): int64 when
+    every position is an integer int64 holds, else float64; a rational that float64 cannot hold is
+    passed, and checked, as the float64 the callable got (``rounded``).
+
+    >>> callable_positions(np.array([Fraction(2**53 + 1)], dtype=object))[1].tolist()
+    [9007199254740993]
+    >>> p, a, r = callable_positions(np.array([Fraction(1, 3), Fraction(2)], dtype=object))
+    >>> a.dtype, p.tolist() == a.tolist() == [1 / 3, 2.0], r
+    (dtype('float64'), True, True)
+    """
+    exact_ints = all(Fraction(x).denominator == 1 and abs(x) < 2**63 for x in pos.tolist())
+    rounded = pos.dtype == object and not exact_ints
+    if rounded:
+        pos = np.array([float(x) for x in pos], dtype=np.float64)
+    arg = np.array([int(x) for x in pos.tolist()], dtype=np.int64) if exact_ints else pos
+    return pos, arg, rounded
+
+
+def default_callable_positions() -> np.ndarray:
+    """Positions a callable is probed at by default: 0..2047 and the places precision breaks
+    (2^11 + 1 and 2^12 + 1 lose integers in float16/bfloat16, 65520 overflows float16, 10^5..10^7)."""
+    extra = [2049, 4097, 65519, 65520, 70000, 10**5, 10**6, 10**7]
+    return np.array(list(range(2048)) + extra, dtype=np.float64)

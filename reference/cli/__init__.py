@@ -1,0 +1,74 @@
+"""The ``sinpe`` command line: one subcommand per module, imported only when used.
+
+Each command module defines ``configure(parser: argparse.ArgumentParser) -> None`` and
+``run(args: argparse.Namespace) -> int``. Exit codes: 0 success / conformant, 1 a finding
+(not proven, not conformant, verification failed), 2 usage or input error.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# name -> (module, one-line help). Order is the order of `sinpe --help`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "verify": ("sinpe.reference.cli.verify", "run everything: proofs, golden self-certification, implementation certification"),
+    "prove": ("sinpe.proofs.cli", "run the SymPy proof suite of the spec's theorems"),
+    "table": ("sinpe.reference.cli.table", "write a correctly rounded PE table as .npy"),
+    "golden": ("sinpe.reference.cli.golden", "regenerate the golden vectors (byte-identical)"),
+    "certify": ("sinpe.reference.cli.certify", "certify the bundled NumPy/PyTorch implementations"),
+    "check": ("sinpe.reference.cli.check", "check a third-party table or callable for conformance"),
+    "detect": ("sinpe.reference.cli.detect", "name the variant a table implements"),
+    "claims": ("sinpe.reference.cli.claims", "audit the seed chapter's claims"),
+    "figures": ("sinpe.reference.cli.figures", "recompute the seed chapter's tables and figures"),
+}
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sinpe.spec import SPEC_VERSION
+
+    parser = _Parser(prog="sinpe", description="Verified reference specification of the sinusoidal positional encoding.")
+    parser.add_argument("--version", action="version", version=f"sinpe {SPEC_VERSION}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (_, help_) in COMMANDS.items():
+        sub.add_parser(name, help=help_, description=help_)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or argv[0] not in COMMANDS:
+        parser.parse_args(argv or ["--help"])
+        return 2
+    name = argv[0]
+    module = importlib.import_module(COMMANDS[name][0])
+    sub = _Parser(prog=f"sinpe {name}", description=COMMANDS[name][1])
+    module.configure(sub)
+    try:
+        args = sub.parse_args(argv[1:])
+    except SystemExit as e:  # --help (0) or a usage error (2), already printed: return, don't raise
+        return int(e.code or 0)
+    try:
+        return int(module.run(args))
+    except BrokenPipeError:  # `sinpe claims | head`: the reader left; not an error of ours (before OSError)
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
+        print(f"sinpe {name}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sinpe {name}: interrupted", file=sys.stderr)
+        return 130
+

@@ -1,0 +1,217 @@
+"""``sinpe check TARGET``: does a third-party table or callable conform? (SPEC.md REQ-CHECK-CLI)
+
+TARGET is a table file (.npy .npz .safetensors .pt .pth .csv .json) or ``module:callable``
+(:mod:`sinpe.reference.checking.loaders` documents the calling convention ``fn(positions, d)`` and the
+adapters ``--call n|buffer|forward``). Exit status: 0 conforms, 1 does not, 2 usage or input error.
+``--json`` prints the report as JSON on stdout; ``--junit FILE`` also writes a JUnit XML file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from sinpe.spec.tolerance import TIERS
+
+from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
+from sinpe.reference.checking.loaders import (CALLS, LoadError, Table, call_table, input_errors, is_callable_target, load_table,
+                      resolve_callable)
+
+DEFAULT_CALLABLE_D = 64
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help="table file (.npy .npz .safetensors .pt .pth .csv .json) "
+                        "or module:callable")
+    add_profile_arguments(parser)
+    parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; callables: "
+                        f"{DEFAULT_CALLABLE_D})")
+    parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
+                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5, 1e6, 1e7; "
+                        "--call n/forward: 0..2047; --call buffer: every row)")
+    add_dtype_argument(parser, default=None, help="IEEE format the table claims (default: the one it is stored "
+                       "in; a table stored wider must hold values of this format)")
+    parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
+    parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
+    parser.add_argument("--call", choices=CALLS, default="positions",
+                        help="calling convention of a callable TARGET (default positions: fn(positions, d))")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    parser.add_argument("--max-failures", dest="max_failures", type=int, default=10,
+                        help="failures listed (all are counted; default 10)")
+    parser.add_argument("--no-detect", dest="detect", action="store_false",
+                        help="do not run detect on a non-conforming table")
+
+
+def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bool]:
+    """(table, positions or None, called) for TARGET and the --positions/--key/--call flags; ``called``:
+    a callable was asked for width d (a buffer read whole, like a file, was not)."""
+    from sinpe.reference.checking.check import callable_positions, default_callable_positions, positions_array
+    from sinpe.reference.numerics.positions import parse_positions
+
+    positions = parse_positions(args.positions) if getattr(args, "positions", None) else None
+    if is_callable_target(args.target) and args.call == "buffer" and positions is None:
+        # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
+        return call_table(resolve_callable(args.target), args.target, None, d, call="buffer", key=args.key), None, False
+    if is_callable_target(args.target):
+        obj = resolve_callable(args.target)
+        if positions is None:
+            pos = default_callable_positions() if args.call == "positions" else np.arange(2048, dtype=np.float64)
+        else:
+            pos = positions_array(positions, len(positions))
+        pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
+        asks = args.call != "buffer"  # a buffer is not asked for a width: it has its own
+        table = call_table(obj, args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
+                           call=args.call, key=args.key)
+        if d is None and asks:
+            table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
+        if rounded:
+            table.notes.append("positions that are not binary64 values were passed (and are checked) "
+                               "as the nearest binary64 values")
+        return table, pos, asks
+    if args.call != "positions":
+        raise LoadError(f"--call {args.call} applies to a module:callable TARGET, not a file")
+    table = load_table(args.target, key=args.key)
+    return table, positions, False
+
+
+def run(args: argparse.Namespace) -> int:
+    from sinpe.reference.checking.check import check_table
+
+    profile = profile_from_args(args)
+    if args.d is not None and args.d < 1:
+        raise LoadError(f"--d must be >= 1; got {args.d}")
+    if args.max_failures < 0:
+        raise LoadError(f"--max-failures must be >= 0; got {args.max_failures}")
+    if args.junit and os.path.dirname(os.path.abspath(args.junit)) and \
+            not os.path.isdir(os.path.dirname(os.path.abspath(args.junit))):
+        raise LoadError(f"--junit: directory of {args.junit!r} does not exist")
+    if args.junit and os.path.isdir(args.junit):
+        raise LoadError(f"--junit: {args.junit!r} is a directory; name the XML file to write")
+    if profile.odd == "error" and args.d is not None and args.d % 2 and is_callable_target(args.target):
+        return _check_must_raise(args, profile)
+    with input_errors("check", args.target):  # never a traceback for bad input: one line, exit 2
+        table, positions, is_callable = load_target(args, args.d)
+        d = args.d if args.d is not None else (DEFAULT_CALLABLE_D if is_callable else None)
+        res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=d,
+                          detect=args.detect, max_failures=args.max_failures)
+    return _emit(args, res)
+
+
+def _emit(args: argparse.Namespace, res: Any) -> int:
+    """Print the report (text or ``--json``), write ``--junit``; the exit status of the verdict."""
+    report = res.to_json()
+    report["target"] = args.target
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(render(res, args.target))
+    if args.junit:
+        write_junit(args.junit, res, args.target)
+    return 0 if res.conformant else 1
+
+
+def _check_must_raise(args: argparse.Namespace, profile: Any) -> int:
+    """DEF-ODD rule 'error': PE is undefined for odd d, so a conforming implementation MUST raise there,
+    and MUST conform at even d: it is checked at d + 1 too (a callable that raises for every d, or
+    returns garbage for even d, does not conform)."""
+    from sinpe.reference.checking.check import _new_result, check_table
+    try:
+        odd_table, _, _ = load_target(args, args.d)
+    except LoadError as e:
+        if "raised" not in str(e):
+            raise
+        raised = str(e)
+    else:
+        res = _new_result(profile, args.tier, args.dtype or odd_table.dtype, args.d, odd_table.data.shape[0],
+                          args.target)
+        res.width = odd_table.data.shape[1]
+        res.conformant = False
+        res.reason = f"returned a table for odd d={args.d}; odd rule 'error' requires it to raise"
+        return _emit(args, res)
+    with input_errors("check", args.target):
+        table, positions, _ = load_target(args, args.d + 1)
+        res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=args.d + 1,
+                          detect=args.detect, max_failures=args.max_failures)
+    res.notes.insert(0, f"raises for odd d={args.d}, as odd rule 'error' requires ({raised}); "
+                        f"checked at the even d={args.d + 1}")
+    return _emit(args, res)
+
+
+def render(res: Any, target: str) -> str:
+    """The human report."""
+    L = []
+    prof = res.profile or res.profile_flags
+    shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
+    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}")
+    for n in res.notes:
+        L.append(f"  note: {n}")
+    verdict = "CONFORMS" if res.conformant else "DOES NOT CONFORM"
+    L.append(f"{verdict}: {res.reason or 'every entry within the ' + res.tier + ' tolerance'}")
+    if res.bands:
+        L.append(f"max |error| {res.max_abs_error:.3g}, max error {res.max_ulp_error:.3g} ulp of {res.dtype}; "
+                 f"worst at position {res.worst.get('position')} column {res.worst.get('column')} ({res.worst.get('label')})")
+        L.append("  positions             rows   max |error|   max ulp   failures")
+        for b in res.bands:
+            hi = f"{b.hi:.0e}" if b.hi >= 1e3 else f"{b.hi:g}"
+            lo = f"{b.lo:.0e}" if b.lo >= 1e3 else f"{b.lo:g}"
+            L.append(f"  [{lo}, {hi}){'':<{max(0, 14 - len(lo) - len(hi))}} {b.rows:7d}   {b.max_abs_error:11.3g} "
+                     f"{b.max_ulp_error:9.3g}   {b.failures:8d}")
+    if res.failures:
+        L.append(f"first failures ({len(res.failures)} of {res.n_failures}):")
+        for f in res.failures:
+            L.append(f"  position {f.position} column {f.column} ({f.label}): value {f.value!r}, reference "
+                     f"{f.reference!r}, |error| {f.abs_error:.3g} > allowed {f.allowed:.3g} ({f.reason})")
+            L.append(f"    reproduce: {f.repro}")
+    if res.oracle_decided:
+        L.append(f"{res.oracle_decided} entries within the fast reference's error of the tolerance were decided by the Arb oracle")
+    if res.detected:
+        det = res.detected
+        if "error" in det:
+            L.append(f"detect: {det['error']}")
+        else:
+            L.append(f"detected: {det.get('sentence')}")
+            if det.get("deviations"):
+                L.append(f"  deviations from {prof}: {json.dumps(det['deviations'])}")
+    L.append(f"({res.seconds:.2f} s)")
+    return "\n".join(L)
+
+
+def write_junit(path: str, res: Any, target: str) -> None:
+    """One testsuite, one testcase per position band (plus shape/non-finite findings)."""
+    cases = []
+    name = f"sinpe.check[{res.profile or res.profile_flags}-{res.tier}-{res.dtype}]"
+    if res.reason and not res.bands:
+        cases.append(("shape", res.reason))
+    for b in res.bands:
+        msg = None
+        if b.failures:
+            fl = [f for f in res.failures if b.lo <= abs(float(_num(f.position))) < b.hi]
+            msg = f"{b.failures} entries exceed the {res.tier} tolerance; max |error| {b.max_abs_error:.3g}"
+            if fl:
+                msg += f"; first: position {fl[0].position} column {fl[0].column}; reproduce: {fl[0].repro}"
+        cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
+    if res.reason and res.reason.startswith("non-finite"):
+        cases.append(("finite", res.reason))
+    if res.reason and res.reason.startswith("dtype"):
+        cases.append(("dtype", res.reason))
+    fails = sum(1 for _, m in cases if m)
+    out = [f'<?xml version="1.0" encoding="utf-8"?>',
+           f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" time="{res.seconds:.3f}">']
+    for case, msg in cases:
+        out.append(f'  <testcase classname={quoteattr(target)} name={quoteattr(case)}>')
+        if msg:
+            out.append(f'    <failure message={quoteattr(msg)}/>')
+        out.append('  </testcase>')
+    out.append('</testsuite>')
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+
+
+def _num(s: str) -> float:
+    from fractions import Fraction
+    return float(Fraction(s))

@@ -1,0 +1,760 @@
+"""Golden vectors (SPEC.md REQ-GOLDEN-SCHEMA, REQ-GOLDEN-MANIFEST, REQ-GOLDEN-ORACLE): schema,
+generation, loading with manifest verification, and self-certification.
+
+Layout of ``reference/golden/data/`` (package data):
+
+- ``golden-v1.schema.json``: the JSON schema of the case files (version in the name);
+- ``cases/<preset>/d<d>.json``: Wycheproof-style files, one group per dtype, each case with a
+  stable content-derived ``id``, the exact position, the column, the correctly rounded value
+  (``hex``) and the exact value to 40 significant digits (``decimal``), and ``flags``;
+- ``tables/<preset>/d<d>-<dtype>.npy``: full rows at :data:`BULK_POSITIONS` (``tables/positions.json``);
+  bfloat16 tables are float32 arrays holding exactly the bfloat16 values;
+- ``MANIFEST.json``: SHA-256 and size of every other file; checked whenever a file is loaded.
+
+Every value comes from :mod:`sinpe.reference.oracles.interval` (mpmath intervals + Ziv) and is
+cross-checked, at generation, against :mod:`sinpe.reference.oracles.arb` (Arb balls + Ziv);
+generation refuses to write anything if the two disagree on a single bit.
+
+>>> ids = {c["id"] for c in iter_cases(profile="vaswani", dtype="float32", d=4)}
+>>> len(ids) == len(GOLDEN_POSITIONS) * 4
+True
+>>> c = next(c for c in iter_cases(profile="vaswani", dtype="float64", d=4) if c["position"] == "1" and c["column"] == 0)
+>>> c["value"], c["hex"], c["decimal"]     # sin 1
+(0.8414709848078965, '0x1.aed548f090ceep-1', '8.414709848078965066525023216302989996226e-1')
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from sinpe.spec import SPEC_VERSION
+from sinpe.spec.definition import columns
+from sinpe.spec.formats import FORMATS, Format, get_format
+from sinpe.spec.profiles import PRESETS, Profile, get_profile
+
+from sinpe.reference.oracles.interval import DIGITS, Certifier, decimal_raw
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "data"
+SCHEMA_NAME = "golden-v1.schema.json"
+MANIFEST_NAME = "MANIFEST.json"
+RELEASE_DATES = {"1.0.0": "2026-11-30"}  # date-released per spec version (CITATION.cff); no other timestamp
+
+WIDTHS = (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096)
+SMALL_D = 8  # up to this width the case files hold every column; above, a stable sample
+SAMPLED_COLUMNS = 4  # per position for d > SMALL_D: first, last and 2 seeded
+FORMAT_ORDER = ("binary64", "binary32", "binary16", "bfloat16")
+
+
+def _golden_positions() -> tuple[Fraction, ...]:
+    pos = [Fraction(i) for i in range(17)]                       # 0..16
+    pos += [Fraction(2 ** i) for i in range(5, 24)]              # powers of two up to 2^23 < 10^7
+    pos += [Fraction(10 ** i) for i in range(2, 8)]              # powers of ten up to 10^7
+    pos += [Fraction(x) for x in ("0.5", "2.5", "1000.25", "65504.5")]  # dyadic: exact in binary32
+    pos += [Fraction(x) for x in ("-1", "-2.5", "-1000", "-10000000")]
+    return tuple(pos)
+
+
+GOLDEN_POSITIONS = _golden_positions()
+# Full rows (bulk .npy) at these positions only: every d up to 4096 at 50 positions would be ~32 MB.
+BULK_POSITIONS = tuple(Fraction(x) for x in ("0", "1", "2", "3", "7", "16", "100", "1024", "10000", "65536",
+                                             "1000000", "10000000", "2.5", "-1"))
+
+# flag -> meaning (REQ-GOLDEN-SCHEMA); thresholds are part of the schema version.
+FLAGS = {
+    "exact": "the value is exactly representable (theta = 0 or a zero column); no rounding happened",
+    "zero-column": "the column is identically zero (odd-d zero-pad rule)",
+    "large-phase": "|theta| >= 2^16: float32 phase rounding alone is >= 2^-8 absolute",
+    "near-zero": "0 < |PE| < 2^-10: an absolute tolerance dominates a relative one",
+    "subnormal": "the rounded value is subnormal in the format",
+    "underflow": "the value is nonzero but rounds to zero in the format",
+    "overflow": "the value rounds to infinity in the format",
+    "near-tie": "the exact value is within 2^-6 ulp of a rounding boundary (faithful != correct rounding)",
+    "ziv-escalated": "the certified enclosure needed more than the starting precision",
+    "non-integer-position": "the position is not an integer",
+    "negative-position": "the position is negative",
+}
+
+
+# --- formatting helpers ---------------------------------------------------------------------------
+
+def position_str(p: Fraction) -> str:
+    """The exact decimal of a dyadic position (``'1000.25'``, ``'-10000000'``)."""
+    if p.denominator == 1:
+        return str(p.numerator)
+    den = p.denominator
+    if den & (den - 1):
+        raise ValueError(f"golden positions must be dyadic; got {p}")
+    s = format(Decimal(p.numerator) / Decimal(den), "f")
+    return s
+
+
+def float_hex(x: float) -> str:
+    """``float.hex`` without trailing mantissa zeros (``0x1.f38p-1``); parses back with ``float.fromhex``."""
+    if not math.isfinite(x):
+        return ("-" if x < 0 else "") + "inf" if not math.isnan(x) else "nan"
+    h = x.hex()
+    if "." in h:
+        mant, exp = h.split("p")
+        mant = mant.rstrip("0").rstrip(".")
+        h = mant + "p" + exp
+    return h
+
+
+def case_id(profile: Profile, d: int, position: str, column: int, dtype: str) -> str:
+    """Stable content-derived ID: SHA-256 of the profile parameters, d, position, column, dtype."""
+    return _case_id(_params_json(profile), d, position, column, dtype)
+
+
+def _params_json(profile: Profile) -> str:
+    return json.dumps(profile.params(), sort_keys=True, separators=(",", ":"))
+
+
+def _case_id(params_json: str, d: int, position: str, column: int, dtype: str) -> str:
+    """:func:`case_id` with the profile's parameters already serialised (computed once per file):
+    the compact, key-sorted JSON of {params, d, position, column, dtype}, as ``json.dumps`` writes it."""
+    enc = json.encoder.encode_basestring_ascii  # what json.dumps (ensure_ascii) writes for a str
+    key = (f'{{"column":{int(column)},"d":{int(d)},"dtype":{enc(dtype)},'
+           f'"params":{params_json},"position":{enc(position)}}}')
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def sampled_columns(profile_name: str, d: int, position: str) -> list[int]:
+    """Columns of the case files at one position: all for d <= SMALL_D; else first, last and 2 seeded."""
+    if d <= SMALL_D:
+        return list(range(d))
+    rng = random.Random(hashlib.sha256(f"{profile_name}|{d}|{position}".encode()).digest())
+    rest = rng.sample(range(1, d - 1), SAMPLED_COLUMNS - 2)
+    return sorted({0, d - 1, *rest})
+
+
+def _dump(obj: Any, depth: int = 0, expand: int = 4) -> str:
+    """Deterministic JSON: sorted keys, containers indented down to ``expand`` levels, compact below."""
+    if depth >= expand or not isinstance(obj, (dict, list)) or not obj:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    pad = " " * (depth + 1)
+    if isinstance(obj, dict):
+        items = [f"{pad}{json.dumps(k)}: {_dump(obj[k], depth + 1, expand)}" for k in sorted(obj)]
+        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
+    items = [f"{pad}{_dump(v, depth + 1, expand)}" for v in obj]
+    return "[\n" + ",\n".join(items) + "\n" + " " * depth + "]"
+
+
+def _npy_bytes(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _np_dtype(fmt: Format) -> type:
+    return {"binary64": np.float64, "binary32": np.float32, "binary16": np.float16, "bfloat16": np.float32}[fmt.name]
+
+
+def versions() -> dict[str, str]:
+    import flint
+    import gmpy2
+    import mpmath
+    return {"mpmath": mpmath.__version__, "gmpy2": gmpy2.version(), "python-flint": flint.__version__,
+            "flint": getattr(flint, "__FLINT_VERSION__", "?"), "numpy": np.__version__}
+
+
+def provenance() -> dict[str, Any]:
+    v = versions()
+    return {
+        "specVersion": SPEC_VERSION,
+        "dateReleased": RELEASE_DATES.get(SPEC_VERSION, "unreleased"),
+        "generator": "sinpe golden (sinpe.reference.golden.generate)",
+        "primary": {"method": "mpmath libmpi interval arithmetic on spec/definition.py, midpoint-radius "
+                              "sin/cos, both ends rounded to nearest-even, precision doubled until they agree (Ziv)",
+                    "library": f"mpmath {v['mpmath']} (gmpy2 {v['gmpy2']})"},
+        "oracle": {"method": "Arb ball arithmetic on spec/definition.py, Ziv (sinpe.reference.oracles.arb)",
+                   "library": f"python-flint {v['python-flint']} (FLINT {v['flint']})"},
+        "crossChecked": "every value, every format, and every 40-digit decimal; zero disagreements",
+    }
+
+
+# --- the schema ---------------------------------------------------------------------------------------
+
+def schema() -> dict[str, Any]:
+    """The JSON schema (draft 2020-12 subset) of a case file; written as ``golden-v1.schema.json``."""
+    case = {
+        "type": "object",
+        "required": ["id", "position", "column", "label", "hex", "decimal", "flags"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+            "position": {"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"},
+            "column": {"type": "integer", "minimum": 0},
+            "label": {"type": "string", "pattern": "^(sin[0-9]+|cos[0-9]+|zero)$"},
+            "hex": {"type": "string", "pattern": "^-?(0x[01](\\.[0-9a-f]+)?p[-+][0-9]+|inf)$"},
+            "decimal": {"type": "string", "pattern": "^(0|-?[1-9]\\.[0-9]{%d,}e-?[0-9]+)$" % (DIGITS - 1)},
+            "flags": {"type": "array", "items": {"type": "string", "enum": sorted(FLAGS)}},
+        },
+    }
+    group = {
+        "type": "object",
+        "required": ["profile", "params", "d", "dtype", "format", "provenance", "tests"],
+        "additionalProperties": False,
+        "properties": {
+            "profile": {"type": "string", "enum": list(PRESETS)},
+            "params": {"type": "object", "required": ["layout", "shift", "base", "phase_scale", "amplitude",
+                                                       "offset", "odd"]},
+            "d": {"type": "integer", "minimum": 1},
+            "dtype": {"type": "string", "enum": [f.dtype for f in FORMATS.values()]},
+            "format": {"type": "string", "enum": list(FORMATS)},
+            "provenance": {"type": "object", "required": ["primary", "oracle", "crossChecked"]},
+            "tests": {"type": "array", "items": case, "minItems": 1},
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"sinpe/golden/{SCHEMA_NAME}",
+        "title": "sinpe golden vectors, schema version 1 (SPEC.md REQ-GOLDEN-SCHEMA)",
+        "type": "object",
+        "required": ["schema", "algorithm", "specVersion", "dateReleased", "numberOfTests", "flags",
+                     "provenance", "testGroups"],
+        "additionalProperties": False,
+        "properties": {
+            "schema": {"type": "string", "const": SCHEMA_NAME},
+            "algorithm": {"type": "string"},
+            "specVersion": {"type": "string"},
+            "dateReleased": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            "numberOfTests": {"type": "integer", "minimum": 1},
+            "flags": {"type": "object"},
+            "notes": {"type": "string"},
+            "provenance": {"type": "object", "required": ["primary", "oracle", "crossChecked"]},
+            "testGroups": {"type": "array", "items": group, "minItems": 1},
+        },
+    }
+
+
+def validate(doc: Any, sch: dict[str, Any], where: str = "$") -> list[str]:
+    """Errors of ``doc`` against the schema subset used here (type, required, properties,
+    additionalProperties, items, enum, const, pattern, minimum, minItems). Empty list = valid.
+
+    >>> validate({"a": 1}, {"type": "object", "required": ["a", "b"]})
+    ["$: missing required property 'b'"]
+    """
+    import re
+    errs: list[str] = []
+    t = sch.get("type")
+    types = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool}
+    if t is not None and (not isinstance(doc, types[t]) or (t in ("integer", "number") and isinstance(doc, bool))):
+        return [f"{where}: expected {t}, got {type(doc).__name__}"]
+    if "const" in sch and doc != sch["const"]:
+        errs.append(f"{where}: must be {sch['const']!r}")
+    if "enum" in sch and doc not in sch["enum"]:
+        errs.append(f"{where}: {doc!r} not one of {sch['enum']}")
+    if "pattern" in sch and isinstance(doc, str) and not re.search(sch["pattern"], doc):
+        errs.append(f"{where}: {doc!r} does not match {sch['pattern']}")
+    if "minimum" in sch and isinstance(doc, (int, float)) and doc < sch["minimum"]:
+        errs.append(f"{where}: {doc} < {sch['minimum']}")
+    if isinstance(doc, dict):
+        for k in sch.get("required", []):
+            if k not in doc:
+                errs.append(f"{where}: missing required property {k!r}")
+        props = sch.get("properties", {})
+        for k, v in doc.items():
+            if k in props:
+                errs += validate(v, props[k], f"{where}.{k}")
+            elif sch.get("additionalProperties") is False:
+                errs.append(f"{where}: unexpected property {k!r}")
+    if isinstance(doc, list):
+        if len(doc) < sch.get("minItems", 0):
+            errs.append(f"{where}: fewer than {sch['minItems']} items")
+        if "items" in sch:
+            for i, v in enumerate(doc):
+                errs += validate(v, sch["items"], f"{where}[{i}]")
+                if len(errs) > 20:
+                    break
+    return errs
+
+
+# --- progress ---------------------------------------------------------------------------------------------
+
+class Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
+        self.total, self.label, self.n = max(total, 1), label, 0
+        self.on = sys.stderr.isatty() if enabled is None else enabled
+        self.t0 = time.monotonic()
+
+    def __call__(self, k: int = 1) -> None:
+        self.n += k
+        if self.on:
+            frac = self.n / self.total
+            bar = "#" * int(30 * frac)
+            sys.stderr.write(f"\r{self.label} [{bar:<30}] {self.n}/{self.total} {time.monotonic() - self.t0:.0f}s")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.on:
+            sys.stderr.write("\n")
+
+
+# --- generation -----------------------------------------------------------------------------------------
+
+@dataclass
+class GenReport:
+    files: dict[str, bytes] = field(default_factory=dict)  # relative path -> content
+    cases: int = 0
+    table_values: int = 0  # entries in the bulk tables (all formats)
+    case_values: int = 0
+    oracle_checked: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    flag_counts: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def _flags(fmt: Format, col_kind: str, pair: Any, fi: int, p: Fraction, g: float) -> list[str]:
+    fl = []
+    if p.denominator != 1:
+        fl.append("non-integer-position")
+    if p < 0:
+        fl.append("negative-position")
+    if col_kind == "zero":
+        return sorted(fl + ["exact", "zero-column"])
+    lo, hi = pair.enc[col_kind]
+    if lo == hi:
+        fl.append("exact")
+    if pair.escalated:
+        fl.append("ziv-escalated")
+    if abs(pair.theta) >= 2.0 ** 16:
+        fl.append("large-phase")
+    # x = lo = xn 2^xe exactly; the tests below are exact integer comparisons of dyadics
+    sign, man, xe, _ = lo
+    xn = -int(man) if sign else int(man)
+    if xn and xe < -10 and abs(xn) < 1 << (-10 - xe):  # 0 < |x| < 2^-10
+        fl.append("near-zero")
+    if math.isinf(g):
+        fl.append("overflow")
+    elif g == 0 and xn:
+        fl.append("underflow")
+    elif g != 0 and abs(g) < 2.0 ** fmt.emin:
+        fl.append("subnormal")
+    if math.isfinite(g) and lo != hi:
+        from sinpe.reference.numerics.rounding import ulp
+        ue = math.frexp(ulp(g, fmt))[1] - 1  # ulp = 2^ue
+        at_pow2 = g != 0 and math.frexp(abs(g))[0] == 0.5 and abs(g) > 2.0 ** fmt.emin
+        de = ue - 1 if at_pow2 else ue  # the gap below |g|
+        h1, h2 = (ue - 1, de - 1) if g >= 0 else (de - 1, ue - 1)  # half gaps above and below g
+        gm, ge = math.frexp(g)
+        gn, ge = int(math.ldexp(gm, 53)), ge - 53
+        e0 = min(xe, ge, h1, h2, ue - 6)
+        X, G = xn << (xe - e0), gn << (ge - e0)
+        dist = min(abs(X - G - (1 << (h1 - e0))), abs(X - G + (1 << (h2 - e0))))
+        if dist < 1 << (ue - 6 - e0):  # within ulp/64 of a rounding boundary
+            fl.append("near-tie")
+    return sorted(fl)
+
+
+def _frac(t: tuple) -> Fraction:
+    sign, man, exp, _ = t
+    v = Fraction(int(man)) * (Fraction(2) ** exp)
+    return -v if sign else v
+
+
+def _oracle_decimal_ok(profile: Profile, d: int, p: Fraction, j: int, dec: str) -> bool:
+    """Does the Arb ball of PE(p)[j] lie within half a unit of the last digit of ``dec``?"""
+    from sinpe.reference.oracles import arb as of
+    if dec == "0":
+        ball = of.enclose(profile, d, p, j, prec=128)
+        return ball.is_zero() if hasattr(ball, "is_zero") else (ball.mid() == 0 and ball.rad() == 0)
+    mant, ex = dec.split("e")
+    E = int(ex)
+    digits = mant.lstrip("-").replace(".", "")
+    if len(digits) == DIGITS:
+        return _decimal_ok_int(profile, d, p, j, -int(digits) if mant.startswith("-") else int(digits),
+                               E - DIGITS + 1)
+    target = Fraction(Decimal(mant)) * Fraction(10) ** E
+    half = Fraction(1, 2) * Fraction(10) ** (E - DIGITS + 1)
+    prec = 200 + int(abs(p)).bit_length()
+    for _ in range(3):
+        ball = of.enclose(profile, d, p, j, prec=prec)
+        mid = Fraction(*_man_exp_frac(ball.mid()))
+        rad = Fraction(*_man_exp_frac(ball.rad()))
+        if target - half < mid - rad and mid + rad < target + half:
+            return True
+        prec *= 2
+    return False
+
+
+def _decimal_ok_int(profile: Profile, d: int, p: Fraction, j: int, N: int, s: int) -> bool:
+    """:func:`_oracle_decimal_ok` for the decimal N 10^s in integers: is the Arb ball
+    [mid - rad, mid + rad] strictly inside ((N - 1/2) 10^s, (N + 1/2) 10^s)?"""
+    from sinpe.reference.oracles import arb as of
+    prec = 200 + int(abs(p)).bit_length()
+    for _ in range(3):
+        ball = of.enclose(profile, d, p, j, prec=prec)
+        mm, me = (int(x) for x in ball.mid().man_exp())
+        rm, re_ = (int(x) for x in ball.rad().man_exp())
+        e0 = min(me, re_)
+        M, R = mm << (me - e0), rm << (re_ - e0)  # mid = M 2^e0, rad = R 2^e0
+        # A 10^s < B 2^e0  <=>  A 10^max(s,0) 2^max(-e0,0) < B 10^max(-s,0) 2^max(e0,0)
+        ls, rs = 10 ** max(s, 0) << max(-e0, 0), 10 ** max(-s, 0) << max(e0, 0)
+        if (2 * N - 1) * ls < 2 * (M - R) * rs and 2 * (M + R) * rs < (2 * N + 1) * ls:
+            return True
+        prec *= 2
+    return False
+
+
+def _man_exp_frac(x: Any) -> tuple[int, int]:
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
+
+
+def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None = None,
+             tables: bool = True, cases: bool = True, progress: bool | None = None) -> GenReport:
+    """Compute the golden files (in memory) for the given presets and widths; cross-check every value.
+
+    Returns a :class:`GenReport` whose ``files`` map relative paths to bytes. The schema and the
+    manifest are included only for the full set (no ``presets``/``widths`` restriction).
+    Raises ``ArithmeticError`` if the second oracle disagrees with the primary on any value.
+    """
+    from sinpe.reference.oracles import arb as of
+    full = presets is None and widths is None and tables and cases
+    presets = list(PRESETS) if presets is None else list(presets)
+    widths = list(WIDTHS) if widths is None else list(widths)
+    formats = tuple(get_format(n) for n in FORMAT_ORDER)
+    cert = Certifier(formats)
+    rep = GenReport()
+    prov = provenance()
+    bar = Progress(len(presets) * len(widths), "sinpe golden", progress)
+    t_primary = t_oracle = t_dec = 0.0
+    for name in presets:
+        prof = get_profile(name)
+        pjson = _params_json(prof)
+        for d in widths:
+            plan = columns(prof, d)
+            cplan = cert.plan(prof, d)
+            if tables:
+                t = time.perf_counter()
+                T = cert.tables(prof, d, BULK_POSITIONS)
+                t_primary += time.perf_counter() - t
+                t = time.perf_counter()
+                O = of.rounded_tables(prof, d, BULK_POSITIONS, formats)
+                t_oracle += time.perf_counter() - t
+                for f in formats:
+                    a, b = T[f.name], O[f.name]
+                    bad = np.argwhere(a.view(np.int64) != b.view(np.int64))
+                    for r, j in bad[:5]:
+                        rep.disagreements.append(f"{name} d={d} position={position_str(BULK_POSITIONS[r])} "
+                                                 f"column={j} {f.name}: mpmath {a[r, j]!r} vs Arb {b[r, j]!r}")
+                    rep.oracle_checked += a.size
+                    arr = a.astype(_np_dtype(f))
+                    if not np.array_equal(arr.astype(np.float64), a):
+                        raise AssertionError(f"{f.name} value not exact in its storage dtype")
+                    rep.files[f"tables/{name}/d{d}-{f.dtype}.npy"] = _npy_bytes(arr)
+                    rep.table_values += a.size
+            if cases:
+                groups = {f.name: [] for f in formats}
+                # positions that share their sampled columns (all of them for d <= SMALL_D) are
+                # computed as one table by both paths; the cases are then written position by position
+                cols_at = {p: sampled_columns(name, d, position_str(p)) for p in GOLDEN_POSITIONS}
+                by_cols: dict[tuple[int, ...], list[Fraction]] = {}
+                for p in GOLDEN_POSITIONS:
+                    by_cols.setdefault(tuple(cols_at[p]), []).append(p)
+                rows: dict[Fraction, tuple[dict, dict, int]] = {}
+                for js_t, ps_list in by_cols.items():
+                    t = time.perf_counter()
+                    T = cert.tables(prof, d, ps_list, cols=list(js_t))
+                    t_primary += time.perf_counter() - t
+                    t = time.perf_counter()
+                    O = of.rounded_tables(prof, d, ps_list, formats, only=list(js_t))
+                    t_oracle += time.perf_counter() - t
+                    for r, p in enumerate(ps_list):
+                        rows[p] = (T, O, r)
+                for p in GOLDEN_POSITIONS:
+                    ps = position_str(p)
+                    js = cols_at[p]
+                    T, O, r = rows[p]
+                    t = time.perf_counter()
+                    decs = [cert.decimal(prof, d, p, j) for j in js]
+                    t_primary += time.perf_counter() - t
+                    t = time.perf_counter()
+                    for j, dec in zip(js, decs):
+                        if not _oracle_decimal_ok(prof, d, p, j, dec):
+                            rep.disagreements.append(f"{name} d={d} position={ps} column={j}: decimal {dec} "
+                                                     f"not confirmed by Arb")
+                    t_oracle += time.perf_counter() - t
+                    pairs = [None if plan[j].kind == "zero" else cert._pair(cplan, plan[j].k, p) for j in js]
+                    for fi, f in enumerate(formats):
+                        a, b = T[f.name][r], O[f.name][r]
+                        for i, j in enumerate(js):
+                            if a[i].view(np.int64) != b[i].view(np.int64):
+                                rep.disagreements.append(f"{name} d={d} position={ps} column={j} {f.name}: "
+                                                         f"mpmath {a[i]!r} vs Arb {b[i]!r}")
+                            col = plan[j]
+                            g = float(a[i])
+                            fl = _flags(f, col.kind, pairs[i], fi, p, g)
+                            for x in fl:
+                                rep.flag_counts[x] = rep.flag_counts.get(x, 0) + 1
+                            groups[f.name].append({"id": _case_id(pjson, d, ps, j, f.dtype), "position": ps,
+                                                   "column": j, "label": col.label, "hex": float_hex(g),
+                                                   "decimal": decs[i], "flags": fl})
+                        rep.oracle_checked += len(js)
+                        rep.case_values += len(js)
+                doc = {
+                    "schema": SCHEMA_NAME,
+                    "algorithm": "sinusoidal positional encoding (SPEC.md DEF-PE, DEF-FAMILY)",
+                    "specVersion": SPEC_VERSION,
+                    "dateReleased": prov["dateReleased"],
+                    "numberOfTests": sum(len(v) for v in groups.values()),
+                    "flags": FLAGS,
+                    "notes": (f"{prof.describe()}; d={d}; positions: 0..16, 2^5..2^23, 10^2..10^7, dyadic "
+                              f"non-integers and negatives; columns: "
+                              + ("all" if d <= SMALL_D else "first, last and 2 seeded per position")
+                              + "; hex = correctly rounded value, decimal = exact value to 40 significant digits"),
+                    "provenance": prov,
+                    "testGroups": [{"profile": name, "params": prof.params(), "d": d, "dtype": f.dtype,
+                                    "format": f.name, "provenance": prov, "tests": groups[f.name]}
+                                   for f in formats],
+                }
+                rep.cases += doc["numberOfTests"]
+                rep.files[f"cases/{name}/d{d}.json"] = (_dump(doc) + "\n").encode()
+            bar(1)
+    bar.done()
+    if tables:
+        rep.files["tables/positions.json"] = (_dump({
+            "positions": [position_str(p) for p in BULK_POSITIONS],
+            "note": "rows of every tables/*.npy file, in this order; bfloat16 tables are float32 arrays "
+                    "holding exactly the bfloat16 values"}) + "\n").encode()
+    if full:
+        rep.files[SCHEMA_NAME] = (_dump(schema(), expand=99) + "\n").encode()
+        rep.files[MANIFEST_NAME] = manifest_bytes(rep.files, prov)
+    rep.seconds = {"primary": t_primary, "oracle": t_oracle}
+    rep.stats = cert.stats.to_dict()
+    if rep.disagreements:
+        raise ArithmeticError(f"{len(rep.disagreements)} disagreement(s) between mpmath and Arb; first: "
+                              f"{rep.disagreements[0]}")
+    return rep
+
+
+def manifest_bytes(files: dict[str, bytes], prov: dict[str, Any]) -> bytes:
+    entries = {path: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+               for path, data in sorted(files.items()) if path != MANIFEST_NAME}
+    tables = []
+    for path in sorted(entries):
+        if path.startswith("tables/") and path.endswith(".npy"):
+            _, name, fn = path.split("/")
+            d, dtype = fn[1:-4].split("-", 1)
+            tables.append({"path": path, "profile": name, "d": int(d), "dtype": dtype,
+                           "format": get_format(dtype).name, "rows": "tables/positions.json"})
+    doc = {"specVersion": SPEC_VERSION, "dateReleased": prov["dateReleased"], "schema": SCHEMA_NAME,
+           "provenance": prov, "files": entries, "tables": tables,
+           "totalBytes": sum(e["bytes"] for e in entries.values())}
+    return (_dump(doc, expand=3) + "\n").encode()
+
+
+def write(files: dict[str, bytes], out: Path) -> None:
+    for rel, data in sorted(files.items()):
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+# --- loading (manifest checked on every load) ---------------------------------------------------------------
+
+class GoldenIntegrityError(Exception):
+    """A golden file is missing, unlisted or does not match its SHA-256 in MANIFEST.json."""
+
+
+_MANIFEST_CACHE: dict[Path, dict[str, Any]] = {}
+
+
+def manifest(root: Path | None = None) -> dict[str, Any]:
+    root = Path(root or GOLDEN_DIR)
+    if root not in _MANIFEST_CACHE:
+        path = root / MANIFEST_NAME
+        if not path.exists():
+            raise GoldenIntegrityError(f"{path} is missing; run: sinpe golden")
+        _MANIFEST_CACHE[root] = json.loads(path.read_text())
+    return _MANIFEST_CACHE[root]
+
+
+def read_verified(rel: str, root: Path | None = None) -> bytes:
+    """The bytes of golden file ``rel`` after checking them against the manifest's SHA-256."""
+    root = Path(root or GOLDEN_DIR)
+    entry = manifest(root)["files"].get(rel)
+    if entry is None:
+        raise GoldenIntegrityError(f"{rel} is not listed in {root / MANIFEST_NAME}")
+    data = (root / rel).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry["sha256"]:
+        raise GoldenIntegrityError(f"{root / rel}: SHA-256 {digest} != manifest {entry['sha256']}; "
+                                   f"regenerate with: sinpe golden")
+    return data
+
+
+def load_case_file(preset: str, d: int, root: Path | None = None) -> dict[str, Any]:
+    return json.loads(read_verified(f"cases/{preset}/d{d}.json", root))
+
+
+def load_table(preset: str, d: int, dtype: str, root: Path | None = None) -> tuple[list[Fraction], np.ndarray]:
+    """(positions, table) of a bulk table; bfloat16 comes as float32 holding the bfloat16 values."""
+    f = get_format(dtype)
+    data = read_verified(f"tables/{preset}/d{d}-{f.dtype}.npy", root)
+    arr = np.load(io.BytesIO(data), allow_pickle=False)
+    pos = json.loads(read_verified("tables/positions.json", root))["positions"]
+    return [Fraction(p) for p in pos], arr
+
+
+def iter_cases(profile: str | None = None, dtype: str | None = None, d: int | None = None,
+               root: Path | None = None) -> Iterator[dict[str, Any]]:
+    """Every golden case (optionally filtered), as a flat dict.
+
+    Keys: ``id``, ``profile``, ``params``, ``d``, ``dtype``, ``format``, ``position`` (exact decimal
+    string), ``position_float``, ``column``, ``label``, ``value`` (float, the correctly rounded
+    value), ``hex``, ``decimal`` (exact value, 40 digits), ``flags``, ``file``, ``repro`` (a
+    ``sinpe table`` command that recomputes the value).
+    """
+    want_fmt = None if dtype is None else get_format(dtype).name
+    for name in (PRESETS if profile is None else [profile]):
+        if name not in PRESETS:
+            raise ValueError(f"unknown profile {name!r}; presets: {', '.join(PRESETS)}")
+        for w in (WIDTHS if d is None else [d]):
+            if w not in WIDTHS:
+                raise ValueError(f"no golden cases for d={w}; widths: {', '.join(map(str, WIDTHS))}")
+            doc = load_case_file(name, w, root)
+            for g in doc["testGroups"]:
+                if want_fmt is not None and g["format"] != want_fmt:
+                    continue
+                for c in g["tests"]:
+                    v = float.fromhex(c["hex"]) if c["hex"] not in ("inf", "-inf") else float(c["hex"])
+                    yield {"id": c["id"], "profile": name, "params": g["params"], "d": w, "dtype": g["dtype"],
+                           "format": g["format"], "position": c["position"],
+                           "position_float": float(Fraction(c["position"])), "column": c["column"],
+                           "label": c["label"], "value": v, "hex": c["hex"], "decimal": c["decimal"],
+                           "flags": c["flags"], "file": f"cases/{name}/d{w}.json",
+                           "repro": f"sinpe table --profile {name} --d {w} --positions {c['position']} "
+                                    f"--dtype {g['dtype']} --out t.npy  # column {c['column']}"}
+
+
+# --- self-certification (sinpe verify) -----------------------------------------------------------------------
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class SelfCertReport:
+    seed: int
+    sample: int
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        passed = sum(c.ok for c in self.checks)
+        return {"ok": self.ok, "seed": self.seed, "sample": self.sample,
+                "summary": f"{passed}/{len(self.checks)} checks hold: manifest, schema, second oracle on "
+                           f"{self.sample} sampled values (seed {self.seed})",
+                "reproduce": f"python -c 'from sinpe.reference.golden.vectors import self_certify; "
+                             f"print(self_certify({self.sample}, {self.seed}).render())'",
+                "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
+
+    def render(self) -> str:
+        lines = [f"golden self-certification (REQ-GOLDEN-MANIFEST, REQ-GOLDEN-ORACLE), sample={self.sample} "
+                 f"seed={self.seed}: {'OK' if self.ok else 'FAILED'}"]
+        for c in self.checks:
+            lines.append(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
+        return "\n".join(lines)
+
+
+def check_case(profile: str, d: int, group: dict[str, Any], case: dict[str, Any]) -> str | None:
+    """Re-derive one case through the second oracle (Arb): None if its hex value and its decimal
+    both hold, else a one-line description with the command that reproduces the value."""
+    from sinpe.reference.oracles import arb as of
+    prof = get_profile(profile)
+    p = Fraction(case["position"])
+    fmt = group["format"]
+    ref = of.rounded_tables(prof, d, [p], [fmt], only=[case["column"]])[fmt][0, 0]
+    got = float.fromhex(case["hex"]) if "inf" not in case["hex"] else float(case["hex"])
+    same = ref == got and math.copysign(1, ref) == math.copysign(1, got)
+    if same and _oracle_decimal_ok(prof, d, p, case["column"], case["decimal"]):
+        return None
+    return (f"case {case['id']} ({profile} d={d} position={case['position']} column={case['column']} "
+            f"{group['dtype']}): golden {case['hex']} / {case['decimal']}, Arb {float_hex(ref)}; reproduce: "
+            f"sinpe table --profile {profile} --d {d} --positions {case['position']} --dtype {group['dtype']} "
+            f"--out t.npy --cross-check")
+
+
+def self_certify(sample: int = 200, seed: int = 0, root: Path | None = None) -> SelfCertReport:
+    """Check every file against MANIFEST.json and the schema, and re-derive ``sample`` random case
+    values and ``sample`` random bulk-table entries through the second oracle (Arb)."""
+    from sinpe.reference.oracles import arb as of
+    root = Path(root or GOLDEN_DIR)
+    rep = SelfCertReport(seed=seed, sample=sample)
+    # 1. manifest: every listed file matches; no unlisted file
+    try:
+        man = manifest(root)
+        bad = []
+        for rel in man["files"]:
+            try:
+                read_verified(rel, root)
+            except (GoldenIntegrityError, OSError) as e:
+                bad.append(str(e))
+        present = {str(p.relative_to(root)).replace(os.sep, "/") for p in root.rglob("*") if p.is_file()}
+        unlisted = sorted(present - set(man["files"]) - {MANIFEST_NAME} - {x for x in present if "__pycache__" in x})
+        rep.checks.append(Check("manifest SHA-256", not bad and not unlisted,
+                                f"{len(man['files'])} files, {man.get('totalBytes', 0)} bytes"
+                                + (f"; {len(bad)} bad, first: {bad[0]}" if bad else "")
+                                + (f"; unlisted: {unlisted[:3]}" if unlisted else "")))
+        if bad:
+            return rep
+    except (GoldenIntegrityError, OSError, ValueError) as e:
+        rep.checks.append(Check("manifest SHA-256", False, str(e)))
+        return rep
+    # 2. schema
+    sch = json.loads(read_verified(SCHEMA_NAME, root))
+    errs: list[str] = []
+    n_cases = 0
+    all_cases: list[tuple[str, int, dict, dict]] = []
+    for name in PRESETS:
+        for w in WIDTHS:
+            doc = load_case_file(name, w, root)
+            e = validate(doc, sch, f"cases/{name}/d{w}.json")
+            errs += e[:3]
+            for g in doc["testGroups"]:
+                for c in g["tests"]:
+                    all_cases.append((name, w, g, c))
+            n_cases += doc["numberOfTests"]
+    rep.checks.append(Check(f"schema {SCHEMA_NAME}", not errs,
+                            f"{n_cases} cases in {len(PRESETS) * len(WIDTHS)} files" + (f"; {errs[0]}" if errs else "")))
+    # 3. second oracle on a random sample of cases and bulk entries
+    rng = random.Random(seed)
+    picked = rng.sample(all_cases, min(sample, len(all_cases)))
+    wrong = [w for w in (check_case(name, w, g, c) for name, w, g, c in picked) if w]
+    rep.checks.append(Check("second oracle (Arb) on sampled cases", not wrong,
+                            f"{len(picked)} cases re-derived" + (f"; {len(wrong)} wrong, first: {wrong[0]}" if wrong else "")))
+    wrong = []
+    for t in rng.sample(man["tables"], min(sample, len(man["tables"]))):
+        pos, arr = load_table(t["profile"], t["d"], t["dtype"], root)
+        r, j = rng.randrange(arr.shape[0]), rng.randrange(arr.shape[1])
+        prof = get_profile(t["profile"])
+        ref = of.rounded_tables(prof, t["d"], [pos[r]], [t["format"]], only=[j])[t["format"]][0, 0]
+        if float(arr[r, j]) != ref:
+            wrong.append(f"{t['path']}[{r}, {j}] = {float(arr[r, j])!r}, Arb {ref!r}")
+    rep.checks.append(Check("second oracle (Arb) on sampled table entries", not wrong,
+                            f"{min(sample, len(man['tables']))} entries re-derived" + (f"; first wrong: {wrong[0]}" if wrong else "")))
+    return rep
