@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+import math
 from fractions import Fraction
 from typing import Mapping, Union
 
@@ -40,6 +41,34 @@ def to_fraction(x: Number, what: str = "value") -> Fraction:
     except (ValueError, TypeError, OverflowError, ZeroDivisionError):
         raise ValueError(f"{what} must be a finite number, got {x!r}") from None
     return f
+
+
+def format_number(x: Number) -> str:
+    """The shortest text that parses back (:func:`to_fraction`) to exactly ``x``: an integer, else the
+    shortest decimal denoting it exactly when there is one, else ``n/d``.
+
+    >>> format_number(Fraction(2209708691207961, 50000000000000000)), format_number(Fraction(1, 3)), format_number(0.1)
+    ('0.04419417382415922', '1/3', '0.1000000000000000055511151231257827021181583404541015625')
+    >>> format_number(Fraction(5, 2)), format_number(10000), format_number(Fraction(-1, 8))
+    ('2.5', '10000', '-0.125')
+    """
+    q = to_fraction(x)
+    if q.denominator == 1:
+        return str(q.numerator)
+    f = float(q)
+    if math.isfinite(f) and Fraction(repr(f)) == q:
+        return repr(f)
+    den, twos, fives = q.denominator, 0, 0
+    while den % 2 == 0:
+        den, twos = den // 2, twos + 1
+    while den % 5 == 0:
+        den, fives = den // 5, fives + 1
+    if den == 1 and max(twos, fives) <= 60:  # a terminating decimal: print it whole
+        digits = max(twos, fives)
+        s = str(abs(q.numerator) * 10**digits // q.denominator).rjust(digits + 1, "0")
+        s = (s[:-digits] + "." + s[-digits:]).rstrip("0").rstrip(".")
+        return ("-" if q < 0 else "") + s
+    return f"{q.numerator}/{q.denominator}"
 
 
 @dataclass(frozen=True)
@@ -109,7 +138,7 @@ class Profile:
             for flag, field in (("--base", "base"), ("--phase-scale", "phase_scale"),
                                 ("--amplitude", "amplitude"), ("--offset", "offset")):
                 if getattr(self, field) != getattr(base, field):
-                    out.append(f"{flag} {getattr(self, field)}")
+                    out.append(f"{flag} {format_number(getattr(self, field))}")
             if self.odd != base.odd:
                 out.append(f"--odd {self.odd}")
             if best is None or len(out) < len(best):

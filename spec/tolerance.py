@@ -86,9 +86,53 @@ def ulp_array(x: np.ndarray, fmt: "str | Format", out: np.ndarray | None = None)
     return out
 
 
+WORKING_CHOICES = ("native", "float32", "float64")
+
+
+def working_format(dtype: "str | Format", working: str | None = None) -> Format:
+    """W of TOL-WORKING: the format a table in ``dtype`` was computed in before its one rounding to ``dtype``.
+
+    ``None`` is the default: float32 for a float16/bfloat16 table (computed in float32 and cast once,
+    as careful libraries and REQ-IMPL-LATE-CAST do), the table's own format otherwise; ``"native"`` is
+    the table's own format. W is never narrower than the table's format.
+
+    >>> [working_format(f).dtype for f in ("float16", "bfloat16", "float32", "float64")]
+    ['float32', 'float32', 'float32', 'float64']
+    >>> working_format("float16", "native").dtype, working_format("float32", "float64").dtype
+    ('float16', 'float64')
+    >>> working_format("float64", "float32")
+    Traceback (most recent call last):
+    ...
+    ValueError: working precision float32 is narrower than the table's float64; a table is computed in a format at least as wide as its own
+    """
+    f = dtype if isinstance(dtype, Format) else get_format(dtype)
+    if working is None:
+        return get_format("float32") if f.precision < 24 else f
+    if working == "native":
+        return f
+    if working not in WORKING_CHOICES:
+        raise ValueError(f"unknown working precision {working!r}; use one of {', '.join(WORKING_CHOICES)}")
+    w = get_format(working)
+    if w.precision < f.precision:
+        raise ValueError(f"working precision {w.dtype} is narrower than the table's {f.dtype}; a table is "
+                         f"computed in a format at least as wide as its own")
+    return w
+
+
+def unjudged(allowed: np.ndarray, reference: np.ndarray, amplitude: float = 1.0) -> np.ndarray:
+    """Entries a bound cannot judge (REQ-CHECK-UNJUDGED): ``allowed >= |alpha| + |PE|``, so that every
+    value in [-|alpha|, |alpha|] passes. The check could not have failed any in-range value there.
+
+    >>> unjudged(np.array([0.5, 1.6, 1.0]), np.array([0.9, 0.6, 0.0])).tolist()
+    [False, True, True]
+    """
+    return np.asarray(allowed) >= abs(float(amplitude)) + np.abs(np.asarray(reference, dtype=np.float64))
+
+
 def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, theta: np.ndarray | None,
                       amplitude: float = 1.0, *, base: float = DEFAULT_BASE,
-                      rounded_frequencies: bool = False, out: np.ndarray | None = None) -> np.ndarray:
+                      rounded_frequencies: bool = False, working: "str | Format | None" = "native",
+                      out: np.ndarray | None = None) -> np.ndarray:
     """Per-entry bound on |y - PE| for ``tier`` in ``dtype`` (TOL-EXACT / TOL-FAITHFUL / TOL-PHASE).
 
     ``reference`` is PE (float64 or better; its binade picks the ulp), ``theta`` the phase argument
@@ -99,7 +143,15 @@ def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, t
 
     - ``exact``: ulp(PE)/2 (round to nearest; PE is transcendental off theta = 0, so no ties).
     - ``faithful``: ulp(PE).
-    - ``phase``: max(ulp(PE), c*u*(1+|theta|)*|amplitude|).
+    - ``phase``: max(ulp(PE), c*u*(1+|theta|)*|amplitude|) with u of the table's format when it was
+      computed in it (``working="native"``, TOL-PHASE); when computed in a wider working format W
+      (``working`` W, or None for :func:`working_format`'s default) and rounded once to the table's
+      format F, max(ulp_F(PE), e + ulp_F(|PE| + e)/2) with e = c*u_W*(1+|theta|)*|amplitude|
+      (TOL-WORKING).
+
+    >>> e = allowed_abs_error("phase", "float16", np.array([0.75]), np.array([1000.0]), working="float32")
+    >>> bool(e[0] == 2.0**-12 + allowed_abs_error("phase", "float32", np.array([0.76]), np.array([1000.0]))[0])
+    True
 
     >>> b = allowed_abs_error("phase", "float64", np.array([0.3]), np.array([1e6]), rounded_frequencies=True)
     >>> bool(b[0] == 8 * 2.0**-53 * (1 + 1e6))
@@ -118,12 +170,56 @@ def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, t
         return u1
     if tier == "faithful" or theta is None:
         return u1
+    w = f if isinstance(working, Format) else working_format(f, working)
     c = phase_constant(f.dtype, base, rounded_frequencies)
     bound = np.abs(np.asarray(theta, dtype=np.float64))
     bound += 1.0
-    bound *= c * f.unit_roundoff  # ((c u) (1 + |theta|)) |alpha|
+    bound *= c * w.unit_roundoff  # ((c u) (1 + |theta|)) |alpha|
     if abs(float(amplitude)) != 1.0:
         bound *= abs(float(amplitude))
+    if w.precision > f.precision:  # computed in W, then one rounding to F: + ulp_F(|PE| + e)/2
+        with np.errstate(invalid="ignore"):
+            bound = bound + 0.5 * ulp_array(np.abs(np.asarray(reference, dtype=np.float64)) + np.nan_to_num(bound), f)
     if bound.shape == u1.shape:
         return np.fmax(u1, bound, out=u1)  # fmax: a NaN theta (zero column) leaves the ulp bound
     return np.fmax(u1, bound)
+
+
+# TOL-STRUCT. The structural checks (THM-SHIFT, THM-INJ between rows) compare the angle of a (sin, cos)
+# column pair between two rows. Of the error sources counted in TOL-PHASE-C, those of omega_k and sigma
+# are shared by every row of a column (the frequencies are computed once per column); only the three
+# roundings of p + o, P * w and * sigma, and the value errors, differ from row to row.
+ROW_THETA_ROUNDINGS = 3
+SHARED_FREQ_ROUNDINGS = 2  # omega_k rounded (or exp's own error) and sigma rounded; + 3|ln b| when computed by exp
+
+
+def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dtype: "str | Format",
+                working: "str | Format | None" = None, amplitude: float = 1.0, *,
+                base: float = DEFAULT_BASE) -> np.ndarray:
+    """Bound on |(phi_j - phi_i) - dphase| (mod 2 pi) for a conforming table (TOL-STRUCT), where phi is
+    the angle atan2(y_sin, y_cos) of one (sin, cos) column pair in a row, theta the rows' exact phases
+    and dphase = theta_j - theta_i their exact difference. inf where nothing can be said (>= 1 rad).
+
+        slack = 1.01 u_W (3 (|theta_i| + |theta_j|) + (2 + 3|ln b|) |dphase|) + 2 a,
+        a = (pi/2) delta / (|alpha| - delta),  delta = sqrt(2) (7.07 u_W |alpha| + [W wider] ulp_F(|alpha|)),
+
+    a being the angle error of a pair whose two values are off by at most the value errors of
+    TOL-PHASE-C step 4-5 (and the final rounding to F); 1.01 absorbs second-order terms.
+
+    >>> s = angle_slack(np.array([2048.0]), np.array([2049.0]), np.array([1.0]), "float32")
+    >>> bool(1e-4 < s[0] < 1e-3)
+    True
+    >>> angle_slack(np.array([2048.0]), np.array([2049.0]), np.array([1.0]), "float16", "native").tolist()
+    [inf]
+    """
+    f = dtype if isinstance(dtype, Format) else get_format(dtype)
+    w = f if isinstance(working, Format) else working_format(f, working)
+    amp = abs(float(amplitude))
+    u = w.unit_roundoff
+    vf = (VALUE_ERROR_U * 1.01) * u * amp + (float(ulp_array(np.array([amp]), f)[0]) if w.precision > f.precision else 0.0)
+    delta = math.sqrt(2.0) * vf
+    a = math.inf if delta >= amp / 2 else (math.pi / 2) * delta / (amp - delta)
+    shared = SHARED_FREQ_ROUNDINGS + FREQ_ARG_ROUNDINGS * abs(math.log(base))
+    s = 1.01 * u * (ROW_THETA_ROUNDINGS * (np.abs(theta_i) + np.abs(theta_j)) + shared * np.abs(dphase)) + 2 * a
+    s += 1e-12 + 2.0 ** -50 * np.abs(dphase)  # float64 evaluation of the angles and of dphase
+    return np.where(s < 1.0, s, np.inf)

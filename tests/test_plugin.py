@@ -85,7 +85,25 @@ def test_verdict_requires_a_value_of_the_dtype():  # REQ-PLUGIN-RUN
     import numpy as np
     from sinpe.reference.conformance.harness import select_cases, verdict
     case = next(c for c in select_cases("vaswani", "float32", widths=[4], max_position=3) if c["value"] not in (0.0, 1.0))
-    assert verdict(case, case["value"], "phase")[0]                 # the golden float32 value passes
+    assert verdict(case, case["value"], "phase")[0] == "conforms"   # the golden float32 value passes
     y = float(np.nextafter(case["value"], 2.0))                     # 1 ulp of binary64 away: not a float32
-    ok, why = verdict(case, y, "phase")
-    assert not ok and "is not a float32 value" in why, why
+    status, why = verdict(case, y, "phase")
+    assert status == "fails" and "is not a float32 value" in why, why
+
+
+def test_unjudged_golden_case_is_inconclusive_never_a_pass():  # REQ-CHECK-UNJUDGED, REQ-PLUGIN-RUN
+    from sinpe.reference.conformance.harness import select_cases, verdict
+    far = [c for c in select_cases("vaswani", "float16", widths=[4]) if c["position_float"] >= 2**20 and c["column"] == 0]
+    case = far[0]
+    # natively computed float16: the bound at |theta| >= 2^20 admits every value in [-1, 1]
+    assert verdict(case, 0.0, "phase", "native")[0] == "inconclusive"
+    assert verdict(case, 0.0, "phase", "float64")[0] == "fails" or abs(float(case["decimal"])) < 2**-10
+    # the default (computed in float32) judges nothing there either: still never "conforms" for a wrong 0.0
+    assert verdict(case, 0.0, "phase")[0] in ("inconclusive", "fails")
+
+
+def test_plugin_choices_equal_the_library_ones():  # REQ-PLUGIN-RUN: the plugin's copies cannot drift
+    from sinpe.reference.checking.loaders import CALLS
+    from sinpe.reference.conformance import plugin
+    from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
+    assert (plugin.TIERS, plugin.CALLS, plugin.WORKING_CHOICES) == (TIERS, CALLS, WORKING_CHOICES)

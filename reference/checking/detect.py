@@ -80,9 +80,19 @@ class Detection:
     sentence: str = ""
     profile_flags: str | None = None
     precision_residuals: dict[str, float] = field(default_factory=dict)
+    precision_margin: float | None = None
+    precision_note: str = ""
+
+    @property
+    def confidence(self) -> dict[str, Any]:
+        """Per reported field, the margin that decided it: the runner-up's score (profile) or residual
+        (precision) over the winner's; below 2 the field is reported as ambiguous (REQ-DETECT-PRECISION)."""
+        return {"profile": self.margin, "precision": self.precision_margin}
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
+        out["confidence"] = {k: (_jf(v) if v is not None else None) for k, v in self.confidence.items()}
+        out["precision_margin"] = _jf(self.precision_margin) if self.precision_margin is not None else None
         out["residual"] = _jf(self.residual)
         out["margin"] = _jf(self.margin) if self.margin is not None else None
         out["precision_residuals"] = {k: _jf(v) for k, v in self.precision_residuals.items()}
@@ -332,8 +342,49 @@ def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float
         dif = np.where(both_nan, 0.0, dif)
         dif = np.where(np.isnan(dif), np.inf, dif)
         res[how] = float(dif.max()) if dif.size else 0.0
-    best = min(res, key=lambda k: (res[k], PRECISIONS.index(k)))
-    return best, res
+    return res
+
+
+AMBIGUOUS = 2.0  # a precision is named alone only when the runner-up's residual is at least this factor larger
+WIDE_EVALUATIONS = ("float64", "frequencies-float32")  # computed in float64, then rounded once to the table's format
+
+
+def decide_precision(res: dict[str, float], table_dtype: Any, amplitude: float) -> tuple[str, float, str]:
+    """(precision, margin, note) from the fingerprint's residuals (REQ-DETECT-PRECISION).
+
+    A table stored in a format F narrower than float64 that was computed in float64 and rounded once is
+    within about 1 ulp_F of the float64 evaluation: a float64 residual above 4 ulp_F(|alpha|) rules it out,
+    whatever the other residuals. Among the rest the smallest residual wins when the next different one is
+    at least :data:`AMBIGUOUS` times larger; otherwise both are named (``"float32 or float64"``).
+    Evaluations with identical residuals are indistinguishable at these positions: the simplest is named.
+
+    >>> decide_precision({"float64": 5.8e-5, "float32": 6.1e-5, "positions-float16": 6.1e-5}, np.float32, 1.0)[:2]
+    ('float32', inf)
+    >>> decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)[:2]
+    ('float64 or float32', 1.33...)
+    """
+    cands = dict(res)
+    note = ""
+    f = np.dtype(table_dtype)
+    if f != np.float64 and f in (np.float32, np.float16):
+        tol = 4 * float(np.spacing(f.type(abs(amplitude) or 1.0)))
+        ruled = [h for h in WIDE_EVALUATIONS if h in cands and cands[h] > tol]
+        for h in ruled:
+            del cands[h]
+        if ruled:
+            note = (f"not computed in float64: its residual {res['float64']:.2g} exceeds 4 ulp of {f.name} "
+                    f"({tol:.2g}), which one rounding of a float64 evaluation cannot reach")
+    order = sorted(cands, key=lambda k: (cands[k], PRECISIONS.index(k)))
+    best = order[0]
+    other = next((k for k in order[1:] if cands[k] != cands[best]), None)
+    if other is None:
+        return best, math.inf, note
+    margin = cands[other] / cands[best] if cands[best] > 0 else math.inf
+    if margin < AMBIGUOUS:
+        note = (note + "; " if note else "") + (f"residuals {cands[best]:.2g} ({best}) and {cands[other]:.2g} "
+                                                f"({other}) do not separate the two")
+        return f"{best} or {other}", margin, note
+    return best, margin, note
 
 
 # --- the detection ---------------------------------------------------------------------------------
@@ -453,9 +504,11 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     sel = _sample(data, pos, PRECISION_ROWS)
     sel = sel[keep[sel] | ~finite_rows[sel]]
     yp = np.asarray(data[sel])
-    precision, pres = _fingerprint(best, yp, pos[sel], params)
+    pres = _fingerprint(best, yp, pos[sel], params)
+    precision, pmargin, pnote = decide_precision(pres, yp.dtype, params["amplitude"])
     zeroed = _unexplained_zero_rows(best, params, zeroed)
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
+    det.precision_margin, det.precision_note = pmargin, pnote
     if not params["residual"] <= max(NO_FIT, floor):  # NaN too: the winner is only the least bad plan
         det.deviations = {"no_fit": _jf(params["residual"]), **det.deviations}
         det.profile = det.profile_flags = None
@@ -629,7 +682,7 @@ def _assemble(c: _Cand, params: dict[str, float], snapped: bool, w: int, zeroed:
         dev["width"] = w
     if zeroed:
         dev["zeroed_rows"] = [int(float(z)) if float(z).is_integer() else z for z in zeroed]
-    clean = ("float64", "float32")
+    clean = ("float64", "float32", "float64 or float32", "float32 or float64")
     if precision not in clean:
         dev["precision"] = precision
     nearest = name
@@ -689,8 +742,11 @@ def _sentence(det: Detection, c: _Cand) -> str:
         parts.append(f"phase scale {det.phase_scale}")
     if det.zeroed_rows:
         parts.append(f"rows at positions {', '.join(det.zeroed_rows[:5])} zeroed (padding)")
-    prec = {"float64": "computed in float64", "float32": "computed in float32"}.get(
-        det.precision or "", f"{(det.precision or '').replace('-', ' in ')} (precision loss)")
+    prec = {"float64": "computed in float64", "float32": "computed in float32"}.get(det.precision or "")
+    if prec is None and " or " in (det.precision or ""):
+        prec = f"computed in {det.precision} (the residuals do not separate them)"
+    elif prec is None:
+        prec = f"{(det.precision or '').replace('-', ' in ')} (precision loss)"
     parts.append(prec)
     s = ", ".join(parts)
     s += f" (preset {det.profile})." if det.profile else (f" (nearest preset {det.nearest_preset})." if det.nearest_preset else ".")

@@ -2,7 +2,8 @@
 
 TARGET is a table file (.npy .npz .safetensors .pt .pth .csv .json) or ``module:callable``
 (:mod:`sinpe.reference.checking.loaders` documents the calling convention ``fn(positions, d)`` and the
-adapters ``--call n|buffer|forward``). Exit status: 0 conforms, 1 does not, 2 usage or input error.
+adapters ``--call n|buffer|forward``). Exit status: 0 conforms, 1 does not, 2 usage or input error,
+3 inconclusive (nothing failed, but some entries could not be judged: REQ-CHECK-VERDICT).
 ``--json`` prints the report as JSON on stdout; ``--junit FILE`` also writes a JUnit XML file.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from sinpe.spec.tolerance import TIERS
+from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
 from sinpe.reference.checking.loaders import (CALLS, LoadError, Table, call_table, input_errors, is_callable_target, load_table,
@@ -31,11 +32,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; callables: "
                         f"{DEFAULT_CALLABLE_D})")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
-                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5, 1e6, 1e7; "
+                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5; "
                         "--call n/forward: 0..2047; --call buffer: every row)")
     add_dtype_argument(parser, default=None, help="IEEE format the table claims (default: the one it is stored "
                        "in; a table stored wider must hold values of this format)")
     parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
+    parser.add_argument("--working", choices=WORKING_CHOICES, default=None,
+                        help="precision the table was computed in before its one rounding to --dtype (TOL-WORKING; "
+                        "default float32 for float16/bfloat16 tables, the table's own otherwise; native = the "
+                        "table's own)")
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions",
                         help="calling convention of a callable TARGET (default positions: fn(positions, d))")
@@ -69,6 +74,9 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
                            call=args.call, key=args.key)
         if d is None and asks:
             table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
+        if positions is None and asks:
+            extra = "".join(f", {int(x)}" for x in pos[2048:])
+            table.notes.append(f"positions 0..2047{extra} (the default; --positions to choose)")
         if rounded:
             table.notes.append("positions that are not binary64 values were passed (and are checked) "
                                "as the nearest binary64 values")
@@ -98,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         table, positions, is_callable = load_target(args, args.d)
         d = args.d if args.d is not None else (DEFAULT_CALLABLE_D if is_callable else None)
         res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=d,
-                          detect=args.detect, max_failures=args.max_failures)
+                          detect=args.detect, max_failures=args.max_failures, working=args.working)
     return _emit(args, res)
 
 
@@ -112,7 +120,7 @@ def _emit(args: argparse.Namespace, res: Any) -> int:
         print(render(res, args.target))
     if args.junit:
         write_junit(args.junit, res, args.target)
-    return 0 if res.conformant else 1
+    return res.exit_code
 
 
 def _check_must_raise(args: argparse.Namespace, profile: Any) -> int:
@@ -130,13 +138,13 @@ def _check_must_raise(args: argparse.Namespace, profile: Any) -> int:
         res = _new_result(profile, args.tier, args.dtype or odd_table.dtype, args.d, odd_table.data.shape[0],
                           args.target)
         res.width = odd_table.data.shape[1]
-        res.conformant = False
+        res.conformant, res.verdict = False, "fails"
         res.reason = f"returned a table for odd d={args.d}; odd rule 'error' requires it to raise"
         return _emit(args, res)
     with input_errors("check", args.target):
         table, positions, _ = load_target(args, args.d + 1)
         res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=args.d + 1,
-                          detect=args.detect, max_failures=args.max_failures)
+                          detect=args.detect, max_failures=args.max_failures, working=args.working)
     res.notes.insert(0, f"raises for odd d={args.d}, as odd rule 'error' requires ({raised}); "
                         f"checked at the even d={args.d + 1}")
     return _emit(args, res)
@@ -147,20 +155,32 @@ def render(res: Any, target: str) -> str:
     L = []
     prof = res.profile or res.profile_flags
     shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
-    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}")
+    work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
+    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
     for n in res.notes:
         L.append(f"  note: {n}")
-    verdict = "CONFORMS" if res.conformant else "DOES NOT CONFORM"
-    L.append(f"{verdict}: {res.reason or 'every entry within the ' + res.tier + ' tolerance'}")
+    verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[res.verdict]
+    L.append(f"{verdict}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}")
+    st = res.structural
+    if st["judged"] or st["violations"]:
+        L.append(f"structural checks (THM-SHIFT, THM-INJ): {st['judged']} comparisons judged, {st['violations']} violations")
+        for f in st["findings"]:
+            L.append(f"  {f.theorem} positions {f.positions[0]}, {f.positions[1]} frequency {f.k}: angle off by "
+                     f"{f.residual:.3g} rad > slack {f.slack:.3g}")
+            L.append(f"    reproduce: {f.repro}")
     if res.bands:
-        L.append(f"max |error| {res.max_abs_error:.3g}, max error {res.max_ulp_error:.3g} ulp of {res.dtype}; "
+        ulp = f", max error {res.max_ulp_error:.3g} ulp of {res.dtype}" if res.tier != "phase" else ""
+        L.append(f"max |error| {res.max_abs_error:.3g} ({res.max_bound_ratio:.3g} of its bound){ulp}; "
                  f"worst at position {res.worst.get('position')} column {res.worst.get('column')} ({res.worst.get('label')})")
-        L.append("  positions             rows   max |error|   max ulp   failures")
+        L.append("  positions             rows   max |error|  of bound   failures   unjudged")
         for b in res.bands:
             hi = f"{b.hi:.0e}" if b.hi >= 1e3 else f"{b.hi:g}"
             lo = f"{b.lo:.0e}" if b.lo >= 1e3 else f"{b.lo:g}"
             L.append(f"  [{lo}, {hi}){'':<{max(0, 14 - len(lo) - len(hi))}} {b.rows:7d}   {b.max_abs_error:11.3g} "
-                     f"{b.max_ulp_error:9.3g}   {b.failures:8d}")
+                     f"{b.max_bound_ratio:9.3g}   {b.failures:8d}   {b.unjudged:8d}")
+    u = res.unjudged
+    L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
+             (f", from position {u['from_position']} on" if u["count"] else ""))
     if res.failures:
         L.append(f"first failures ({len(res.failures)} of {res.n_failures}):")
         for f in res.failures:
@@ -189,22 +209,33 @@ def write_junit(path: str, res: Any, target: str) -> None:
         cases.append(("shape", res.reason))
     for b in res.bands:
         msg = None
+        if b.unjudged and not b.failures:
+            msg = ("skipped", f"{b.unjudged} entries unjudged (the bound allows any value); "
+                   f"{res.reason or ''}")
         if b.failures:
             fl = [f for f in res.failures if b.lo <= abs(float(_num(f.position))) < b.hi]
             msg = f"{b.failures} entries exceed the {res.tier} tolerance; max |error| {b.max_abs_error:.3g}"
             if fl:
                 msg += f"; first: position {fl[0].position} column {fl[0].column}; reproduce: {fl[0].repro}"
         cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
+    if res.structural["violations"]:
+        f = res.structural["findings"][0]
+        cases.append((f.theorem, f"{res.structural['violations']} row pairs break {f.theorem}; first at positions "
+                      f"{f.positions[0]}, {f.positions[1]}; reproduce: {f.repro}"))
     if res.reason and res.reason.startswith("non-finite"):
         cases.append(("finite", res.reason))
     if res.reason and res.reason.startswith("dtype"):
         cases.append(("dtype", res.reason))
-    fails = sum(1 for _, m in cases if m)
+    fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
+    skips = sum(1 for _, m in cases if isinstance(m, tuple))
     out = [f'<?xml version="1.0" encoding="utf-8"?>',
-           f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" time="{res.seconds:.3f}">']
+           f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" skipped="{skips}" '
+           f'time="{res.seconds:.3f}">']
     for case, msg in cases:
         out.append(f'  <testcase classname={quoteattr(target)} name={quoteattr(case)}>')
-        if msg:
+        if isinstance(msg, tuple):
+            out.append(f'    <skipped message={quoteattr(msg[1])}/>')
+        elif msg:
             out.append(f'    <failure message={quoteattr(msg)}/>')
         out.append('  </testcase>')
     out.append('</testsuite>')

@@ -21,7 +21,7 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
-from sinpe.spec.tolerance import allowed_abs_error
+from sinpe.spec.tolerance import allowed_abs_error, unjudged
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
@@ -68,29 +68,42 @@ def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...]) -> np.n
     return _TABLES[key]
 
 
-def verdict(case: dict[str, Any], y: float, tier: str) -> tuple[bool, str]:
-    """(passes, explanation) for one golden case and the implementation's value ``y``."""
+def verdict(case: dict[str, Any], y: float, tier: str, working: str | None = None) -> tuple[str, str]:
+    """(verdict, explanation) for one golden case and the implementation's value ``y``: ``conforms``,
+    ``fails``, or ``inconclusive`` when the bound (TOL-WORKING with ``working``, default W) lets every
+    value in [-|alpha|, |alpha|] pass and y is within it (REQ-CHECK-UNJUDGED)."""
+    ok, why, free = _judge(case, y, tier, working)
+    if not ok:
+        return "fails", why
+    return ("inconclusive", why) if free else ("conforms", why)
+
+
+def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tuple[bool, str, bool]:
     prof = get_profile(case["profile"])
     d, j = case["d"], case["column"]
     pe = Fraction(case["decimal"]) if case["decimal"] not in ("inf", "-inf", "nan") else None
     if not np.isfinite(y):
-        return False, f"value {y!r} is not finite"
+        return False, f"value {y!r} is not finite", False
     if pe is None:
-        return False, "golden value is not finite"
+        return False, "golden value is not finite", False
     if tier == "exact":
         ok = y == case["value"]
         err = abs(Fraction(y) - pe)
-        return ok, f"value {y!r} != correctly rounded {case['value']!r} (|error| {float(err):.3g})"
+        return ok, f"value {y!r} != correctly rounded {case['value']!r} (|error| {float(err):.3g})", False
     if round_array(np.array([y]), case["dtype"])[0] != y:  # a float16 implementation returns float16 values
-        return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})"
+        return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})", False
     _, _, theta = fastref.sincos(prof, d, [Fraction(case["position"])])
     col = fastref.column_plan(prof, d)
     th = np.nan if col[0][j] == 2 else float(theta[0, col[1][j]])
     allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
-                                      float(prof.amplitude), base=float(prof.base))[0])
+                                      float(prof.amplitude), base=float(prof.base), working=working)[0])
     err = abs(Fraction(y) - pe)
+    if err <= Fraction(allowed) and bool(unjudged(np.array([allowed]), np.array([float(pe)]), float(prof.amplitude))[0]):
+        return True, (f"unjudged: the {tier} bound {allowed:.3g} for a {case['dtype']} value computed in "
+                      f"{working or 'the default working precision'} lets any value in [-|alpha|, |alpha|] pass "
+                      f"(REQ-CHECK-UNJUDGED); --sinpe-working float64 judges it"), True
     return err <= Fraction(allowed), (f"value {y!r}, exact {case['decimal']}, |error| {float(err):.3g} > "
-                                      f"allowed {allowed:.3g} ({tier}, {case['dtype']})")
+                                      f"allowed {allowed:.3g} ({tier}, {case['dtype']})"), False
 
 
 def positions_of(cases: list[dict[str, Any]], d: int) -> tuple[str, ...]:

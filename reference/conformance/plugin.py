@@ -22,8 +22,10 @@ from typing import Any
 
 import pytest
 
+# Copies, so that loading the plugin imports no NumPy (tests/test_plugin.py checks they equal the library's).
 TIERS = ("exact", "faithful", "phase")
 CALLS = ("positions", "n", "buffer", "forward")
+WORKING_CHOICES = ("native", "float32", "float64")
 CONFORMANCE_MODULE = "test_conformance.py"
 
 
@@ -34,6 +36,8 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--sinpe-profile", default="vaswani", help="preset the implementation claims (default vaswani)")
     g.addoption("--sinpe-dtype", default="float32", help="dtype of the golden values compared (default float32)")
     g.addoption("--sinpe-tier", default="phase", choices=TIERS, help="tolerance tier (default phase)")
+    g.addoption("--sinpe-working", default=None, choices=WORKING_CHOICES,
+                help="precision the implementation computes in (TOL-WORKING; default float32 for float16/bfloat16)")
     g.addoption("--sinpe-call", default="positions", choices=CALLS,
                 help="calling convention (default positions: fn(positions, d))")
     g.addoption("--sinpe-d", default=None, metavar="D[,D...]", help="only these widths (default every golden width)")

@@ -20,7 +20,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from sinpe.spec.profiles import to_fraction
+from typing import Any
+
+from sinpe.spec.profiles import format_number, to_fraction
 
 MAX_POSITIONS = 10**8
 
@@ -71,14 +73,16 @@ def positions_spec(positions: list[Fraction]) -> str:
     if positions and all(p.denominator == 1 for p in positions) and len(positions) > 2 and \
             all(positions[i + 1] - positions[i] == 1 for i in range(len(positions) - 1)):
         return f"{positions[0]}:{positions[-1] + 1}"
-    return ",".join(_fmt(p) for p in positions)
+    return ",".join(format_position(p) for p in positions)
 
 
-def _fmt(p: Fraction) -> str:
-    if p.denominator == 1:
-        return str(p.numerator)
-    # the shortest decimal when it denotes p exactly (2.5); else n/d (the binary value of 0.1 is not 1/10)
-    f = float(p)
-    if Fraction(repr(f)) == p:
-        return repr(f)
-    return f"{p.numerator}/{p.denominator}"
+def format_position(p: Any) -> str:
+    """A position as text that parses back to exactly it (int, float or Fraction): ``2``, ``2.5``,
+    ``1/3``; a binary64 value with no short decimal (0.1 as a float) is written as its exact decimal.
+
+    >>> format_position(Fraction(5, 2)), format_position(7.0), format_position(Fraction(1, 3))
+    ('2.5', '7', '1/3')
+    >>> format_position(0.1)
+    '0.1000000000000000055511151231257827021181583404541015625'
+    """
+    return format_number(p if isinstance(p, (Fraction, int)) else Fraction(float(p)))
