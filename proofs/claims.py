@@ -270,7 +270,7 @@ class ClaimResult:
 # ------------------------------------------------------------------------------ refutation
 
 _REAL = [sp.Rational(-7, 3), sp.Integer(-1), sp.Rational(-1, 2), sp.Integer(0), sp.Rational(1, 3), sp.Integer(1),
-         sp.Rational(5, 2), sp.Integer(4)]
+         sp.Rational(11, 7), sp.Rational(5, 2), sp.Integer(4)]
 _COMPLEX = [sp.Integer(-2), sp.Integer(-1) + sp.I, sp.Rational(1, 2) - sp.Rational(3, 2) * sp.I, 2 * sp.I,
             sp.Rational(3, 2) + sp.I / 3, sp.Integer(-3) - sp.I / 2, sp.Integer(1), sp.Rational(-5, 2) + 3 * sp.I, 1 + 4 * sp.I, -sp.Rational(7, 2) * sp.I]
 
@@ -341,14 +341,17 @@ def prove_bound(a: sp.Expr, b: sp.Expr) -> tuple[bool, str, dict[str, Any]]:
     phases = {t.args[0] for t in (a - b).atoms(sp.sin, sp.cos)}
     if any(t.is_real is not True for t in phases) or (a - b).has(sp.exp, sp.log, sp.tan, sp.Sum):
         return False, "precondition: every phase real and only sin, cos, Abs and polynomials (no exp, log, tan, Sum)", {}
+    c, rest = a.as_coeff_Mul()
+    if isinstance(rest, sp.Abs) and c.is_Rational and c > 0:  # SymPy writes Abs(3x) as 3*Abs(x)
+        a = sp.Abs(c * rest.args[0], evaluate=False)
     if isinstance(a, sp.Abs):
         x = a.args[0]
         if x.is_real is not True:
             return False, f"precondition: {x} is not known to be real", {}
-        okb, why, _ = prove_bound(sp.Integer(0), b) if not (b.is_number and b.is_nonnegative) else (True, "", {})
+        okb, why, _ = prove_bound(sp.Integer(0), b) if b.is_nonnegative is not True else (True, "", {})
         if not okb:
             return False, f"cannot show the bound {b} >= 0: {why}", {}
-        c = groebner.sos_bound_general(b**2 - x**2)
+        c = groebner.sos_bound_general(sp.expand(b**2 - x**2).replace(lambda e: isinstance(e, sp.Pow) and isinstance(e.base, sp.Abs) and e.exp == 2, lambda e: e.base.args[0] ** 2))
     elif (a - b).has(sp.Abs):
         return False, "Abs only as the whole left side (Abs(x) <= B)", {}
     else:

@@ -170,6 +170,12 @@ def mutate(obs: list[Obligation], kind: str) -> list[Obligation] | None:
     (equal after ``expand``) are never the target: a mutant must change what a procedure decides.
     """
     base, _, where = kind.partition("@")
+    if base == "origin-at-0":  # the pre-1.1 THM-BOUND claim PE(0)[cos] = alpha, false for o != 0
+        for i, ob in enumerate(obs):
+            if ob.at and ob.rhs != 0 and any(v != 0 for _, v in ob.at):
+                return obs[:i] + [replace(ob, at=tuple((s, sp.Integer(0)) for s, _ in ob.at),
+                                          name=f"{ob.name} [mutated: {kind}]")] + obs[i + 1:]
+        return None
     order = list(range(len(obs)))
     if where == "last":
         order.reverse()
@@ -204,8 +210,15 @@ class ObligationTheorem:
         self._concrete, self._steps, self.axioms, self.rules = concrete, steps, axioms, rules
         self._instances = instances
         self.step_mutations = step_mutations
-        self.mutations = tuple(m for base in mutations for m in (base, f"{base}@last")) + step_mutations
+        self._bases = mutations
         self._cache: list[Obligation] | None = None
+
+    @property
+    def mutations(self) -> tuple[str, ...]:
+        """The mutations that apply: each base kind on the first and on the last decided obligation."""
+        obs = self.obligations()
+        out = [m for base in self._bases for m in (base, f"{base}@last") if mutate(obs, m) is not None]
+        return tuple(dict.fromkeys(out)) + self.step_mutations
 
     def obligations(self) -> list[Obligation]:
         if self._cache is None:

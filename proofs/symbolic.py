@@ -146,10 +146,10 @@ def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:
     return out
 
 
-def layout_label_steps(plan: SymbolicPlan) -> list[Step]:
+def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[Step]:
     """THM-LAYOUT: the plan and the interleaved plan (same odd rule) hold the same labels, so
     PE_plan = PE_interleaved composed with a column permutation (both plans are bijections, THM-LIFT)."""
-    inter = T.symbolic_plan("interleaved", plan.odd_rule, plan.odd)
+    inter = T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd)
     key = lambda pl: sorted((s.kind, str(s.lo), str(s.hi)) for s in pl.segments())  # noqa: E731
     return [(key(plan) == key(inter), 1, f"{plan.name}: same labels as the interleaved plan: {key(plan)} vs {key(inter)}")]
 

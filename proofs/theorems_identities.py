@@ -98,7 +98,11 @@ def direction_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
 
 
 def layout_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
-    return [s for pl in PLANS if _concat(pl) for s in layout_label_steps(pl)]
+    """Mutations: 'with-cos-sin-ceil' also claims the excluded plan; 'odd-rule' compares with the interleaved
+    plan of another odd rule."""
+    plans = [pl for pl in PLANS if _concat(pl) or (mutation == "with-cos-sin-ceil" and pl.layout != "interleaved")]
+    swap = {"trailing-sin": "zero-pad", "zero-pad": "trailing-sin", "ceil-split": "zero-pad"}
+    return [s for pl in plans for s in layout_label_steps(pl, swap[pl.odd_rule] if mutation == "odd-rule" and pl.odd else None)]
 
 
 def layout_obligations(inst: Instance) -> list[Obligation]:
@@ -141,11 +145,12 @@ THEOREMS = [
                       concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM)),
     ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> (real phases, real alpha) + (E) at p = -o",
                       T.every_d_bound, SCOPE_ALL, concrete=_over(T.bound_obligations, _all),
-                      mutations=("sign", "sin-for-cos", "shift", "tighten")),  # |x| <= |alpha| survives sign flips
+                      mutations=("tighten", "origin-at-0")),  # |x| <= |alpha| survives sign flips and sin-for-cos
     ObligationTheorem("THM-DIR", f"{_E} + a ball-certified nonzero value", _plans(T.every_d_direction), SCOPE_ALL,
                       concrete=_over(T.direction_obligations, _all), steps=direction_steps, rules=(RULE_REINDEX, RULE_SUM)),
     ObligationTheorem("THM-CPLX", _E, T.every_d_complex, SCOPE_ALL, concrete=_over(T.complex_obligations, _all)),
     ObligationTheorem("THM-LAYOUT", f"{_E}; same labels in both plans (THM-LIFT: both are bijections)",
                       _plans(T.every_d_layout, _concat), _LAYOUT_SCOPE, concrete=_over(layout_obligations, lambda: T.CONCRETE),
-                      steps=layout_steps, rules=(RULE_REINDEX, RULE_SUM)),
+                      steps=layout_steps, mutations=(), step_mutations=("with-cos-sin-ceil", "odd-rule"),
+                      rules=(RULE_REINDEX, RULE_SUM)),
 ]

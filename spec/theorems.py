@@ -490,7 +490,8 @@ def every_d_norm(plan: SymbolicPlan) -> list[Obligation]:  # THM-NORM
 
 
 def every_d_bound() -> list[Obligation]:  # THM-BOUND: |value| <= |alpha|, and the origin p = -o
-    out = [Obligation(f"every d: |PE(p)[{kind}_i]| <= |alpha|", val(kind, I_, P), sp.Abs(ALPHA), "sos") for kind in ("sin", "cos", "zero")]
+    out = [Obligation(f"every d: |PE(p)[{kind}_i]| <= |alpha|", val(kind, I_, P), sp.Abs(ALPHA), "sos") for kind in ("sin", "cos")]
+    out.append(Obligation("every d: PE(p)[zero] = 0", val("zero", I_, P), sp.Integer(0), "normal"))
     out += [Obligation(f"every d: PE(-o)[{kind}_i] = {ALPHA if kind == 'cos' else 0}", val(kind, I_, P), ALPHA if kind == "cos" else sp.Integer(0),
                        "normal", at=((P, -OFFSET),)) for kind in ("sin", "cos", "zero")]
     return out
