@@ -39,9 +39,9 @@ OMEGA = sp.Symbol("omega", positive=True)
 # id -> (title, plain-text statement). SPEC.md section 5 states the same, numbered.
 STATEMENTS: dict[str, tuple[str, str]] = {
     "THM-LIFT": ("lifting lemma",
-                 "M_k is block-diagonal (up to the layout's fixed column permutation) with one 2x2 block per "
-                 "frequency, so each vector identity is the conjunction of its 2x2 block identities, each the "
-                 "generic-pair identity at omega = omega_i, and sums over columns go term by term."),
+                 "For every d, the column plan of each layout and odd rule (written symbolically in n = floor(d/2)) "
+                 "is a bijection from the labels {sin_i, cos_i : i < n} (+ the odd column) onto the d columns, so "
+                 "M_k is block-diagonal up to that permutation and sums over columns are sums over labels."),
     "THM-SHIFT": ("shift is linear",
                   "PE(p+k) = M_k PE(p) on every paired column, M_k the rotation blocks [[cos wk, sin wk], "
                   "[-sin wk, cos wk]] in (sin, cos) order, conjugated by the layout's column permutation; "
@@ -58,25 +58,27 @@ STATEMENTS: dict[str, tuple[str, str]] = {
                  "|PE(p)|^2 = d/2 for even d; for odd d it is floor(d/2) plus u(p)^2 for an unpaired column u "
                  "(constant floor(d/2) under zero-pad, not constant under trailing-sin / ceil-split)."),
     "THM-BOUND": ("bound and origin",
-                  "|PE(p)[j]| <= 1 for every column, and PE(0)[j] = 1 on cos columns, 0 on sin and zero columns "
-                  "((0,1,0,1,...) interleaved)."),
+                  "|PE(p)[j]| <= |alpha| for every column, and PE(-o)[j] = alpha on cos columns, 0 on sin and zero "
+                  "columns (so PE(0) = (0,alpha,0,alpha,...) interleaved when o = 0)."),
     "THM-WAVE": ("wavelengths",
                  "lambda_i = 2 pi / w_i = 2 pi b^(i/D) is geometric with ratio b^(1/D); lambda_0 = 2 pi; the largest "
                  "is 2 pi b^((N-1)/D) (2 pi b^(1-2/d) Vaswani, 2 pi b tensor2tensor, even d); #{i : lambda_i <= L} = "
                  "min(N, floor(D log_b(L/(2 pi))) + 1) for L >= 2 pi, else 0."),
     "THM-INJ": ("injective on integers",
-                "p != q integers => PE(p) != PE(q) whenever the table has the sin_0 and cos_0 columns (every "
-                "preset at d >= 2); the proof uses that pi is irrational (Lambert)."),
+                "p != q rationals (integers in particular) => PE(p) != PE(q) for every d >= 2 when alpha != 0 and "
+                "sigma != 0 is rational; the proof uses that pi is irrational (Lambert)."),
     "THM-LAYOUT": ("layouts are column permutations",
-                   "A concatenated layout equals the interleaved table with the same schedule under a fixed column "
-                   "permutation, so norms and dot products agree."),
+                   "For every d, a concatenated table (sin-cos with any odd rule; cos-sin even, trailing-sin or "
+                   "zero-pad) equals the interleaved table with the same schedule under a fixed column permutation, "
+                   "so norms and dot products agree; cos-sin with ceil-split (odd column cos_n) is no such permutation."),
     "THM-NONPERM": ("schedules are not permutations",
                     "For every even d >= 4 no column permutation maps the tensor2tensor table (D = d/2 - 1) to the "
                     "Vaswani table (D = d/2); at d = 2 the two tables are equal."),
     "THM-ATTN": ("attention",
-                 "p_m^T W p_n is not in general a function of n - m (W = e_0 e_0^T, (m,n) = (0,1), (1,2)); it is one "
-                 "for all m, n iff W commutes with every M_k, iff W is block-diagonal with each 2x2 block a I + b J "
-                 "(entries in the row or column of a zero column are never seen and stay free)."),
+                 "p_m^T W p_n is not in general a function of n - m (W = e_0 e_0^T, (m,n) = (0,1), (1,2)); at the "
+                 "generic pair and at vaswani d=4, vaswani-concat d=4, t2t-cos d=4, vaswani-concat-cos d=5 it is one "
+                 "for all m, n iff W is block-diagonal with each 2x2 block a I + b J (entries in the row or column of "
+                 "a zero column are never seen and stay free)."),
     "THM-DIR": ("direction",
                 "PE(p)^T J PE(p+k) = sum_i sin(w_i k), J the block 90-degree rotation; odd in k, so a fixed "
                 "bilinear form tells k from -k."),
