@@ -165,13 +165,21 @@ def coefficients(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr]:
 
     Atoms not involving ``variables`` (e.g. exp(i*omega*k) when grouping by p) stay inside the
     coefficients. ``e`` is identically 0 in ``variables`` iff every coefficient is 0, *provided*
-    the grouped monomials are distinct characters of ``variables`` (AX-CHARACTERS in SPEC.md THM-ATTN):
-    true when each grouped atom is exp(i*g*v) for one variable v with g != 0 real.
+    distinct grouped monomials are distinct characters of ``variables`` (AX-CHARACTERS, SPEC.md
+    THM-ATTN). That precondition is **checked**: each monomial's frequency (the linear form
+    sum_x e_x g_x m_x) must differ from every other's by a coefficient shown nonzero exactly
+    (algebraic numbers by their minimal polynomial, symbols by their assumptions); otherwise
+    :class:`NotCanonical` is raised (so a caller reports not proven, never "no solution").
 
     >>> import sympy as sp
     >>> p, k, a = sp.symbols("p k a", real=True)
     >>> sorted(map(str, coefficients(sp.sin(p + k) - a*sp.sin(p), (p,))))
     ['-I*a/2 + I*exp(-I*k)/2', 'I*a/2 - I*exp(I*k)/2']
+    >>> w = sp.sqrt(3 + 2*sp.sqrt(2))             # = 1 + sqrt(2), written differently
+    >>> coefficients(sp.sin(w*p) - a*sp.sin((1 + sp.sqrt(2))*p), (p,))
+    Traceback (most recent call last):
+    ...
+    sinpe.proofs.canonical.NotCanonical: precondition AX-CHARACTERS: cannot show that the frequencies ...
     """
     rewrite, meaning = atom_table(e)
     L = laurent(e, rewrite)
@@ -185,5 +193,37 @@ def coefficients(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr]:
         key = tuple(int(powers.get(x, 0)) for x in grouped)
         rest = t / sp.Mul(*[x**n for x, n in zip(grouped, key)])
         conds[key] = conds.get(key, 0) + rest
-    out = [sp.expand(c) for c in conds.values()]
-    return [c.xreplace(others) for c in out if c != 0]
+    out = {key: sp.expand(c) for key, c in conds.items()}
+    out = {key: c for key, c in out.items() if c != 0}
+    _check_characters(list(out), grouped, meaning, variables)
+    return [c.xreplace(others) for c in out.values()]
+
+
+def _frequency(key: tuple[int, ...], grouped: list[sp.Symbol], meaning: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
+    return sp.expand(sum((n * sp.expand(-sp.I * meaning[x].args[0]) for n, x in zip(key, grouped)), sp.Integer(0)))
+
+
+def nonzero_constant(c: sp.Expr) -> bool:
+    """True only if ``c`` is shown nonzero exactly: a nonzero rational, an algebraic number whose minimal
+    polynomial is not x, or an expression SymPy's assumptions call nonzero."""
+    c = sp.sympify(c)
+    if c.is_Rational:
+        return c != 0
+    if c.is_number:
+        try:
+            x = sp.Dummy("x")
+            return sp.minimal_polynomial(c, x) != x
+        except (NotImplementedError, sp.polys.polyerrors.NotAlgebraic, ValueError):
+            return False  # transcendental (pi, log): not decided here
+    return c.is_zero is False
+
+
+def _check_characters(keys: list[tuple[int, ...]], grouped: list[sp.Symbol], meaning: dict[sp.Symbol, sp.Expr],
+                      variables: tuple[sp.Symbol, ...]) -> None:
+    freqs = [_frequency(k, grouped, meaning) for k in keys]
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
+            diff = sp.expand(freqs[i] - freqs[j])
+            if not any(nonzero_constant(diff.coeff(v)) for v in variables):
+                raise NotCanonical(f"precondition AX-CHARACTERS: cannot show that the frequencies {freqs[i]} and "
+                                   f"{freqs[j]} differ (the monomials may be one character)")

@@ -1,6 +1,8 @@
-"""``sinpe prove [--json] [--only ID]``: run the proof suite (SPEC.md section 5, section 8).
+"""``sinpe prove [--json] [--only ID[,ID]] | --claim "LHS == RHS" [--assume "p: real"]`` (SPEC.md section 5, 8).
 
-Exit status: 0 every theorem proven, 1 some theorem not proven, 2 unknown ID.
+A thin shell over :mod:`sinpe.proofs` (``run_suite``, ``prove_claim``). Exit status: suite: 0 every
+theorem proven, 1 some theorem not proven, 2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input,
+3 unknown.
 """
 from __future__ import annotations
 
@@ -10,27 +12,48 @@ import sys
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print a JSON list of results")
-    parser.add_argument("--only", metavar="ID", help="prove only this theorem (e.g. THM-SHIFT)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--only", metavar="ID", help="prove only these theorems (comma-separated, e.g. THM-SHIFT,THM-DOT)")
+    parser.add_argument("--claim", metavar="CLAIM", help='decide a claim, e.g. "exp(2*k*(-log(10000)/d)) == 10000**(-2*k/d)"')
+    parser.add_argument("--assume", metavar="FACTS", help='assumptions, e.g. "p q: real; k: integer; d: positive"')
 
 
 def run(args: argparse.Namespace) -> int:
-    from .suite import get_theorem, run_all, tty_progress
-    if args.only:
-        get_theorem(args.only)  # ValueError -> one-line error, exit 2
-    results = run_all(args.only, progress=tty_progress if sys.stderr.isatty() else None)
+    from sinpe.proofs import prove
+    if args.claim is not None:
+        r = prove(claim=args.claim, assume=args.assume, only=args.only)
+        if args.json:
+            print(json.dumps(r.to_json(), indent=2))
+        else:
+            print(f"{r.status}: {r.claim}  [{r.method}]")
+            for line in _claim_lines(r.to_json()):
+                print(f"  {line}")
+        return r.exit_code
+    from .suite import get_theorem, tty_progress, run_all
+    only = [s for s in (args.only or "").split(",") if s.strip()]
+    for i in only:
+        get_theorem(i)  # ValueError -> one-line error, exit 2
+    if args.assume is not None:
+        raise ValueError("--assume needs --claim")
+    results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None)
     if args.json:
-        print(json.dumps([r.to_dict() for r in results], indent=2))
+        print(json.dumps([r.to_json() for r in results], indent=2))
     else:
         for r in results:
-            print(f"{r.id:<12} {r.status:<10} {r.seconds:6.2f}s  cert {r.certificate_size:>5}  {r.obligations:>5} obligations  {r.method}")
-            print(f"{'':<12} {r.statement}")
-            print(f"{'':<12} witness: {r.witness}")
-            if r.axioms:
-                print(f"{'':<12} axioms: {'; '.join(r.axioms)}")
-            for f in r.failures[:3]:
-                print(f"{'':<12} FAILED: {f}  (reproduce: sinpe prove --only {r.id})")
+            print(r.summary_line())
         bad = [r.id for r in results if not r.proven]
         total = sum(r.seconds for r in results)
         print(f"{len(results) - len(bad)}/{len(results)} proven in {total:.1f}s" + (f"; not proven: {', '.join(bad)}" if bad else ""))
     return 1 if any(not r.proven for r in results) else 0
+
+
+def _claim_lines(j: dict) -> list[str]:
+    out = []
+    if j["reason"]:
+        out.append(f"reason: {j['reason']}")
+    for k, v in j["certificate"].items():
+        out.append(f"{k}: {v}")
+    if j["counterexample"]:
+        c = j["counterexample"]
+        out.append(f"counterexample: {c['point']}  lhs = {c['lhs']}  rhs = {c['rhs']}  ({c['certified']})")
+    return out

@@ -2,7 +2,9 @@
 
 A theorem is proven iff every one of its obligations is decided true by its procedure
 (``laurent``: :mod:`.canonical`; ``groebner``: :mod:`.groebner` with a re-checked quotient
-certificate; ``sos``: remainder a manifest sum of squares). The numeric witness
+certificate; ``sos``: remainder a manifest sum of squares; ``normal``: :mod:`.normal`, the exponential
+normal form with RULE-SUM-LINEARITY). Obligations already equal after plain ``expand`` are counted
+apart as *syntactic*. The numeric witness
 (:mod:`.witness`) is reported next to it and is never part of the proof.
 
 Mutations (``MUTATIONS``) turn a true statement into a false one the way a typo would; each
@@ -14,6 +16,9 @@ proof procedure must then report ``not-proven`` (tests/test_proofs_negative.py):
 - ``shift``: one trig atom's ``omega*k`` becomes ``omega*(k+1)`` (``omega*(p+1)`` if it has no k);
 - ``drop``: one term of a sum in the claim is dropped;
 - ``tighten`` (bounds only): the claimed bound is halved.
+
+Each applies to the first obligation a procedure really decides (never a syntactic one); ``KIND@last``
+to the last, so mutants reach past the first few obligations.
 
 >>> import sympy as sp
 >>> from sinpe.spec.theorems import Obligation, K
@@ -30,7 +35,7 @@ import sympy as sp
 
 from sinpe.spec.theorems import K, P, Obligation
 
-from . import canonical, groebner
+from . import canonical, groebner, normal
 
 MUTATIONS: tuple[str, ...] = ("sign", "sin-for-cos", "shift", "drop")
 KNOWN_MUTATIONS: tuple[str, ...] = MUTATIONS + ("tighten",)
@@ -38,7 +43,12 @@ KNOWN_MUTATIONS: tuple[str, ...] = MUTATIONS + ("tighten",)
 
 @dataclass
 class ProofResult:
-    """One theorem's outcome. ``witness`` is a numeric smoke test, never the proof."""
+    """One theorem's outcome. ``witness`` is a numeric smoke test, never the proof.
+
+    ``obligations`` counts the statements the procedures *decided* (steps included), ``syntactic`` those
+    already equal after plain ``expand`` (no real work), ``cross_check`` the concrete-d instances checked
+    next to the proof (never part of it); ``scope`` says for which d, alpha, sigma, o it is proven.
+    """
 
     id: str
     title: str
@@ -53,17 +63,44 @@ class ProofResult:
     axioms: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     mutation: str | None = None
+    syntactic: int = 0
+    cross_check: int = 0
+    scope: dict[str, Any] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)
 
     @property
     def proven(self) -> bool:
         return self.status == "proven"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "statement": self.statement, "method": self.method,
-                "status": self.status, "seconds": round(self.seconds, 3), "certificate_size": self.certificate_size,
-                "witness": self.witness, "obligations": self.obligations, "instances": self.instances,
-                "axioms": self.axioms, "failures": self.failures[:5], "mutation": self.mutation,
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "statement": self.statement, "scope": self.scope,
+                "method": self.method, "status": self.status, "seconds": round(self.seconds, 3),
+                "obligations": {"decided": self.obligations, "syntactic": self.syntactic, "cross_check": self.cross_check},
+                "certificate_size": self.certificate_size, "witness": self.witness, "instances": self.instances,
+                "axioms": self.axioms, "rules": self.rules, "failures": self.failures[:5], "mutation": self.mutation,
                 "reproduce": f"sinpe prove --only {self.id}"}
+
+    to_dict = to_json  # sinpe verify reads it under this name
+
+    def summary_line(self) -> str:
+        sc = ", ".join(f"{k} {v}" for k, v in self.scope.items())
+        head = (f"{self.id:<12} {self.status:<10} {self.seconds:6.2f}s  {self.obligations:>4} decided, {self.syntactic:>3} syntactic, "
+                f"{self.cross_check:>4} cross-check  [{sc}]")
+        lines = [head, f"{'':<12} {self.statement}", f"{'':<12} method: {self.method}", f"{'':<12} witness: {self.witness}"]
+        if self.axioms:
+            lines.append(f"{'':<12} axioms: {'; '.join(self.axioms)}")
+        lines += [f"{'':<12} FAILED: {f}  (reproduce: sinpe prove --only {self.id})" for f in self.failures[:3]]
+        return "\n".join(lines)
+
+
+def is_syntactic(ob: Obligation) -> bool:
+    """Equal after plain ``expand`` (after ``at``): the obligation needs no decision procedure."""
+    if ob.method == "sos":
+        return False
+    lhs, rhs = sp.sympify(ob.lhs), sp.sympify(ob.rhs)
+    if ob.at:
+        lhs, rhs = lhs.subs(dict(ob.at)), rhs.subs(dict(ob.at))
+    return sp.expand(lhs - rhs) == 0
 
 
 def decide_obligation(ob: Obligation) -> tuple[bool, int, str]:
@@ -78,6 +115,9 @@ def decide_obligation(ob: Obligation) -> tuple[bool, int, str]:
     if ob.method == "laurent":
         v = canonical.decide(lhs, rhs)
         return v.proven, v.size, v.reason
+    if ob.method == "normal":
+        w = normal.decide(lhs, rhs)
+        return w.proven, w.size, w.reason
     if ob.method == "groebner":
         c = groebner.certify(lhs - rhs)
         ok = c.proven and groebner.recheck(c)
@@ -100,7 +140,7 @@ def _mutate_expr(e: sp.Expr, kind: str) -> sp.Expr | None:
     if kind == "sign":
         a = _first(e.atoms(sp.sin))
         if a is None:  # a constant claim (a norm, an origin value): flip its sign
-            return -e if e.is_number and e != 0 else None
+            return -e if e != 0 and not e.has(sp.cos, sp.exp) else None
         return e.xreplace({a: -a})
     if kind == "sin-for-cos":
         a = _first(e.atoms(sp.cos))
@@ -119,17 +159,34 @@ def _mutate_expr(e: sp.Expr, kind: str) -> sp.Expr | None:
         big = adds[0]
         return e.xreplace({big: sp.Add(*sorted(big.args, key=sp.default_sort_key)[1:])})
     if kind == "tighten":
-        return e / 2 if e.is_number and e != 0 else None
+        return e / 2 if e != 0 else None
     raise ValueError(f"unknown mutation {kind!r}; known: {', '.join(KNOWN_MUTATIONS)}")
 
 
 def mutate(obs: list[Obligation], kind: str) -> list[Obligation] | None:
-    """The statement with one claim mutated (rhs preferred, else lhs); None if nothing to mutate."""
-    for side in ("rhs", "lhs"):
+    """The statement with one *decided* claim mutated (rhs preferred, else lhs); None if nothing to mutate.
+
+    ``kind@last`` mutates the last decided obligation instead of the first. Syntactic obligations
+    (equal after ``expand``) are never the target: a mutant must change what a procedure decides.
+    """
+    base, _, where = kind.partition("@")
+    if base == "origin-at-0":  # the pre-1.1 THM-BOUND claim PE(0)[cos] = alpha, false for o != 0
         for i, ob in enumerate(obs):
-            if kind == "tighten" and ob.method != "sos":
-                continue
-            new = _mutate_expr(getattr(ob, side), kind)
+            if ob.at and ob.rhs != 0 and any(v != 0 for _, v in ob.at):
+                return obs[:i] + [replace(ob, at=tuple((s, sp.Integer(0)) for s, _ in ob.at),
+                                          name=f"{ob.name} [mutated: {kind}]")] + obs[i + 1:]
+        return None
+    order = list(range(len(obs)))
+    if where == "last":
+        order.reverse()
+    elif where:
+        raise ValueError(f"unknown mutation position {where!r} (use @last)")
+    for i in order:
+        ob = obs[i]
+        if (base == "tighten") != (ob.method == "sos") or is_syntactic(ob):
+            continue
+        for side in ("rhs", "lhs"):
+            new = _mutate_expr(getattr(ob, side), base)
             if new is not None and new != getattr(ob, side):
                 return obs[:i] + [replace(ob, **{side: new}, name=f"{ob.name} [mutated: {kind}]")] + obs[i + 1:]
     return None
@@ -138,64 +195,84 @@ def mutate(obs: list[Obligation], kind: str) -> list[Obligation] | None:
 # ------------------------------------------------------------------------------ theorems made of obligations
 
 class ObligationTheorem:
-    """A THM-* whose statement is a list of obligations over instances (spec.theorems builders)."""
+    """A THM-* proven by symbolic (every-d) obligations and steps; concrete instances are a cross-check.
 
-    mutations: tuple[str, ...] = MUTATIONS
-    axioms: tuple[str, ...] = ()
+    ``symbolic() -> [Obligation]`` is the proof; ``steps(mutation) -> [(ok, size, what)]`` are decided steps
+    that are not identities (plan bijection, odd-d systems); ``concrete() -> [Obligation]`` the cross-check.
+    """
 
-    def __init__(self, id: str, method: str, build: Any, instances: Any, mutations: tuple[str, ...] = MUTATIONS,
-                 extra: Any = None, axioms: tuple[str, ...] = ()) -> None:
+    def __init__(self, id: str, method: str, symbolic: Any, scope: dict[str, Any], concrete: Any = None,
+                 steps: Any = None, mutations: tuple[str, ...] = MUTATIONS, step_mutations: tuple[str, ...] = (),
+                 axioms: tuple[str, ...] = (), rules: tuple[str, ...] = (), instances: Any = None) -> None:
         from sinpe.spec.theorems import STATEMENTS
-        self.id, self.method, self._build, self._instances = id, method, build, instances
+        self.id, self.method, self._symbolic, self.scope = id, method, symbolic, scope
         self.title, self.statement = STATEMENTS[id]
-        self.mutations = mutations
-        self.extra = extra  # () -> list[(ok, size, what)]: steps that are not identities (odd-d, direction)
-        self.axioms = axioms
+        self._concrete, self._steps, self.axioms, self.rules = concrete, steps, axioms, rules
+        self._instances = instances
+        self.step_mutations = step_mutations
+        self._bases = mutations
+        self._cache: list[Obligation] | None = None
 
-    def obligations(self) -> tuple[list[Obligation], list[str]]:
-        """The statement's obligations over its instances (built once; SymPy expressions are immutable)."""
-        if getattr(self, "_cache", None) is None:
-            self._cache = self._obligations()
-        return list(self._cache[0]), list(self._cache[1])
+    @property
+    def mutations(self) -> tuple[str, ...]:
+        """The mutations that apply: each base kind on the first and on the last decided obligation."""
+        obs = self.obligations()
+        out = [m for base in self._bases for m in (base, f"{base}@last") if mutate(obs, m) is not None]
+        return tuple(dict.fromkeys(out)) + self.step_mutations
 
-    def _obligations(self) -> tuple[list[Obligation], list[str]]:
-        obs: list[Obligation] = []
-        names: list[str] = []
-        for inst in self._instances():
-            got = self._build(inst)
-            if got:
-                obs += got
-                names.append(inst.name)
-        return obs, names
+    def obligations(self) -> list[Obligation]:
+        if self._cache is None:
+            self._cache = list(self._symbolic())
+        return list(self._cache)
 
     def prove(self, mutation: str | None = None) -> ProofResult:
         import time
 
         from .witness import witness
         t0 = time.perf_counter()
-        obs, names = self.obligations()
-        if mutation is not None:
+        obs = self.obligations()
+        if mutation is not None and mutation not in self.step_mutations:
+            if mutation not in self.mutations:
+                raise ValueError(f"mutation {mutation!r} does not apply to {self.id}; known: {', '.join(self.mutations)}")
             m = mutate(obs, mutation)
             if m is None:
                 raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
             obs = m
-        size, failures = 0, []
+        size, failures, decided, syntactic = 0, [], 0, 0
         for ob in obs:
+            if is_syntactic(ob):
+                syntactic += 1
+                continue
             ok, n, why = decide_obligation(ob)
             size += n
+            decided += 1
             if not ok:
                 failures.append(f"{ob.name}: {why}")
                 break  # one failed obligation decides the theorem; the rest would only cost time
-        n_extra = 0
-        if self.extra is not None and not failures:
-            for ok, n, what in self.extra():
+        if self._steps is not None and not failures:
+            for ok, n, what in self._steps(mutation if mutation in self.step_mutations else None):
                 size += n
-                n_extra += 1
+                decided += 1
                 if not ok:
                     failures.append(what)
+        checked = 0
+        if self._concrete is not None and mutation is None and not failures:
+            for item in self._concrete():
+                if isinstance(item, Obligation):
+                    ok, n, why = decide_obligation(item)
+                    what = f"cross-check {item.name}: {why}"
+                else:
+                    ok, n, what = item
+                    what = f"cross-check {what}"
+                checked += 1
+                if not ok:
+                    failures.append(what)
+                    break
         ok_w, wtext = witness(obs)
         status = "proven" if not failures and ok_w else "not-proven"
         if not failures and not ok_w:
             failures.append("numeric witness contradicts the symbolic verdict: " + wtext)
+        names = list(self._instances()) if self._instances else []
         return ProofResult(self.id, self.title, self.statement, self.method, status, time.perf_counter() - t0, size,
-                           wtext, len(obs) + n_extra, names, list(self.axioms), failures, mutation)
+                           wtext, decided, names, list(self.axioms), failures, mutation, syntactic, checked,
+                           dict(self.scope), list(self.rules))

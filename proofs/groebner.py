@@ -110,11 +110,16 @@ def recheck(c: Certificate) -> bool:
     return sp.expand(c.f - sum((q * g for q, g in zip(c.quotients, c.generators)), sp.Integer(0)) - c.remainder) == 0
 
 
-def is_manifest_sos(r: sp.Expr) -> bool:
-    """Every term of the expanded ``r`` is a positive rational times even powers of variables."""
+def is_manifest_sos(r: sp.Expr, real: set[sp.Symbol] | None = None) -> bool:
+    """Every term of the expanded ``r`` is a positive rational times even powers of *real* variables.
+
+    A variable counts as real if it is in ``real`` (the s, c of real phases) or SymPy knows it is real:
+    ``a**2`` with ``a`` imaginary is -|a|**2, not a square.
+    """
     r = sp.expand(r)
     if r == 0:
         return True
+    real = real or set()
     for t in sp.Add.make_args(r):
         c, m = t.as_coeff_Mul()
         if not (c.is_Rational and c > 0):
@@ -123,27 +128,62 @@ def is_manifest_sos(r: sp.Expr) -> bool:
             if f == 1:
                 continue
             b, e = f.as_base_exp()
-            if not (b.is_Symbol and e.is_Integer and e % 2 == 0):
+            if not (b.is_Symbol and (b in real or b.is_real is True) and e.is_Integer and e % 2 == 0):
                 return False
     return True
+
+
+def real_domain(*exprs: sp.Expr) -> str:
+    """'' if every free symbol and every sin/cos phase of ``exprs`` is known real, else the reason."""
+    for e in exprs:
+        e = sp.sympify(e)
+        bad = sorted(s.name for s in e.free_symbols if s.is_real is not True)
+        if bad:
+            return f"symbols {bad} are not known to be real"
+        for t in e.atoms(sp.sin, sp.cos):
+            if t.args[0].is_real is not True:
+                return f"phase {t.args[0]} is not known to be real"
+    return ""
+
+
+def sos_bound_general(f: sp.Expr) -> Certificate:
+    """Certify ``f >= 0`` for all real values: ``f = sum q*g + r`` with r a manifest sum of squares (lex order).
+
+    Preconditions (checked, else not proven): every free symbol and every phase is real.
+    """
+    f = sp.sympify(f)
+    why = real_domain(f)
+    if why:
+        return Certificate(f, [], [], sp.nan, [], False, f"precondition: {why}")
+    # each distinct real phase becomes an independent real variable: a bound for all real values of the
+    # new variables holds in particular at the phases' values (sound; needs no addition formulas)
+    phases = sorted({t.args[0] for t in f.atoms(sp.sin, sp.cos)}, key=sp.default_sort_key)
+    f = f.xreplace({th: sp.Dummy(f"theta{i}", real=True) for i, th in enumerate(phases)})
+    atoms = sorted(f.atoms(sp.sin, sp.cos), key=sp.default_sort_key)
+    try:
+        (poly,), variables, gens = to_polynomial(f, first=atoms[0] if atoms else None)
+        Q, r = _reduce(poly, gens, variables, "lex")
+    except (NotCanonical, sp.PolynomialError) as exc:
+        return Certificate(f, [], [], sp.nan, [], False, f"outside the decided fragment: {exc}")
+    ok = is_manifest_sos(r, set(variables))
+    return Certificate(poly, gens, Q, r, variables, ok, "" if ok else f"remainder {r} is not a manifest sum of squares")
 
 
 def sos_bound(x: sp.Expr, bound: sp.Expr) -> Certificate:
     """Certify ``|x| <= bound`` for a column value x = a*sin(theta) or a*cos(theta) or 0.
 
     ``bound**2 - x**2 = q*g + r`` with r a manifest sum of squares (lex order, x's variable first).
+    Preconditions (checked, else not proven): ``bound`` known nonnegative; every free symbol of x and of
+    the bound, and every phase, real (``I*a`` with ``a`` imaginary is real, but ``a**2`` is not a square).
+
+    >>> a = sp.Symbol("a", imaginary=True)
+    >>> sos_bound(sp.I*a, 0).proven, sos_bound(sp.I*a, 0).reason
+    (False, "precondition: symbols ['a'] are not known to be real")
     """
-    bound = sp.sympify(bound)
-    if not (bound.is_number and bound.is_nonnegative):
-        return Certificate(sp.sympify(x), [], [], sp.nan, [], False, f"bound {bound} is not a nonnegative number")
-    if sp.sympify(x).is_real is not True:  # the SOS argument needs real s, c: sin of a complex phase is unbounded
-        return Certificate(sp.sympify(x), [], [], sp.nan, [], False, f"{x} is not known to be real")
-    f = bound**2 - sp.sympify(x) ** 2
-    atoms = sorted(sp.sympify(x).atoms(sp.sin, sp.cos), key=sp.default_sort_key)
-    try:
-        (poly,), variables, gens = to_polynomial(f, first=atoms[0] if atoms else None)
-        Q, r = _reduce(poly, gens, variables, "lex")
-    except (NotCanonical, sp.PolynomialError) as exc:
-        return Certificate(sp.sympify(f), [], [], sp.nan, [], False, f"outside the decided fragment: {exc}")
-    ok = is_manifest_sos(r)
-    return Certificate(poly, gens, Q, r, variables, ok, "" if ok else f"remainder {r} is not a manifest sum of squares")
+    bound, x = sp.sympify(bound), sp.sympify(x)
+    if bound.is_nonnegative is not True:
+        return Certificate(x, [], [], sp.nan, [], False, f"bound {bound} is not known to be nonnegative")
+    why = real_domain(x, bound)
+    if why:
+        return Certificate(x, [], [], sp.nan, [], False, f"precondition: {why}")
+    return sos_bound_general(bound**2 - x**2)

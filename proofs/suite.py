@@ -3,8 +3,8 @@
 >>> [t.id for t in theorems()][:3]
 ['THM-LIFT', 'THM-SHIFT', 'THM-DOT']
 >>> r = run_all(only="THM-CPLX")[0]
->>> r.id, r.status, r.to_dict()["reproduce"]
-('THM-CPLX', 'proven', 'sinpe prove --only THM-CPLX')
+>>> r.id, r.status, r.to_json()["reproduce"], r.to_json()["scope"]["d"]
+('THM-CPLX', 'proven', 'sinpe prove --only THM-CPLX', 'all')
 >>> run_all(only="nope")
 Traceback (most recent call last):
 ...
@@ -13,7 +13,7 @@ ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from sinpe.spec.theorems import STATEMENTS
 
@@ -42,9 +42,11 @@ def get_theorem(theorem_id: str) -> Any:
     raise ValueError(f"unknown theorem ID {theorem_id!r}; known: {', '.join(STATEMENTS)}")
 
 
-def run_all(only: str | None = None, progress: Callable[[int, int, str], None] | None = None) -> list[ProofResult]:
-    """Prove every theorem (or only ``only``); each result carries its status, seconds and witness."""
-    todo = [get_theorem(only)] if only else theorems()
+def run_all(only: str | Sequence[str] | None = None, progress: Callable[[int, int, str], None] | None = None) -> list[ProofResult]:
+    """Prove every theorem (or only the IDs in ``only``); each result carries its status, scope, counts and witness."""
+    if isinstance(only, str):
+        only = [only]
+    todo = [get_theorem(i) for i in only] if only else theorems()
     out = []
     for i, t in enumerate(todo):
         if progress is not None:

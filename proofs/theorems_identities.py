@@ -1,7 +1,11 @@
-"""THM-LIFT, SHIFT, DOT, EVEN, ROT, NORM, BOUND, DIR, CPLX, LAYOUT: trigonometric identities on the definition.
+"""THM-LIFT, SHIFT, DOT, EVEN, ROT, NORM, BOUND, DIR, CPLX, LAYOUT: proven for every d (SPEC.md section 5).
 
-Each is stated (``sinpe.spec.theorems``) on the generic pairs (symbolic omega, every layout) and on
-every preset at d = 1..9 (``CONCRETE``, ``spec.theorems.WIDTHS``), and decided obligation by obligation.
+The proof of each is symbolic: n = floor(d/2) pairs, a symbolic frequency index i, symbolic amplitude
+alpha, phase scale sigma, offset o, base b and schedule denominator D (``sinpe.spec.theorems``, "every d"),
+over the symbolic column plan of every layout and odd-d rule (``PLANS``), which THM-LIFT proves to be a
+bijection onto the d columns. Sums over the columns are reindexed along the plan (RULE-REINDEX) and
+decided by the exponential normal form with RULE-SUM-LINEARITY (:mod:`.normal`). The concrete tables of
+every preset at d = 1..9 (``CONCRETE``) are decided too, as a cross-check, never as the proof.
 """
 from __future__ import annotations
 
@@ -9,13 +13,18 @@ import sympy as sp
 
 from sinpe.spec import theorems as T
 from sinpe.spec.profiles import PRESETS
-from sinpe.spec.theorems import GENERIC, K, OMEGA, P, Instance, Obligation
+from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P, PLANS, Obligation
 
+from . import normal
 from .balls import certified_sign
-from .canonical import coefficients
 from .engine import ObligationTheorem
+from .symbolic import RULE_BLOCK, RULE_REINDEX, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
+RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
+
+SCOPE_ALL = {"d": "all", "alpha": "symbolic real", "sigma": "symbolic real", "o": "symbolic real",
+             "schedule": "w_i = b^(-i/D), b > 0, D > 0 symbolic (every schedule and base)"}
 
 
 def _all() -> tuple[Instance, ...]:
@@ -26,73 +35,59 @@ def _paired() -> tuple[Instance, ...]:
     return tuple(i for i in _all() if T.fully_paired(i))
 
 
-def _generic_for(inst: Instance) -> Instance:
-    """The generic pair with the same (sin, cos) column order as ``inst``'s layout."""
-    return next(g for g in GENERIC if g.profile.layout == inst.profile.layout)
+def _over(build, insts):  # noqa: ANN001
+    return lambda: [ob for inst in insts() for ob in build(inst)]
 
 
-def lift_obligations(inst: Instance) -> list[Obligation]:
-    """THM-LIFT: each concrete row identity is the generic-pair identity at omega = w_k, and M_k is block-diagonal."""
-    if inst.only_k is not None:
-        return []
-    g = _generic_for(inst)
-    gen = {ob.name.split("PE(p+k)")[1]: ob for ob in T.shift_obligations(g)}  # rows [0], [1] of the pair
-    g_sin, g_cos = g.pairs()[0][1], g.pairs()[0][2]
-    conc = {int(ob.name.split("[")[-1].split("]")[0]): ob for ob in T.shift_obligations(inst)}
+def _plans(build, which=lambda pl: True):  # noqa: ANN001
+    return lambda: [ob for pl in PLANS if which(pl) for ob in build(pl)]
+
+
+def _concat(pl: T.SymbolicPlan) -> bool:
+    """Concatenated plans that are column permutations of an interleaved table (not cos-sin ceil-split,
+    whose odd column is cos_n: no interleaved table of DEF-ODD holds cos_n without sin_n)."""
+    return pl.layout != "interleaved" and not (pl.layout == "cos-sin" and pl.odd_rule == "ceil-split" and pl.odd)
+
+
+def lift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    """THM-LIFT: every symbolic plan is a bijection onto the d columns (mutations: a wrong plan)."""
+    return [s for pl in PLANS for s in plan_steps(mutate_plan(pl, mutation) if mutation else pl)]
+
+
+def lift_crosscheck() -> list[tuple[bool, int, str]]:
+    out = [s for pl in PLANS for s in plan_crosscheck(pl)]
+    for inst in T.CONCRETE:  # M_k of the definition vanishes off its 2x2 blocks
+        M, cols = inst.shift_matrix(K), inst.cols()
+        off = [(i, j) for i in range(M.rows) for j in range(M.cols)
+               if (cols[i].k != cols[j].k or "zero" in (cols[i].kind, cols[j].kind) and i != j) and M[i, j] != 0]
+        out.append((not off, 1, f"{inst.name}: M_k is block-diagonal {off[:2]}"))
+    return out
+
+
+def shift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    return [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl)]
+
+
+def norm_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    """Odd d, trailing-sin / ceil-split: u(p)^2 is not constant (alpha, sigma != 0): 0 at p = -o, alpha^2 a
+    quarter period later (or the reverse for a cos column), decided by (E); alpha^2 != 0 by its assumption."""
+    alp, sig = sp.Symbol("alpha", real=True, nonzero=True), sp.Symbol("sigma", real=True, nonzero=True)
     out = []
-    for k, js, jc in inst.pairs():
-        w = inst.increment(k, sp.Integer(1))  # sigma * w_k
-        for j, gj in ((js, g_sin), (jc, g_cos)):
-            ob, go = conc[j], gen[f"[{gj}] = (M_k PE(p))[{gj}]"]
-            out.append(Obligation(f"{inst.name}: row {j} lhs = generic row {gj} lhs at omega = {w}", ob.lhs, go.lhs.subs(OMEGA, w)))
-            out.append(Obligation(f"{inst.name}: row {j} rhs = generic row {gj} rhs at omega = {w}", ob.rhs, go.rhs.subs(OMEGA, w)))
-    M = inst.shift_matrix(K)
-    cols = inst.cols()
-    for i in range(M.rows):
-        for j in range(M.cols):
-            if cols[i].k != cols[j].k or "zero" in (cols[i].kind, cols[j].kind) and i != j:
-                out.append(Obligation(f"{inst.name}: M_k[{i},{j}] = 0 (off-block)", M[i, j], sp.Integer(0)))
+    for pl in PLANS:
+        u = pl.unpaired()
+        if u not in ("sin", "cos"):
+            continue
+        u2 = (T.val(u, N, P) ** 2).xreplace({ALPHA: alp, SIGMA: sig})
+        p0, p1 = -OFFSET, -OFFSET + sp.pi / (2 * sig * T.omega(N))
+        v0, v1 = (sp.Integer(0), alp**2) if u == "sin" else (alp**2, sp.Integer(0))
+        for at, want in ((p0, v0), (p1, v1)):
+            ok = normal.decide(u2.subs(P, at), want).proven
+            out.append((ok, 1, f"{pl.name}: u(p)^2 at p = {at} is {want}"))
+        out.append(((alp**2).is_zero is False, 1, f"{pl.name}: alpha^2 != 0, so u(p)^2 is not constant"))
     return out
 
 
-def layout_obligations(inst: Instance) -> list[Obligation]:
-    """THM-LAYOUT: a concatenated table is the interleaved one (same schedule) under a column permutation."""
-    if inst.only_k is not None or inst.profile.layout == "interleaved":
-        return []
-    odd = "trailing-sin" if inst.profile.odd == "ceil-split" else inst.profile.odd  # DEF-ODD: equal for interleaved
-    other = Instance(inst.profile.replace(layout="interleaved", odd=odd), inst.d)
-    a, b = inst.cols(), other.cols()
-    where = {c: j for j, c in enumerate(b)}
-    if sorted(map(str, a)) != sorted(map(str, b)):
-        return [Obligation(f"{inst.name}: same column multiset as interleaved", sp.Integer(0), sp.Integer(1))]
-    perm = [where[c] for c in a]
-    xa, xb = inst.pe(P), other.pe(P)
-    out = [Obligation(f"{inst.name}: PE[{j}] = PE_interleaved[{perm[j]}]", xa[j], xb[perm[j]]) for j in range(len(a))]
-    out.append(Obligation(f"{inst.name}: dot products agree", inst.dot(P, P + K), other.dot(P, P + K)))
-    out.append(Obligation(f"{inst.name}: norms agree", inst.dot(P, P), other.dot(P, P)))
-    return out
-
-
-def shift_odd_steps() -> list[tuple[bool, int, str]]:
-    """THM-SHIFT, odd d: no matrix (fixed in p) maps PE(p) to PE(p+k)[u] for an unpaired column u.
-
-    sum_j a_j PE(p)[j] = PE(p+k)[u] for all p: the Laurent coefficients in the p-atoms are linear
-    conditions on a; the system has no solution over the field of rational functions of the
-    k-atoms, i.e. for every k outside a discrete set (where sin(sigma w_u k) = 0).
-    """
-    out = []
-    for inst in T.CONCRETE:
-        for u in inst.unpaired():
-            n = len(inst.cols())
-            a = sp.symbols(f"a0:{n}")
-            e = inst.pe(P + K)[u] - sum((ai * x for ai, x in zip(a, inst.pe(P))), sp.Integer(0))
-            conds = coefficients(e, (P,))
-            sol = sp.linsolve(conds, a)
-            out.append((sol == sp.EmptySet, len(conds), f"{inst.name}: column {u} (unpaired) is a fixed linear image of PE(p): {sol}"))
-    return out
-
-
-def direction_steps() -> list[tuple[bool, int, str]]:
+def direction_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
     """THM-DIR: g(k) - g(-k) is not identically 0: at vaswani d = 2, k = 1 it is 2 sin 1 > 0 (ball)."""
     inst = Instance(PRESETS["vaswani"], 2)
     J = inst.direction_matrix()
@@ -102,18 +97,60 @@ def direction_steps() -> list[tuple[bool, int, str]]:
     return [(sign is not None, 1, f"vaswani d=2: g(1) - g(-1) = {c} certified nonzero (ball sign {sign})")]
 
 
+def layout_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    """Mutations: 'with-cos-sin-ceil' also claims the excluded plan; 'odd-rule' compares with the interleaved
+    plan of another odd rule."""
+    plans = [pl for pl in PLANS if _concat(pl) or (mutation == "with-cos-sin-ceil" and pl.layout != "interleaved")]
+    swap = {"trailing-sin": "zero-pad", "zero-pad": "trailing-sin", "ceil-split": "zero-pad"}
+    return [s for pl in plans for s in layout_label_steps(pl, swap[pl.odd_rule] if mutation == "odd-rule" and pl.odd else None)]
+
+
+def layout_obligations(inst: Instance) -> list[Obligation]:
+    """Cross-check: a concatenated preset table is the interleaved one (same schedule) under a column permutation."""
+    if inst.only_k is not None or inst.profile.layout == "interleaved":
+        return []
+    odd = "trailing-sin" if inst.profile.odd == "ceil-split" else inst.profile.odd
+    other = Instance(inst.profile.replace(layout="interleaved", odd=odd), inst.d)
+    a, b = inst.cols(), other.cols()
+    where = {c: j for j, c in enumerate(b)}
+    if sorted(map(str, a)) != sorted(map(str, b)):
+        return [Obligation(f"{inst.name}: same column multiset as interleaved", sp.Integer(0), sp.Integer(1))]
+    xa, xb = inst.pe(P), other.pe(P)
+    out = [Obligation(f"{inst.name}: PE[{j}] = PE_interleaved[{where[c]}]", xa[j], xb[where[c]]) for j, c in enumerate(a)]
+    out.append(Obligation(f"{inst.name}: dot products agree", inst.dot(P, P + K), other.dot(P, P + K)))
+    return out
+
+
+_E = "exponential normal form (E) with RULE-SUM-LINEARITY, symbolic n, i, alpha, sigma, o, b, D"
+_LIFT_SCOPE = dict(SCOPE_ALL, plans="3 layouts x (even d; odd d: trailing-sin, zero-pad, ceil-split)")
+_ROT_SCOPE = dict(SCOPE_ALL, d="all (M_k needs every column paired or zero: even d, zero-pad)")
+_LAYOUT_SCOPE = dict(SCOPE_ALL, layouts="sin-cos (every odd rule); cos-sin (even d, trailing-sin, zero-pad)")
+
 THEOREMS = [
-    ObligationTheorem("THM-LIFT", "laurent normal form (generic pair at omega = w_k) + block structure", lift_obligations, lambda: T.CONCRETE),
-    ObligationTheorem("THM-SHIFT", "laurent normal form over exp-atoms (+ odd d: laurent coefficients -> inconsistent linear system)",
-                      T.shift_obligations, _all, extra=shift_odd_steps, axioms=(AX_CHARACTERS,)),
-    ObligationTheorem("THM-DOT", "laurent normal form over exp-atoms", T.dot_obligations, _all),
-    ObligationTheorem("THM-EVEN", "laurent normal form over exp-atoms", T.even_obligations, _paired),
-    ObligationTheorem("THM-ROT", "groebner reduction mod <s^2+c^2-1> (orthogonality, det) + laurent (group law)", T.rotation_obligations, _paired),
-    ObligationTheorem("THM-NORM", "groebner reduction mod <s^2+c^2-1>, quotient certificate", T.norm_obligations, _all),
-    ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> + laurent (p = 0)", T.bound_obligations, _all,
-                      ("sign", "sin-for-cos", "shift", "tighten")),  # |x| <= 1 survives sign flips and has no sum to drop
-    ObligationTheorem("THM-DIR", "laurent normal form over exp-atoms + a ball-certified nonzero value",
-                      T.direction_obligations, _all, extra=direction_steps),
-    ObligationTheorem("THM-CPLX", "laurent normal form over exp-atoms", T.complex_obligations, _all),
-    ObligationTheorem("THM-LAYOUT", "laurent normal form over exp-atoms", layout_obligations, lambda: T.CONCRETE),
+    ObligationTheorem("THM-LIFT", "symbolic column plans: count, range and disjointness by polynomial positivity in n "
+                      "=> bijection (pigeonhole); cross-check: plan = columns() at d <= 64, M_k block-diagonal at d <= 9",
+                      lambda: [], _LIFT_SCOPE, concrete=lift_crosscheck, steps=lift_steps, mutations=(),
+                      step_mutations=("plan-offset", "plan-stride", "plan-count"), rules=(RULE_REINDEX, RULE_BLOCK)),
+    ObligationTheorem("THM-SHIFT", f"{_E}; odd d: distinct frequencies + Laurent coefficients -> inconsistent system in a_u",
+                      T.every_d_shift, SCOPE_ALL, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
+                      axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,)),
+    ObligationTheorem("THM-DOT", _E, _plans(T.every_d_dot), SCOPE_ALL, concrete=_over(T.dot_obligations, _all),
+                      rules=(RULE_REINDEX, RULE_SUM)),
+    ObligationTheorem("THM-EVEN", _E, _plans(T.every_d_even), SCOPE_ALL, concrete=_over(T.even_obligations, _paired),
+                      rules=(RULE_REINDEX, RULE_SUM)),
+    ObligationTheorem("THM-ROT", "per 2x2 block R(sigma w_i k), i symbolic: groebner (orthogonality, det) + (E) "
+                      "(group law); lifted by RULE-BLOCK", T.every_d_rotation, _ROT_SCOPE,
+                      concrete=_over(T.rotation_obligations, _paired), rules=(RULE_BLOCK,)),
+    ObligationTheorem("THM-NORM", f"{_E}; odd d: two exact values of u(p)^2", _plans(T.every_d_norm), SCOPE_ALL,
+                      concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM)),
+    ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> (real phases, real alpha) + (E) at p = -o",
+                      T.every_d_bound, SCOPE_ALL, concrete=_over(T.bound_obligations, _all),
+                      mutations=("tighten", "origin-at-0")),  # |x| <= |alpha| survives sign flips and sin-for-cos
+    ObligationTheorem("THM-DIR", f"{_E} + a ball-certified nonzero value", _plans(T.every_d_direction), SCOPE_ALL,
+                      concrete=_over(T.direction_obligations, _all), steps=direction_steps, rules=(RULE_REINDEX, RULE_SUM)),
+    ObligationTheorem("THM-CPLX", _E, T.every_d_complex, SCOPE_ALL, concrete=_over(T.complex_obligations, _all)),
+    ObligationTheorem("THM-LAYOUT", f"{_E}; same labels in both plans (THM-LIFT: both are bijections)",
+                      _plans(T.every_d_layout, _concat), _LAYOUT_SCOPE, concrete=_over(layout_obligations, lambda: T.CONCRETE),
+                      steps=layout_steps, mutations=(), step_mutations=("with-cos-sin-ceil", "odd-rule"),
+                      rules=(RULE_REINDEX, RULE_SUM)),
 ]

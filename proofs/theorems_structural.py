@@ -19,7 +19,8 @@ from sinpe.spec.definition import exponent, n_frequencies, pairs_exponent
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, K, N, P, Q, STATEMENTS, Instance, Obligation
 
-from .engine import ProofResult, decide_obligation
+from .engine import ProofResult, decide_obligation, is_syntactic
+from .symbolic import positive_from, rational_identity
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
 from .groebner import Certificate, recheck
@@ -38,6 +39,7 @@ class Steps:
         self.failures: list[str] = []
         self.size = 0
         self.count = 0
+        self.syntactic = 0
 
     def check(self, ok: bool, what: str, size: int = 1) -> bool:
         self.count += 1
@@ -47,33 +49,18 @@ class Steps:
         return ok
 
     def obligation(self, ob: Obligation) -> bool:
+        if is_syntactic(ob):
+            self.syntactic += 1
+            return True
         ok, n, why = decide_obligation(ob)
         return self.check(ok, f"{ob.name}: {why}", n)
 
 
-def rational_identity(a: sp.Expr, b: sp.Expr) -> bool:
-    """a == b as rational functions: the numerator of together(a - b) expands to 0."""
-    num, _ = sp.fraction(sp.together(sp.sympify(a) - sp.sympify(b)))
-    return sp.expand(num) == 0
-
-
-def positive_from(poly: sp.Expr, var: sp.Symbol, start: int) -> bool:
-    """poly(var) > 0 for every integer var >= start: after var -> start + m the coefficients are >= 0, constant > 0."""
-    m = sp.Dummy("m")
-    num, den = sp.fraction(sp.together(sp.sympify(poly).subs(var, start + m)))
-    ok = True
-    for part in (num, den):
-        pp = sp.Poly(sp.expand(part), m)
-        cs = pp.all_coeffs()
-        ok = ok and all(c.is_Rational and c >= 0 for c in cs) and pp.eval(0) > 0
-    return ok
-
-
 def _result(id: str, method: str, t0: float, st: Steps, witness: str, names: list[str], axioms: list[str],
-            mutation: str | None) -> ProofResult:
+            mutation: str | None, scope: dict, cross_check: int = 0) -> ProofResult:
     title, text = STATEMENTS[id]
     return ProofResult(id, title, text, method, "proven" if not st.failures else "not-proven", time.perf_counter() - t0,
-                       st.size, witness, st.count, names, axioms, st.failures, mutation)
+                       st.size, witness, st.count, names, axioms, st.failures, mutation, st.syntactic, cross_check, scope)
 
 
 # ----------------------------------------------------------------------------------------- THM-WAVE
@@ -137,7 +124,9 @@ class Wavelengths:
         lhs = sp.expand_log(sp.log(2 * sp.pi * bsym ** (i / D)), force=True) / sp.log(bsym)
         st.check(rational_identity(sp.expand(lhs - sp.log(2 * sp.pi) / sp.log(bsym)), i / D), "log_b lambda_i = log_b(2 pi) + i/D")
         wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, names, [], mutation)
+        return _result(self.id, self.method, t0, st, wtext, names, [], mutation,
+                       {"d": "all", "alpha": "n/a", "sigma": "n/a (lambda_i = 2 pi / w_i)", "o": "n/a",
+                        "schedule": "every preset's, symbolic in n, both parities", "part (d)": "from (a) and b > 1; witnessed"})
 
     @staticmethod
     def _witness() -> str:
@@ -175,9 +164,20 @@ class Wavelengths:
 # ----------------------------------------------------------------------------------------- THM-INJ
 
 class Injectivity:
+    """THM-INJ for every d >= 2, symbolic alpha != 0, sigma != 0 rational, o real, positions rational.
+
+    Each step is a computation: plan segments (sin_0, cos_0 exist for n >= 1), the schedules' e_0 = 0,
+    SymPy's assumption engine for alpha != 0, p - q rational, sigma (p - q)/(2m) rational and sigma != 0,
+    a Groebner certificate, a Laurent identity (Euler), and pi's irrationality as SymPy records it
+    (``pi.is_rational is False``). Mutations change the inputs of those computations: positions only real,
+    pi replaced by an arbitrary positive constant (the axiom withdrawn), sigma or alpha possibly 0, a
+    hypothesis dropped or replaced.
+    """
+
     id = "THM-INJ"
-    method = "groebner ideal membership with certificate + exact affine phase + named axioms (pi irrational)"
-    mutations = ("sin-for-cos", "drop", "real-positions", "no-pi-axiom")
+    method = ("symbolic plan (sin_0, cos_0 for n >= 1) + e_0 = 0 + groebner ideal membership with certificate + "
+              "assumption-engine steps (alpha != 0, p - q rational, pi = sigma (p-q)/2m rational, sigma != 0)")
+    mutations = ("sin-for-cos", "drop", "real-positions", "no-pi-axiom", "sigma-any", "alpha-any")
     axioms = (AX_EXP_KERNEL, AX_PI_IRRATIONAL)
 
     def prove(self, mutation: str | None = None) -> ProofResult:
@@ -185,62 +185,60 @@ class Injectivity:
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
         st = Steps()
-        axioms = [a for a in self.axioms if not (mutation == "no-pi-axiom" and a == AX_PI_IRRATIONAL)]
-        domain = "real" if mutation == "real-positions" else "integer"
-        # theta_0 = sigma (p + o) does not depend on d (e_0 = 0), and every layout has sin_0, cos_0 for d >= 2
-        insts = [i for i in T.CONCRETE if i.d >= 2]
-        for inst in insts:
-            self._instance(inst, st, mutation, axioms, domain)
-            if st.failures:
-                break  # one failed step decides; the rest would only cost time
-        # the axiom really is the one SymPy records for pi (it is used, not re-proved)
-        st.check(sp.pi.is_rational is False and sp.pi.is_real is True, "sympy records pi as real and irrational")
+        dom = {"real": True} if mutation == "real-positions" else {"rational": True}
+        p, q = sp.Symbol("p", **dom), sp.Symbol("q", **dom)
+        sigma = sp.Symbol("sigma", rational=True, **({} if mutation == "sigma-any" else {"nonzero": True}))
+        alpha = sp.Symbol("alpha", real=True, **({} if mutation == "alpha-any" else {"nonzero": True}))
+        # the constant of AX-EXP-KERNEL: pi, or (axiom withdrawn) an arbitrary positive real constant
+        period = sp.Symbol("c", positive=True) if mutation == "no-pi-axiom" else sp.pi
+        for plan in T.PLANS:  # (1) every plan holds sin_0 and cos_0 once n >= 1 (d >= 2)
+            kinds = {s.kind for s in plan.paired if s.lo == 0 and positive_from(s.hi - s.lo, N, 1)}
+            st.check({"sin", "cos"} <= kinds, f"{plan.name}: labels sin_0 and cos_0 exist for n >= 1")
+        for name, prof in PRESETS.items():  # (2) e_0 = 0 for every schedule, so theta_0 = sigma (p + o)
+            for odd in (False, True):
+                st.check(pairs_exponent(prof, N, odd, sp.Integer(0)) == 0, f"{name}: e_0 = 0 (odd={odd})")
+        sub = {T.SIGMA: sigma, T.ALPHA: alpha}
+        th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)  # noqa: E731
+        st.check(sp.expand(th(p) - sigma * (p + T.OFFSET)) == 0, f"theta_0(p) = {th(p)} = sigma (p + o)")
+        # (3) alpha != 0: equality of alpha sin, alpha cos gives equality of sin, cos
+        st.check(alpha.is_zero is False, f"alpha = {alpha} is nonzero (assumptions {alpha.assumptions0.get('nonzero')})")
+        self._groebner(st, mutation)
+        # (4) Euler: exp(i(a - b)) = (cos a + i sin a)(cos b - i sin b)
+        st.obligation(Obligation("exp(i(a-b)) = (cos a + i sin a)(cos b - i sin b)", sp.exp(sp.I * (th(p) - th(q))),
+                                 (sp.cos(th(p)) + sp.I * sp.sin(th(p))) * (sp.cos(th(q)) - sp.I * sp.sin(th(q)))))
+        # (5) AX-EXP-KERNEL: theta_p - theta_q = sigma (p - q) = 2 period m, m an integer
+        st.check(sp.expand(th(p) - th(q) - sigma * (p - q)) == 0, "theta_0(p) - theta_0(q) = sigma (p - q)")
+        m = sp.Symbol("m", integer=True, nonzero=True)
+        # (6) p - q rational (positions' domain), so period = sigma (p - q)/(2m) would be rational if m != 0
+        st.check((p - q).is_rational is True, f"p - q is rational (positions: {dom})")
+        st.check((sigma * (p - q) / (2 * m)).is_rational is True, "sigma (p - q)/(2m) is rational for m != 0")
+        st.check(period.is_rational is False, f"{period} is irrational (AX-PI-IRRATIONAL), so m = 0")
+        # (7) m = 0: sigma (p - q) = 0 and sigma != 0 give p = q
+        st.check(sigma.is_zero is False, f"sigma = {sigma} is nonzero, so sigma (p - q) = 0 gives p = q")
         wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, [i.name for i in insts], axioms, mutation)
+        names = [pl.name for pl in T.PLANS]
+        axioms = [AX_EXP_KERNEL] + ([AX_PI_IRRATIONAL] if mutation != "no-pi-axiom" else [])
+        return _result(self.id, self.method, t0, st, wtext, names, axioms, mutation,
+                       {"d": "every d >= 2", "alpha": "symbolic real, nonzero", "sigma": "symbolic rational, nonzero",
+                        "o": "symbolic real", "positions": "rational (integers in particular)", "schedule": "every preset's"})
 
     @staticmethod
-    def _instance(inst: Instance, st: Steps, mutation: str | None, axioms: list[str], domain: str) -> None:
-        cols = inst.cols()
-        where = {(c.kind, c.k): j for j, c in enumerate(cols)}
-        if not st.check(("sin", 0) in where and ("cos", 0) in where, f"{inst.name}: columns sin_0 and cos_0 exist"):
-            return
-        js, jc = where[("sin", 0)], where[("cos", 0)]
-        th_p, th_q = inst.theta(0, P), inst.theta(0, Q)
-        # (1) theta_0 is affine in p with a nonzero rational slope sigma (w_0 = 1 for every schedule)
-        poly = sp.Poly(th_p, P)
-        sigma = poly.coeff_monomial(P)
-        ok = poly.degree() == 1 and all(c.is_Rational for c in poly.all_coeffs()) and sigma != 0
-        if not st.check(ok, f"{inst.name}: theta_0(p) = {th_p} is affine in p with rational slope != 0"):
-            return
-        st.check(sp.expand(th_p - th_q - sigma * (P - Q)) == 0, f"{inst.name}: theta_0(p) - theta_0(q) = sigma (p - q)")
-        # (2) PE(p) = PE(q) on sin_0, cos_0  =>  exp(i(theta_0(p) - theta_0(q))) = 1: ideal membership with certificate
+    def _groebner(st: Steps, mutation: str | None) -> None:
+        """cos(a - b) - 1 and sin(a - b) lie in <sin a - sin b, cos a - cos b, s^2 + c^2 - 1> (certificate)."""
         sa, ca, sb, cb = sp.symbols("s_p c_p s_q c_q")
-        rep = {sp.sin(th_p): sa, sp.cos(th_p): ca, sp.sin(th_q): sb, sp.cos(th_q): cb}
-        xp, xq = inst.pe(P), inst.pe(Q)
-        hyps = [sp.expand((xp[j] - xq[j]).xreplace(rep)) for j in (js, jc)]
+        hyps = [sa - sb, ca - cb]
         if mutation == "sin-for-cos":
-            hyps[1] = sp.expand(hyps[1].subs({ca: sa, cb: sb}))
+            hyps[1] = sa - sb
         if mutation == "drop":
             hyps = hyps[:1]
         gens = hyps + [sa**2 + ca**2 - 1, sb**2 + cb**2 - 1]
-        # Euler: exp(i(a - b)) = (cos a + i sin a)(cos b - i sin b); real and imaginary parts of that minus 1
-        st.obligation(Obligation(f"{inst.name}: exp(i(a-b)) = (cos a + i sin a)(cos b - i sin b)",
-                                 sp.exp(sp.I * (th_p - th_q)), (sp.cos(th_p) + sp.I * sp.sin(th_p)) * (sp.cos(th_q) - sp.I * sp.sin(th_q))))
-        goals = [ca * cb + sa * sb - 1, sa * cb - ca * sb]
         vs = [sa, ca, sb, cb]
-        G = sp.groebner(gens, *vs, order="lex")
-        for g in goals:
-            _, r = G.reduce(g)
-            Qs, r2 = sp.reduced(g, gens, *vs, order="lex")
-            cert = Certificate(g, gens, Qs, r2, vs, r2 == 0)
-            st.check(r == 0 and r2 == 0 and recheck(cert),
-                     f"{inst.name}: {g} in <PE(p)=PE(q) on sin_0,cos_0; s^2+c^2-1> (remainder {r})", cert.size)
-        # (3) AX-EXP-KERNEL: sigma (p - q) = 2 pi m; (4) p - q rational and AX-PI-IRRATIONAL: m = 0, so p = q
-        st.check(AX_EXP_KERNEL in axioms, f"{inst.name}: needs {AX_EXP_KERNEL}")
-        st.check(domain in ("integer", "rational"),
-                 f"{inst.name}: sigma (p - q) = 2 pi m with p - q {domain}: rationality of (p - q) is not known, no conclusion")
-        st.check(AX_PI_IRRATIONAL in axioms,
-                 f"{inst.name}: sigma (p - q) = 2 pi m, m != 0 would make pi rational: needs {AX_PI_IRRATIONAL}")
+        for g in (ca * cb + sa * sb - 1, sa * cb - ca * sb):
+            Qs, r = sp.reduced(g, gens, *vs, order="lex")
+            G = sp.groebner(gens, *vs, order="lex")
+            _, r_gb = G.reduce(g)
+            cert = Certificate(g, gens, Qs, r, vs, r == 0)
+            st.check(r == 0 and r_gb == 0 and recheck(cert), f"{g} in <PE(p)=PE(q) on sin_0,cos_0; s^2+c^2-1> (remainder {r_gb})", cert.size)
 
     @staticmethod
     def _witness() -> str:
@@ -279,7 +277,9 @@ class NonPermutation:
             for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P))):
                 st.obligation(Obligation(f"{a_name} vs {b_name}, d=2: column {j} equal", x, y))
         wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, names, list(self.axioms), mutation)
+        return _result(self.id, self.method, t0, st, wtext, names, list(self.axioms), mutation,
+                       {"d": "every even d >= 4 (and d = 2)", "alpha": "1", "sigma": "1", "o": "0",
+                        "schedule": "tensor2tensor (D = n - 1) vs Vaswani (D = n)"})
 
     @staticmethod
     def _separate(A_: Profile, B_: Profile, n_min: int, st: Steps, tag: str) -> None:
@@ -375,7 +375,9 @@ class Attention:
                 break  # one failed step decides; the rest would only cost time
             names.append(inst.name)
             self._commutant(inst, st, mutation)
-        return _result(self.id, self.method, t0, st, f"score difference enclosure {enc.str(8)}", names, list(self.axioms), mutation)
+        return _result(self.id, self.method, t0, st, f"score difference enclosure {enc.str(8)}", names, list(self.axioms), mutation,
+                       {"d": "(a) d = 2; (b) 'iff' at d in {2 (generic pair), 4, 5}: vaswani 4, vaswani-concat 4, t2t-cos 4, "
+                        "vaswani-concat-cos 5", "alpha": "1", "sigma": "1", "o": "0"})
 
     def _commutant(self, inst: Instance, st: Steps, mutation: str | None) -> None:
         n = len(inst.cols())

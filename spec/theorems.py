@@ -39,9 +39,9 @@ OMEGA = sp.Symbol("omega", positive=True)
 # id -> (title, plain-text statement). SPEC.md section 5 states the same, numbered.
 STATEMENTS: dict[str, tuple[str, str]] = {
     "THM-LIFT": ("lifting lemma",
-                 "M_k is block-diagonal (up to the layout's fixed column permutation) with one 2x2 block per "
-                 "frequency, so each vector identity is the conjunction of its 2x2 block identities, each the "
-                 "generic-pair identity at omega = omega_i, and sums over columns go term by term."),
+                 "For every d, the column plan of each layout and odd rule (written symbolically in n = floor(d/2)) "
+                 "is a bijection from the labels {sin_i, cos_i : i < n} (+ the odd column) onto the d columns, so "
+                 "M_k is block-diagonal up to that permutation and sums over columns are sums over labels."),
     "THM-SHIFT": ("shift is linear",
                   "PE(p+k) = M_k PE(p) on every paired column, M_k the rotation blocks [[cos wk, sin wk], "
                   "[-sin wk, cos wk]] in (sin, cos) order, conjugated by the layout's column permutation; "
@@ -58,25 +58,27 @@ STATEMENTS: dict[str, tuple[str, str]] = {
                  "|PE(p)|^2 = d/2 for even d; for odd d it is floor(d/2) plus u(p)^2 for an unpaired column u "
                  "(constant floor(d/2) under zero-pad, not constant under trailing-sin / ceil-split)."),
     "THM-BOUND": ("bound and origin",
-                  "|PE(p)[j]| <= 1 for every column, and PE(0)[j] = 1 on cos columns, 0 on sin and zero columns "
-                  "((0,1,0,1,...) interleaved)."),
+                  "|PE(p)[j]| <= |alpha| for every column, and PE(-o)[j] = alpha on cos columns, 0 on sin and zero "
+                  "columns (so PE(0) = (0,alpha,0,alpha,...) interleaved when o = 0)."),
     "THM-WAVE": ("wavelengths",
                  "lambda_i = 2 pi / w_i = 2 pi b^(i/D) is geometric with ratio b^(1/D); lambda_0 = 2 pi; the largest "
                  "is 2 pi b^((N-1)/D) (2 pi b^(1-2/d) Vaswani, 2 pi b tensor2tensor, even d); #{i : lambda_i <= L} = "
                  "min(N, floor(D log_b(L/(2 pi))) + 1) for L >= 2 pi, else 0."),
     "THM-INJ": ("injective on integers",
-                "p != q integers => PE(p) != PE(q) whenever the table has the sin_0 and cos_0 columns (every "
-                "preset at d >= 2); the proof uses that pi is irrational (Lambert)."),
+                "p != q rationals (integers in particular) => PE(p) != PE(q) for every d >= 2 when alpha != 0 and "
+                "sigma != 0 is rational; the proof uses that pi is irrational (Lambert)."),
     "THM-LAYOUT": ("layouts are column permutations",
-                   "A concatenated layout equals the interleaved table with the same schedule under a fixed column "
-                   "permutation, so norms and dot products agree."),
+                   "For every d, a concatenated table (sin-cos with any odd rule; cos-sin even, trailing-sin or "
+                   "zero-pad) equals the interleaved table with the same schedule under a fixed column permutation, "
+                   "so norms and dot products agree; cos-sin with ceil-split (odd column cos_n) is no such permutation."),
     "THM-NONPERM": ("schedules are not permutations",
                     "For every even d >= 4 no column permutation maps the tensor2tensor table (D = d/2 - 1) to the "
                     "Vaswani table (D = d/2); at d = 2 the two tables are equal."),
     "THM-ATTN": ("attention",
-                 "p_m^T W p_n is not in general a function of n - m (W = e_0 e_0^T, (m,n) = (0,1), (1,2)); it is one "
-                 "for all m, n iff W commutes with every M_k, iff W is block-diagonal with each 2x2 block a I + b J "
-                 "(entries in the row or column of a zero column are never seen and stay free)."),
+                 "p_m^T W p_n is not in general a function of n - m (W = e_0 e_0^T, (m,n) = (0,1), (1,2)); at the "
+                 "generic pair and at vaswani d=4, vaswani-concat d=4, t2t-cos d=4, vaswani-concat-cos d=5 it is one "
+                 "for all m, n iff W is block-diagonal with each 2x2 block a I + b J (entries in the row or column of "
+                 "a zero column are never seen and stay free)."),
     "THM-DIR": ("direction",
                 "PE(p)^T J PE(p+k) = sum_i sin(w_i k), J the block 90-degree rotation; odd in k, so a fixed "
                 "bilinear form tells k from -k."),
@@ -294,3 +296,224 @@ def symbolic_denominator(profile: Profile, n: sp.Expr = N, odd: bool = False) ->
 def symbolic_n_frequencies(profile: Profile, n: sp.Expr = N, odd: bool = False) -> sp.Expr:
     """N of DEF-ODD: n for even d and for zero-pad, n + 1 otherwise (odd d)."""
     return pairs_n_frequencies(profile, n, odd)
+
+
+# ---------------------------------------------------------------- every d: the symbolic column plan and statements
+
+# Symbols of the every-d statements: n = floor(d/2) pairs, i a frequency index, alpha, sigma, o the profile's
+# amplitude, phase scale and offset, b the base and D > 0 the schedule's denominator (every schedule with one
+# frequency or D > 0: w_i = b**(-i/D), w_0 = 1).
+I_ = sp.Symbol("i", integer=True, nonnegative=True)
+ALPHA = sp.Symbol("alpha", real=True)
+SIGMA = sp.Symbol("sigma", real=True)
+OFFSET = sp.Symbol("o", real=True)
+BASE = sp.Symbol("b", positive=True)
+DEN = sp.Symbol("D", positive=True)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Columns ``a*i + c`` hold ``(kind, i)`` for ``lo <= i < hi`` (expressions in n)."""
+
+    kind: str
+    lo: sp.Expr
+    hi: sp.Expr
+    a: int
+    c: sp.Expr
+
+
+@dataclass(frozen=True)
+class SymbolicPlan:
+    """DEF-LAYOUT and DEF-ODD written symbolically in n: d = 2n (+1 if ``odd``).
+
+    ``paired``: segments of sin_i and cos_i for 0 <= i < n; ``extra``: the odd column (sin_n, cos_n or zero).
+
+    >>> plan = symbolic_plan("sin-cos", "ceil-split", True)
+    >>> plan.at(2), [c.label for c in columns(get_profile("vaswani-concat"), 5)]
+    (['sin0', 'sin1', 'sin2', 'cos0', 'cos1'], ['sin0', 'sin1', 'sin2', 'cos0', 'cos1'])
+    """
+
+    layout: str
+    odd_rule: str
+    odd: bool
+    paired: tuple[Segment, ...]
+    extra: Segment | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.layout}, {'odd d (' + self.odd_rule + ')' if self.odd else 'even d'}"
+
+    def d(self, n: sp.Expr = N) -> sp.Expr:
+        return 2 * n + int(self.odd)
+
+    def segments(self) -> tuple[Segment, ...]:
+        return self.paired + ((self.extra,) if self.extra else ())
+
+    def at(self, n: int) -> list[str]:
+        """The column labels at n (for the cross-check against ``columns``)."""
+        out: dict[int, str] = {}
+        for s in self.segments():
+            lo, hi = int(s.lo.subs(N, n)), int(s.hi.subs(N, n))
+            for i in range(lo, hi):
+                out[int(s.a * i + sp.sympify(s.c).subs(N, n))] = "zero" if s.kind == "zero" else f"{s.kind}{i}"
+        return [out[j] for j in sorted(out)]
+
+    def unpaired(self) -> str | None:
+        """'sin' or 'cos' if the odd column is an unpaired frequency n, 'zero', or None (even d)."""
+        return None if self.extra is None else self.extra.kind
+
+
+def symbolic_plan(layout: str, odd_rule: str, odd: bool) -> SymbolicPlan:
+    """The column plan of ``layout`` with ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1)."""
+    n = N
+    if layout == "interleaved":
+        paired = (Segment("sin", sp.Integer(0), n, 2, sp.Integer(0)), Segment("cos", sp.Integer(0), n, 2, sp.Integer(1)))
+        ceil = False
+    else:
+        first, second = ("sin", "cos") if layout == "sin-cos" else ("cos", "sin")
+        ceil = odd and odd_rule == "ceil-split"
+        paired = (Segment(first, sp.Integer(0), n, 1, sp.Integer(0)),
+                  Segment(second, sp.Integer(0), n, 1, n + 1 if ceil else n))
+    extra = None
+    if odd:
+        if odd_rule == "zero-pad":
+            extra = Segment("zero", sp.Integer(0), sp.Integer(1), 0, 2 * n)
+        elif ceil:  # the first half holds the extra frequency n at column n
+            extra = Segment("sin" if layout == "sin-cos" else "cos", n, n + 1, 1, sp.Integer(0))
+        else:  # trailing-sin (and ceil-split interleaved, the same table): sin_n in the last column 2n
+            extra = Segment("sin", n, n + 1, 2 if layout == "interleaved" else 1, sp.Integer(0) if layout == "interleaved" else n)
+    return SymbolicPlan(layout, odd_rule, odd, paired, extra)
+
+
+PLANS: tuple[SymbolicPlan, ...] = tuple(
+    symbolic_plan(layout, rule, odd) for layout in ("interleaved", "sin-cos", "cos-sin")
+    for rule, odd in (("trailing-sin", False), ("trailing-sin", True), ("zero-pad", True), ("ceil-split", True)))
+
+
+def omega(i: sp.Expr = I_) -> sp.Expr:
+    """w_i = b**(-i/D) (w_0 = 1)."""
+    return BASE ** (-i / DEN)
+
+
+def theta_sym(i: sp.Expr, p: sp.Expr) -> sp.Expr:
+    """theta_i(p) = sigma*(p + o)*w_i (DEF-FAMILY)."""
+    return SIGMA * (p + OFFSET) * omega(i)
+
+
+def val(kind: str, i: sp.Expr, p: sp.Expr) -> sp.Expr:
+    """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (DEF-FAMILY)."""
+    if kind == "zero":
+        return sp.Integer(0)
+    return ALPHA * (sp.sin if kind == "sin" else sp.cos)(theta_sym(i, p))
+
+
+def plan_sum(plan: SymbolicPlan, f: Any) -> sp.Expr:
+    """sum over the columns j < d of f(column j), reindexed along the plan (RULE-REINDEX):
+    one Sum over i per paired segment, plus the odd column's single term."""
+    j = sp.Symbol("i", integer=True)
+    out = sp.Add(*[sp.Sum(f(s.kind, j), (j, s.lo, s.hi - 1)) for s in plan.paired])
+    if plan.extra is not None:
+        out += f(plan.extra.kind, N)
+    return out
+
+
+def pair_sum(f: Any) -> sp.Expr:
+    """sum_{i=0}^{n-1} f(i): the per-pair side of the every-d statements."""
+    j = sp.Symbol("i", integer=True)
+    return sp.Sum(f(j), (j, 0, N - 1))
+
+
+# ---------------------------------------------------------------- every-d obligations (method 'normal': RULE-SUM-LINEARITY)
+
+def _row(kind: str, i: sp.Expr, shift: sp.Expr) -> sp.Expr:
+    """(M_shift PE(p))[label (kind, i)] for a paired label: the rotation block R(sigma w_i shift)."""
+    phi = SIGMA * omega(i) * shift
+    if kind == "sin":
+        return sp.cos(phi) * val("sin", i, P) + sp.sin(phi) * val("cos", i, P)
+    return -sp.sin(phi) * val("sin", i, P) + sp.cos(phi) * val("cos", i, P)
+
+
+def every_d_shift() -> list[Obligation]:  # THM-SHIFT, every d: one block identity per kind, i symbolic
+    return [Obligation(f"every d: PE(p+k)[{kind}_i] = (M_k PE(p))[{kind}_i]", val(kind, I_, P + K), _row(kind, I_, K), "normal")
+            for kind in ("sin", "cos")] + [Obligation("every d: PE(p+k)[zero] = PE(p)[zero]", val("zero", I_, P + K), val("zero", I_, P), "normal")]
+
+
+def dot_lhs(plan: SymbolicPlan, shift: sp.Expr = K) -> sp.Expr:
+    return plan_sum(plan, lambda kind, i: val(kind, i, P) * val(kind, i, P + shift))
+
+
+def dot_rhs_sym(plan: SymbolicPlan, shift: sp.Expr = K) -> sp.Expr:
+    u = plan.unpaired()
+    extra = val(u, N, P) * val(u, N, P + shift) if u in ("sin", "cos") else sp.Integer(0)
+    return pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * shift)) + extra
+
+
+def every_d_dot(plan: SymbolicPlan) -> list[Obligation]:  # THM-DOT
+    return [Obligation(f"{plan.name}: PE(p).PE(p+k) = alpha^2 sum_i cos(sigma w_i k) [+ u(p)u(p+k)]", dot_lhs(plan), dot_rhs_sym(plan), "normal")]
+
+
+def every_d_even(plan: SymbolicPlan) -> list[Obligation]:  # THM-EVEN
+    f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))  # noqa: E731
+    out = [Obligation(f"{plan.name}: f(-k) = f(k)", f(-K), f(K), "normal")]
+    if plan.unpaired() in (None, "zero"):
+        out.append(Obligation(f"{plan.name}: PE(p).PE(p-k) = PE(p).PE(p+k)", dot_lhs(plan, -K), dot_lhs(plan, K), "normal"))
+    return out
+
+
+def every_d_rotation() -> list[Obligation]:  # THM-ROT: the 2x2 block R(sigma w_i k), i symbolic
+    def R(s: sp.Expr) -> sp.Matrix:
+        phi = SIGMA * omega(I_) * s
+        return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])
+    out = []
+    RtR, RaRb, RRn = R(K).T * R(K), R(A) * R(B), R(K) * R(-K)
+    for r in range(2):
+        for c in range(2):
+            one = sp.Integer(int(r == c))
+            out.append(Obligation(f"every d: (R_k^T R_k)[{r},{c}] = {one}", RtR[r, c], one, "groebner"))
+            out.append(Obligation(f"every d: (R_a R_b)[{r},{c}] = R_(a+b)[{r},{c}]", RaRb[r, c], R(A + B)[r, c], "normal"))
+            out.append(Obligation(f"every d: R_0[{r},{c}] = {one}", R(sp.Integer(0))[r, c], one, "normal"))
+            out.append(Obligation(f"every d: R_(-k)[{r},{c}] = R_k^T[{r},{c}]", R(-K)[r, c], R(K)[c, r], "normal"))
+            out.append(Obligation(f"every d: (R_k R_(-k))[{r},{c}] = {one}", RRn[r, c], one, "normal"))
+    out.append(Obligation("every d: det R_k = 1", R(K).det(), sp.Integer(1), "groebner"))
+    return out
+
+
+def norm_rhs_sym(plan: SymbolicPlan) -> sp.Expr:
+    u = plan.unpaired()
+    return ALPHA**2 * N + (val(u, N, P) ** 2 if u in ("sin", "cos") else 0)
+
+
+def every_d_norm(plan: SymbolicPlan) -> list[Obligation]:  # THM-NORM
+    out = [Obligation(f"{plan.name}: |PE(p)|^2 = alpha^2 n [+ u(p)^2]", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2), norm_rhs_sym(plan), "normal")]
+    if not plan.odd:
+        d = sp.Symbol("d", positive=True, integer=True)
+        out.append(Obligation(f"{plan.name}: alpha^2 n = alpha^2 d/2 at d = 2n", ALPHA**2 * N, (ALPHA**2 * d / 2).subs(d, plan.d()), "normal"))
+    return out
+
+
+def every_d_bound() -> list[Obligation]:  # THM-BOUND: |value| <= |alpha|, and the origin p = -o
+    out = [Obligation(f"every d: |PE(p)[{kind}_i]| <= |alpha|", val(kind, I_, P), sp.Abs(ALPHA), "sos") for kind in ("sin", "cos")]
+    out.append(Obligation("every d: PE(p)[zero] = 0", val("zero", I_, P), sp.Integer(0), "normal"))
+    out += [Obligation(f"every d: PE(-o)[{kind}_i] = {ALPHA if kind == 'cos' else 0}", val(kind, I_, P), ALPHA if kind == "cos" else sp.Integer(0),
+                       "normal", at=((P, -OFFSET),)) for kind in ("sin", "cos", "zero")]
+    return out
+
+
+def every_d_direction(plan: SymbolicPlan) -> list[Obligation]:  # THM-DIR: J pairs the sin_i and cos_i columns
+    g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))  # noqa: E731
+    rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))  # noqa: E731
+    return [Obligation(f"{plan.name}: PE(p)^T J PE(p+k) = alpha^2 sum_i sin(sigma w_i k)", g(K), rhs(K), "normal"),
+            Obligation(f"{plan.name}: g(-k) = -g(k)", rhs(-K), -rhs(K), "normal")]
+
+
+def every_d_complex() -> list[Obligation]:  # THM-CPLX
+    z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)  # noqa: E731
+    return [Obligation("every d: cos + i sin = alpha exp(i theta_i)", z(P), ALPHA * sp.exp(sp.I * theta_sym(I_, P)), "normal"),
+            Obligation("every d: z_i(p+k) = exp(i sigma w_i k) z_i(p)", z(P + K), sp.exp(sp.I * SIGMA * omega(I_) * K) * z(P), "normal")]
+
+
+def every_d_layout(plan: SymbolicPlan) -> list[Obligation]:  # THM-LAYOUT: a concatenated plan vs the interleaved one
+    inter = symbolic_plan("interleaved", plan.odd_rule, plan.odd)
+    return [Obligation(f"{plan.name}: dot products agree with interleaved", dot_lhs(plan), dot_lhs(inter), "normal"),
+            Obligation(f"{plan.name}: norms agree with interleaved", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2),
+                       plan_sum(inter, lambda kind, i: val(kind, i, P) ** 2), "normal")]

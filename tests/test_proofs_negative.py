@@ -25,15 +25,41 @@ def test_mutated_statement_is_not_proven(tid, mutation):
     # the decision procedure itself must reject it: a rejection by the numeric witness alone would
     # let this test pass with a broken procedure (engine.prove also fails a refuted statement)
     assert not any(f.startswith("numeric witness contradicts") for f in r.failures), (tid, mutation, r.failures)
-    if isinstance(t, ObligationTheorem):
+    if isinstance(t, ObligationTheorem) and mutation not in t.step_mutations:
         # the mutated statement is really false: the numeric smoke test refutes it too
         assert "REFUTED" in r.witness, (tid, mutation, r.witness)
+        # the mutant changed an obligation a procedure decides (never a syntactic one), and the failure names it
+        assert "[mutated" in r.failures[0], (tid, mutation, r.failures)
+
+
+def test_last_mutants_reach_past_the_first_obligations():
+    """KIND@last mutates a later decided obligation than KIND: mutants exercise more than the first few."""
+    from sinpe.proofs.engine import is_syntactic, mutate
+    reached = 0
+    for t in theorems():
+        if not isinstance(t, ObligationTheorem):
+            continue
+        obs = t.obligations()
+        for m in t.mutations:
+            if "@" not in m or m.startswith("origin-at-0"):  # that one targets the origin value on purpose
+                continue
+            first, last = mutate(obs, m.split("@")[0]), mutate(obs, m)
+            if first is None or last is None:
+                continue
+            i = next(j for j, (a, b) in enumerate(zip(obs, first)) if a is not b)
+            k = next(j for j, (a, b) in enumerate(zip(obs, last)) if a is not b)
+            assert not is_syntactic(obs[i]) and not is_syntactic(obs[k]), (t.id, m)
+            reached += k > i
+    assert reached >= 10, reached
 
 
 def test_every_family_has_the_standard_mutations():
     for t in theorems():
         if isinstance(t, ObligationTheorem):
             std = set(t.mutations) & set(MUTATIONS)
+            if t.id in ("THM-LIFT", "THM-LAYOUT", "THM-BOUND"):  # plan steps / bounds: their own mutants
+                assert len(t.mutations) >= 2, (t.id, t.mutations)
+                continue
             # |x| <= 1 survives a sign flip of x and has no sum to drop: THM-BOUND flips the origin value instead
             assert len(std) >= 3 and ("sign" in std), (t.id, t.mutations)
         else:
@@ -51,6 +77,8 @@ def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
     # failure text then starts with "numeric witness contradicts", which the test above forbids
     from sinpe.proofs import canonical
     from sinpe.proofs.suite import get_theorem
+    from sinpe.proofs import normal
     monkeypatch.setattr(canonical, "decide", lambda lhs, rhs: canonical.Verdict(True, 1, sp.Integer(0)))
-    r = get_theorem("THM-DOT").prove("drop")
+    monkeypatch.setattr(normal, "decide", lambda lhs, rhs: normal.Verdict(True, 1))
+    r = get_theorem("THM-CPLX").prove("drop")
     assert r.status == "not-proven" and r.failures[0].startswith("numeric witness contradicts"), r.failures

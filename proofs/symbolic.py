@@ -1,0 +1,155 @@
+"""Every-d steps: the symbolic column plan is a bijection, and the odd-d shift step (SPEC.md section 5).
+
+Steps are decided exactly: rational-function identities (numerator of ``together`` expands to 0),
+polynomial positivity on an integer range (``positive_from``: shift to the range's corner, read the
+coefficients), SymPy's assumption engine for signs and integrality, and Laurent coefficients with the
+AX-CHARACTERS precondition checked (:func:`sinpe.proofs.canonical.coefficients`).
+
+>>> from sinpe.spec.theorems import PLANS
+>>> all(ok for ok, _, _ in plan_steps(PLANS[0]))
+True
+>>> bad = mutate_plan(PLANS[4], "plan-offset")          # sin-cos: cos_i moved to column n + i + 1
+>>> [what for ok, _, what in plan_steps(bad) if not ok][:1]
+['sin-cos, even d: segment cos columns i + n + 1 lie in [0, d) for n >= 1']
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import sympy as sp
+
+from sinpe.spec import theorems as T
+from sinpe.spec.definition import columns
+from sinpe.spec.profiles import Profile
+from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, OFFSET, P, SIGMA, SymbolicPlan
+
+from .canonical import NotCanonical, coefficients
+
+Step = tuple[bool, int, str]
+
+RULE_REINDEX = ("RULE-REINDEX: a sum over the columns j < d equals the sum over the plan's labels "
+                "(the plan is a bijection onto {0..d-1})")
+RULE_BLOCK = ("RULE-BLOCK: for M = P^T diag(B_i) P with P a permutation, M^T M, M_a M_b and det M are computed "
+              "block by block (det M = prod det B_i)")
+
+
+def rational_identity(a: sp.Expr, b: sp.Expr) -> bool:
+    """a == b as rational functions: the numerator of together(a - b) expands to 0."""
+    num, _ = sp.fraction(sp.together(sp.sympify(a) - sp.sympify(b)))
+    return sp.expand(num) == 0
+
+
+def positive_from(poly: sp.Expr, var: sp.Symbol, start: int) -> bool:
+    """poly(var) > 0 for every integer var >= start: after var -> start + m the coefficients are >= 0, constant > 0."""
+    m = sp.Dummy("m")
+    num, den = sp.fraction(sp.together(sp.sympify(poly).subs(var, start + m)))
+    ok = True
+    for part in (num, den):
+        pp = sp.Poly(sp.expand(part), m)
+        cs = pp.all_coeffs()
+        ok = ok and all(c.is_Rational and c >= 0 for c in cs) and pp.eval(0) > 0
+    return ok
+
+
+def _label(s: T.Segment) -> str:
+    return f"segment {s.kind} columns {s.a * sp.Symbol('i') + s.c}"
+
+
+def plan_steps(plan: SymbolicPlan, n0: int = 1) -> list[Step]:
+    """The plan maps its d labels injectively into [0, d) for every n >= n0, hence bijectively (pigeonhole);
+    and for odd plans the case n = 0 (d = 1) is computed."""
+    out: list[Step] = []
+    d = plan.d()
+    segs = plan.segments()
+    total = sum((s.hi - s.lo for s in segs), sp.Integer(0))
+    out.append((rational_identity(total, d), 1, f"{plan.name}: the plan has {total} = d labels"))
+    lo_hi = []
+    for s in segs:
+        first, last = s.a * s.lo + s.c, s.a * (s.hi - 1) + s.c
+        lo_hi.append((first, last))
+        out.append((positive_from(s.hi - s.lo, N, n0), 1, f"{plan.name}: {_label(s)} nonempty for n >= {n0}"))
+        out.append((positive_from(first + 1, N, n0) and positive_from(d - last, N, n0) and s.a >= 0, 1,
+                    f"{plan.name}: {_label(s)} lie in [0, d) for n >= {n0}"))
+        out.append((s.a != 0 or rational_identity(s.hi - s.lo, 1), 1, f"{plan.name}: {_label(s)} injective"))
+    for x in range(len(segs)):
+        for y in range(x + 1, len(segs)):
+            s, t = segs[x], segs[y]
+            parity = s.a == t.a == 2 and sp.sympify(s.c - t.c).is_Integer and int(s.c - t.c) % 2 == 1
+            apart = positive_from(lo_hi[y][0] - lo_hi[x][1], N, n0) or positive_from(lo_hi[x][0] - lo_hi[y][1], N, n0)
+            out.append((bool(parity or apart), 1, f"{plan.name}: {_label(s)} and {_label(t)} disjoint for n >= {n0}"))
+    if plan.odd:  # n = 0, d = 1: the single odd column at index 0
+        at0 = [(s.kind, int(s.a * i + sp.sympify(s.c).subs(N, 0))) for s in segs
+               for i in range(int(s.lo.subs(N, 0)), int(s.hi.subs(N, 0)))]
+        out.append((len(at0) == 1 and at0[0][1] == 0, 1, f"{plan.name}: n = 0 (d = 1): one column, at index 0: {at0}"))
+    return out
+
+
+def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
+    """A wrong plan, as a typo would make it: 'plan-offset' (second paired segment one column right),
+    'plan-stride' (stride 1 in an interleaved plan) or 'plan-count' (the second segment one label short)."""
+    a, b = plan.paired
+    if kind == "plan-offset":
+        b = dataclasses.replace(b, c=b.c + 1)
+    elif kind == "plan-stride":
+        b = dataclasses.replace(b, a=1 if b.a == 2 else 2)
+    elif kind == "plan-count":
+        b = dataclasses.replace(b, hi=b.hi - 1)
+    else:
+        raise ValueError(f"unknown plan mutation {kind!r}")
+    return dataclasses.replace(plan, paired=(a, b))
+
+
+def plan_crosscheck(plan: SymbolicPlan, max_d: int = 64) -> list[Step]:
+    """Cross-check (not the proof): the symbolic plan at n equals ``columns`` of the definition, d <= max_d."""
+    prof = Profile(layout=plan.layout, odd=plan.odd_rule)
+    bad = []
+    for d in range(1 + int(not plan.odd) if plan.odd else 2, max_d + 1, 2):
+        got = plan.at(d // 2)
+        want = [c.label for c in columns(prof, d)]
+        if got != want:
+            bad.append(d)
+    return [(not bad, max_d // 2, f"{plan.name}: symbolic plan = definition's columns at every "
+             f"{'odd' if plan.odd else 'even'} d <= {max_d}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
+
+
+def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:
+    """THM-SHIFT, odd d, every n: the unpaired column u = alpha f(sigma (p+o) w_n) is no fixed linear image of PE(p).
+
+    (i) its frequency sigma w_n differs from +-sigma w_i for every i < n (i = n - 1 - m, m >= 0: the
+    exponent -(m+1)/D is nonzero, b != 1; sigma != 0, w > 0), so by AX-CHARACTERS only u's own coefficient
+    a_u meets the characters exp(+-i sigma w_n p); (ii) matching those two coefficients is a linear system
+    in a_u (Laurent coefficients, characters precondition checked) with no solution over the field of
+    functions of k (a_u = e^(i phi) and a_u = e^(-i phi)): true for every k with sin(sigma w_n k) != 0.
+    Needs alpha != 0 and sigma != 0 (else u is identically 0).
+    """
+    u = plan.unpaired()
+    if u not in ("sin", "cos"):
+        return []
+    sig, alp = sp.Symbol("sigma", real=True, nonzero=True), sp.Symbol("alpha", real=True, nonzero=True)
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    wn, wi = BASE ** (-N / DEN), BASE ** (-(N - 1 - m) / DEN)
+    out: list[Step] = []
+    expo = sp.expand(-N / DEN + (N - 1 - m) / DEN)
+    out.append((expo.is_zero is False, 1, f"{plan.name}: w_n / w_i = b^({expo}) with a nonzero exponent (b != 1), so w_n != w_i for i < n"))
+    out.append(((sig * (wn + wi)).is_zero is False, 1, f"{plan.name}: sigma (w_n + w_i) != 0 (sigma != 0, w > 0): sigma w_n != -sigma w_i"))
+    a = sp.Symbol("a_u")
+    sub = {SIGMA: sig, ALPHA: alp}
+    e = (T.val(u, N, P + K) - a * T.val(u, N, P)).xreplace(sub)
+    try:
+        conds = coefficients(e, (P,))
+        sol = sp.linsolve(conds, [a])
+        ok = sol == sp.EmptySet
+        why = f"{plan.name}: u(p+k) = a_u u(p) on the characters exp(+-i sigma w_n p): {len(conds)} conditions, solutions {sol}"
+    except NotCanonical as exc:
+        ok, why = False, f"{plan.name}: {exc}"
+    out.append((ok, 2, why))
+    return out
+
+
+def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[Step]:
+    """THM-LAYOUT: the plan and the interleaved plan (same odd rule) hold the same labels, so
+    PE_plan = PE_interleaved composed with a column permutation (both plans are bijections, THM-LIFT)."""
+    inter = T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd)
+    key = lambda pl: sorted((s.kind, str(s.lo), str(s.hi)) for s in pl.segments())  # noqa: E731
+    return [(key(plan) == key(inter), 1, f"{plan.name}: same labels as the interleaved plan: {key(plan)} vs {key(inter)}")]
+
