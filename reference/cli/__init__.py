@@ -14,7 +14,7 @@ from typing import Sequence
 # name -> (module, one-line help). Order is the order of `sinpe --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("sinpe.reference.cli.verify", "run everything: proofs, golden self-certification, implementation certification"),
-    "prove": ("sinpe.proofs.cli", "run the SymPy proof suite of the spec's theorems"),
+    "prove": ("sinpe.reference.cli.prove", "run the SymPy proof suite of the spec's theorems"),
     "table": ("sinpe.reference.cli.table", "write a correctly rounded PE table as .npy"),
     "golden": ("sinpe.reference.cli.golden", "regenerate the golden vectors (byte-identical)"),
     "certify": ("sinpe.reference.cli.certify", "certify the bundled NumPy/PyTorch implementations"),

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
             for line in _claim_lines(r.to_json()):
                 print(f"  {line}")
         return r.exit_code
-    from .suite import get_theorem, tty_progress, run_all
+    from sinpe.proofs.suite import get_theorem, tty_progress, run_all
     only = [s for s in (args.only or "").split(",") if s.strip()]
     for i in only:
         get_theorem(i)  # ValueError -> one-line error, exit 2
