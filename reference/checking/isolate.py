@@ -19,7 +19,7 @@ Limits and failure modes, each one line (``LoadError``, exit 2) and never a trac
   checker keeps its own.
 
 >>> import numpy as np
->>> t = call_isolated("numpy:ones", np.arange(3), 2, call="n", timeout=60)
+>>> t = call_isolated("numpy:eye", np.arange(3), 2, call="n", timeout=60)   # numpy.eye(3, 2) in a child
 >>> t.data.shape, t.dtype
 ((3, 2), 'float64')
 """
@@ -184,7 +184,7 @@ def _child(work: str) -> int:
     except LoadError as e:
         _write(work, {"error": str(e)})
     except BaseException as e:  # noqa: B036 -- anything else the user's code did is still one line
-        _write(work, {"error": f"{req.get('target', '?')}: {type(e).__name__}: {_short(e)}"})
+        _write(work, {"error": f"{req.get('target', '?')} raised {type(e).__name__}: {_short(e)}"})
     return 0
 
 

@@ -290,11 +290,11 @@ def _bf16_raw(path: str, k: str) -> np.ndarray:
 
 
 def _torch_file(path: str, key: str | None) -> Table:
+    _archive_budget(path)  # before torch is even imported
     try:
         import torch
     except ImportError:
         raise LoadError(f"{path}: reading .pt/.pth needs torch (pip install sinpe[torch])") from None
-    _archive_budget(path)
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # weights_only refuses arbitrary pickles: that refusal lands here too

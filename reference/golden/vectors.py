@@ -728,6 +728,7 @@ def self_certify(sample: int = 200, seed: int | None = None, root: Path | None =
     through the second oracle (Arb), with ``seed`` (default: a fresh one, reported)."""
     from sinpe.reference.oracles import arb as of
     root = Path(root or GOLDEN_DIR)
+    _MANIFEST_CACHE.pop(root, None)  # read afresh: a file changed since the last load is seen
     seed = fresh_seed() if seed is None else int(seed)
     rep = SelfCertReport(seed=seed, sample=sample, full=full or regenerated is not None)
     # 0. the manifest's own hash against the pin in the code
