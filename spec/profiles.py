@@ -13,12 +13,17 @@ Fraction(1, 1)
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 import math
 from fractions import Fraction
 from typing import Mapping, Union
 
 Number = Union[int, float, str, Fraction]
+
+MAX_DECIMAL_EXPONENT = 4000  # |e| of a decimal 'Me±e': bounded before 10**e is computed (REQ-CHECK-LIMITS)
+MAX_NUMBER_CHARS = 1000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
 
 LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
 ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split", "error")
@@ -36,6 +41,12 @@ def to_fraction(x: Number, what: str = "value") -> Fraction:
         return x
     if isinstance(x, bool):
         raise ValueError(f"{what} must be a number, got {x!r}")
+    if isinstance(x, str):
+        if len(x) > MAX_NUMBER_CHARS:
+            raise ValueError(f"{what} must be a number of at most {MAX_NUMBER_CHARS} characters; got {len(x)}")
+        m = _EXPONENT.search(x)
+        if m and len(m.group(1)) > 6 or m and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
+            raise ValueError(f"{what} {x[:40]!r}: decimal exponent beyond +-{MAX_DECIMAL_EXPONENT}")
     try:
         f = Fraction(x) if not isinstance(x, str) else Fraction(x.strip())
     except (ValueError, TypeError, OverflowError, ZeroDivisionError):

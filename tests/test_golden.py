@@ -160,7 +160,7 @@ def test_self_certify_report() -> None:
     rep = G.self_certify(20, SEED)
     assert rep.ok, rep.render()
     d = rep.to_dict()
-    assert d["ok"] and d["seed"] == SEED and len(d["checks"]) == 4
+    assert d["ok"] and d["seed"] == SEED and len(d["checks"]) == 6
     assert "OK" in rep.render()
 
 

@@ -388,10 +388,6 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
     if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
         raise LoadError(f"{table.source}: {rows} rows but {len(pos)} positions; pass --positions with one per row")
-    try:
-        columns(profile, d)
-    except ValueError as e:
-        raise LoadError(str(e)) from None
     if width != d:
         res.conformant, res.verdict = False, "fails"
         if rows == d and width == len(pos) and width != rows:
@@ -402,6 +398,10 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
             res.detected = _detect(data, pos, profile, d)
         res.seconds = time.perf_counter() - t0
         return res
+    try:  # after the width check: no column plan is built for a --d the table cannot have (REQ-CHECK-LIMITS)
+        columns(profile, d)
+    except ValueError as e:
+        raise LoadError(str(e)) from None
 
     if pos.dtype != object:
         bands = _bands(pos)
@@ -466,6 +466,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
         pchunk = pos[a:b]
         ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
+        if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
+            raise LoadError(f"the reference is not finite at some position from {_fmt_pos(pchunk[0])}: phase "
+                            f"scale x position x frequency overflows binary64; nothing can be judged")
         pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
         err = bufs.setdefault("err", np.empty((step, d)))[:n]
         np.subtract(y, ref, out=err)

@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
+import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,6 +51,14 @@ import numpy as np
 
 CALLS = ("positions", "n", "buffer", "forward")
 SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json")
+
+# Limits checked before anything is allocated (REQ-CHECK-LIMITS)
+MAX_TEXT_BYTES = 64 << 20       # a .csv/.json table (bigger ones: save as .npy, which is streamed)
+MAX_DECOMPRESSED = 1 << 31      # bytes an .npz member or a .pt archive may expand to
+MAX_HEADER_BYTES = 100 << 20    # a .safetensors header
+MAX_MEMBERS = 10_000            # members of an .npz / .pt archive
+# a decimal number as text: no underscores, no hex, no spaces inside ('0.8_4' is not a number)
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 
 
 class LoadError(ValueError):
@@ -156,22 +166,60 @@ def _pick(named: dict[str, Any], key: str | None, path: str, shape_of: Callable[
 
 
 def _npz(path: str, key: str | None) -> Table:
+    """The chosen member only, after its header's size is checked against the archive and the budget;
+    the other members' headers are read, never their data (a 4 MB file cannot expand to 4 GiB)."""
+    import zipfile
     try:
-        with np.load(path, allow_pickle=False) as z:
-            names = list(z.files)
-            shapes = {}
-            for n in names:
-                shapes[n] = z[n]
-            k, a = _pick(shapes, key, path, lambda v: v.shape)
-    except LoadError:
-        raise
-    except ValueError as e:
-        if "allow_pickle" in str(e) or "Object arrays" in str(e):
-            raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)") from None
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
         raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise LoadError(f"{path}: {len(infos)} members; at most {MAX_MEMBERS}")
+        members = {(i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i for i in infos}
+        headers = {n: _member_header(zf, i, path) for n, i in members.items()}
+        k, (shape, fortran, dtype, hlen) = _pick(headers, key, path, lambda v: v[0])
+        info = members[k]
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > MAX_DECOMPRESSED:
+            raise LoadError(f"{path}[{k}]: shape {shape} of {dtype} is {nbytes} bytes, more than the "
+                            f"{MAX_DECOMPRESSED} an .npz member may expand to; save it as .npy (streamed)")
+        if info.file_size != hlen + nbytes:
+            raise LoadError(f"{path}[{k}]: the archive says {info.file_size} bytes, the header {hlen + nbytes}")
+        try:
+            with zf.open(info) as fh:
+                fh.read(hlen)
+                buf = fh.read(nbytes)
+                fh.read(1)  # end of member: the CRC is checked
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            raise LoadError(f"{path}[{k}]: corrupt member ({_short(e)})") from None
+    if len(buf) != nbytes:
+        raise LoadError(f"{path}[{k}]: truncated member")
+    a = np.frombuffer(buf, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return Table(a, "", f"{path}[{k}]")
+
+
+def _member_header(zf: Any, info: Any, path: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+    """(shape, fortran order, dtype, header bytes) of an .npz member, reading its header only."""
+    from numpy.lib import format as npf
+    try:
+        with zf.open(info) as fh:
+            version = npf.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npf.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = npf.read_array_header_2_0(fh)
+            else:
+                shape, fortran, dtype = npf._read_array_header(fh, version)  # 3.0: utf-8 field names
+            hlen = fh.tell()
     except Exception as e:
-        raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
-    return Table(np.asarray(a), "", f"{path}[{k}]")
+        raise LoadError(f"{path}: member {escape(info.filename)!r} is not a readable .npy ({_short(e)})") from None
+    if dtype.hasobject:
+        raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)")
+    if any(not isinstance(n, int) or n < 0 for n in shape):
+        raise LoadError(f"{path}: member {escape(info.filename)!r} has a bad shape {shape}")
+    return tuple(shape), bool(fortran), dtype, int(hlen)
 
 
 def _safetensors(path: str, key: str | None) -> Table:
@@ -179,6 +227,7 @@ def _safetensors(path: str, key: str | None) -> Table:
         from safetensors import safe_open
     except ImportError:
         raise LoadError(f"{path}: reading .safetensors needs the 'safetensors' package (pip install sinpe[io])") from None
+    _safetensors_sizes(path)
     try:
         with safe_open(path, framework="numpy") as f:
             names = list(f.keys())
@@ -196,6 +245,38 @@ def _safetensors(path: str, key: str | None) -> Table:
     return Table(np.asarray(a), "", f"{path}[{k}]")
 
 
+_ST_ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
+                "U16": 2, "U32": 4, "U64": 8, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+def _safetensors_sizes(path: str) -> None:
+    """The header's length, shapes and offsets checked against the file's real size before reading."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        n = int.from_bytes(fh.read(8), "little")
+        if size < 8 or n > min(size - 8, MAX_HEADER_BYTES):
+            raise LoadError(f"{path}: header of {n} bytes in a file of {size}; not a readable .safetensors file")
+        try:
+            header = json.loads(fh.read(n))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise LoadError(f"{path}: not a readable .safetensors file ({_short(e)})") from None
+    if not isinstance(header, dict):
+        raise LoadError(f"{path}: not a readable .safetensors file (header is not an object)")
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            shape, (start, stop), dt = list(info["shape"]), info["data_offsets"], str(info["dtype"])
+            nbytes = math.prod(int(x) for x in shape) * _ST_ITEMSIZE.get(dt.upper(), 1)
+            ok = all(int(x) >= 0 for x in shape) and 0 <= start <= stop and 8 + n + stop <= size \
+                and stop - start == nbytes
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise LoadError(f"{path}: tensor {escape(str(name))!r}: shape and offsets do not fit the file's "
+                            f"{size} bytes")
+
+
 def _bf16_raw(path: str, k: str) -> np.ndarray:
     """A bfloat16 tensor of a safetensors file as float32 (exact), read from the raw bytes."""
     with open(path, "rb") as fh:
@@ -209,6 +290,7 @@ def _bf16_raw(path: str, k: str) -> np.ndarray:
 
 
 def _torch_file(path: str, key: str | None) -> Table:
+    _archive_budget(path)  # before torch is even imported
     try:
         import torch
     except ImportError:
@@ -222,6 +304,22 @@ def _torch_file(path: str, key: str | None) -> Table:
                             f"weights_only=True; sinpe never unpickles code); save a state_dict or a tensor") from None
         raise LoadError(f"{path}: not a readable torch file ({msg})") from None
     return _from_object(obj, key, path, call=None)
+
+
+def _archive_budget(path: str) -> None:
+    """A zip archive (.pt) whose members would expand beyond MAX_DECOMPRESSED is refused unread."""
+    import zipfile
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise LoadError(f"{path}: not a readable torch file ({_short(e)})") from None
+    total = sum(i.file_size for i in infos)
+    if len(infos) > MAX_MEMBERS or total > MAX_DECOMPRESSED:
+        raise LoadError(f"{path}: {len(infos)} members expanding to {total} bytes; at most {MAX_MEMBERS} "
+                        f"members and {MAX_DECOMPRESSED} bytes")
 
 
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
@@ -275,20 +373,32 @@ def _is_number_list(x: Any) -> bool:
     return isinstance(x, (list, tuple)) and all(isinstance(r, (list, tuple, int, float)) for r in x[:3])
 
 
+def _text_size(path: str) -> None:
+    size = os.path.getsize(path)
+    if size > MAX_TEXT_BYTES:
+        raise LoadError(f"{path}: {size} bytes of text; at most {MAX_TEXT_BYTES} (save a big table as .npy)")
+
+
 def _csv(path: str, key: str | None) -> Table:
+    """Rows of decimal numbers (``_DECIMAL``; no underscores, hex or words), no header."""
     _no_key(path, key)
+    _text_size(path)
     try:
         with open(path, "r", encoding="utf-8") as fh:
             rows = [line for line in fh.read().splitlines() if line.strip()]
-        if not rows:
-            raise LoadError(f"{path}: no rows")
-        data = [[float(x) for x in r.split(",")] for r in rows]
-    except LoadError:
-        raise
     except UnicodeDecodeError:
         raise LoadError(f"{path}: not a text CSV file") from None
-    except ValueError as e:
-        raise LoadError(f"{path}: non-numeric data ({_short(e)})") from None
+    if not rows:
+        raise LoadError(f"{path}: no rows")
+    data = []
+    for i, r in enumerate(rows, 1):
+        row = []
+        for x in r.split(","):
+            x = x.strip()
+            if not _DECIMAL.fullmatch(x):
+                raise LoadError(f"{path}: non-numeric data: line {i}: {escape(x[:40])!r} is not a decimal number")
+            row.append(float(x))
+        data.append(row)
     widths = {len(r) for r in data}
     if len(widths) != 1:
         raise LoadError(f"{path}: ragged rows (widths {sorted(widths)[:5]})")
@@ -296,10 +406,12 @@ def _csv(path: str, key: str | None) -> Table:
 
 
 def _json(path: str, key: str | None) -> Table:
+    """A list of rows of JSON numbers (not booleans, not strings, not null)."""
+    _text_size(path)
     try:
         with open(path, "r", encoding="utf-8") as fh:
             obj = json.load(fh)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise LoadError(f"{path}: not valid JSON ({_short(e)})") from None
     if isinstance(obj, dict):
         named = {k: v for k, v in obj.items() if isinstance(v, list)}
@@ -308,9 +420,17 @@ def _json(path: str, key: str | None) -> Table:
         obj, path = named[k], f"{path}[{k}]"
     if not isinstance(obj, list):
         raise LoadError(f"{path}: expected a list of rows of numbers")
+    rows = obj if obj and isinstance(obj[0], list) else [obj]
+    for i, r in enumerate(rows):
+        if not isinstance(r, list):
+            raise LoadError(f"{path}: row {i} is a {type(r).__name__}, not a list of numbers")
+        for x in r:
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise LoadError(f"{path}: non-numeric data: row {i} holds {escape(repr(x)[:40])} ({type(x).__name__}); a table "
+                                f"holds JSON numbers only")
     try:
         a = np.array(obj, dtype=np.float64)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         raise LoadError(f"{path}: non-numeric or ragged data ({_short(e)})") from None
     return Table(a, "", path, notes=["text values parsed as float64"], from_text=True)
 
@@ -322,8 +442,18 @@ def _json_shape(v: Any) -> tuple[int, ...]:
 
 
 def _short(e: BaseException) -> str:
-    s = " ".join(str(e).split()) or type(e).__name__
+    s = escape(" ".join(str(e).split()) or type(e).__name__)
     return s if len(s) <= 160 else s[:157] + "..."
+
+
+def escape(s: str) -> str:
+    """``s`` with control and other non-printable characters as Python escapes: one line, no terminal
+    control sequences (REQ-CLI-EXIT).
+
+    >>> escape("a\\nb\\x1b[31m")
+    'a\\\\nb\\\\x1b[31m'
+    """
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
 @contextmanager
@@ -351,19 +481,37 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
 # --- callables -----------------------------------------------------------------------------------
 
 def resolve_callable(target: str) -> Any:
-    """Import ``module`` and return ``attr`` of ``module:attr`` (the current directory is searched first)."""
+    """Import ``module`` and return ``attr`` of ``module:attr`` (REQ-CHECK-INPUT): the named module's
+    top-level name is looked up in the current directory first, then on ``sys.path``; nothing else is
+    imported from the current directory and ``sys.path`` is left as it was. (``sinpe check`` runs this
+    in a child process: :mod:`sinpe.reference.checking.isolate`.)"""
     mod_name, _, attr = target.partition(":")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    finder = _NamedOnly(mod_name.split(".")[0], os.getcwd())
+    sys.meta_path.insert(0, finder)
     try:
         obj: Any = importlib.import_module(mod_name)
     except Exception as e:
         raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {_short(e)}") from None
+    finally:
+        sys.meta_path.remove(finder)
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise LoadError(f"{target}: module {mod_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+class _NamedOnly:
+    """A meta-path finder that serves one top-level module name from one directory, nothing else."""
+
+    def __init__(self, name: str, directory: str) -> None:
+        self.name, self.directory = name, directory
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        from importlib.machinery import PathFinder
+        return PathFinder.find_spec(fullname, [self.directory])
 
 
 def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | None, call: str = "positions",
@@ -392,7 +540,7 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
         return _rows_at(t, positions, target)
     if d is None:
         raise LoadError(f"{target}: a callable needs --d (the width to ask for)")
-    pos = np.asarray(positions)
+    pos = np.array(positions, copy=True)  # the callable gets a copy: the checker's own stay as they were
     if call == "positions":
         res = _invoke(obj, target, "(positions, d={d})".format(d=d), pos, d)
         t = _finish(_as_table(res, f"{target}(positions, d={d})"))
@@ -428,7 +576,9 @@ def _pos_str(pos: np.ndarray) -> str:
 def _invoke(fn: Any, target: str, sig: str, *args: Any) -> Any:
     try:
         return fn(*args)
-    except (Exception, SystemExit) as e:  # a callable calling sys.exit() is an error of the callable
+    except KeyboardInterrupt:  # the user's Ctrl-C, not the callable's answer
+        raise
+    except BaseException as e:  # noqa: B036 -- sys.exit(), GeneratorExit, any BaseException subclass
         raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}") from None
 
 

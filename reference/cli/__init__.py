@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 from typing import Sequence
 
 # name -> (module, one-line help). Order is the order of `sinpe --help`.
@@ -31,7 +33,21 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_escape(message)}\n")
+
+
+def _escape(message: str) -> str:
+    from sinpe.reference.checking.loaders import escape
+    return escape(message)
+
+
+def _path_hygiene() -> None:
+    """REQ-CHECK-INPUT: the current directory is not on ``sys.path`` (``python -m`` puts it first), so
+    no module beside the user's files shadows one sinpe imports; an explicit PYTHONPATH entry stays."""
+    explicit = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if not (p in ("", ".") or os.path.abspath(p) == cwd) or
+                   (p not in ("", ".") and os.path.abspath(p) in explicit)]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,10 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the process is ours: nothing from the current directory is importable
+        _path_hygiene()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if not argv or argv[0] not in COMMANDS:
-        parser.parse_args(argv or ["--help"])
+    if not argv:  # REQ-CLI-EXIT: no command is a usage error
+        print(f"sinpe: error: a command is required: {', '.join(COMMANDS)} (sinpe --help)", file=sys.stderr)
+        return 2
+    if argv[0] not in COMMANDS:
+        try:
+            parser.parse_args(argv)  # --help / --version exit 0; anything else is a usage error
+        except SystemExit as e:
+            return int(e.code or 0)
         return 2
     name = argv[0]
     module = importlib.import_module(COMMANDS[name][0])
@@ -59,16 +83,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = sub.parse_args(argv[1:])
     except SystemExit as e:  # --help (0) or a usage error (2), already printed: return, don't raise
         return int(e.code or 0)
+    # warnings of dependencies are held back: never printed before the one error line (REQ-CLI-EXIT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        status = _run(module, name, args)
+    if status != 2:
+        for w in caught[:5]:
+            print(f"sinpe {name}: warning: {_escape(str(w.message))} ({w.category.__name__})", file=sys.stderr)
+    return status
+
+
+def _run(module: object, name: str, args: argparse.Namespace) -> int:
     try:
-        return int(module.run(args))
+        return int(module.run(args))  # type: ignore[attr-defined]
     except BrokenPipeError:  # `sinpe claims | head`: the reader left; not an error of ours (before OSError)
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
-        print(f"sinpe {name}: error: {e}", file=sys.stderr)
+        print(f"sinpe {name}: error: {_escape(str(e))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"sinpe {name}: error: out of memory", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
-

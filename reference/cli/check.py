@@ -19,8 +19,8 @@ import numpy as np
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
-from sinpe.reference.checking.loaders import (CALLS, LoadError, Table, call_table, input_errors, is_callable_target, load_table,
-                      resolve_callable)
+from sinpe.reference.checking.limits import binary64_parameters
+from sinpe.reference.checking.loaders import CALLS, LoadError, Table, input_errors, is_callable_target, load_table
 
 DEFAULT_CALLABLE_D = 64
 
@@ -50,28 +50,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="failures listed (all are counted; default 10)")
     parser.add_argument("--no-detect", dest="detect", action="store_false",
                         help="do not run detect on a non-conforming table")
+    add_timeout_argument(parser)
+
+
+def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"time limit of a module:callable TARGET, run in a child process (default {DEFAULT_TIMEOUT:g})")
 
 
 def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bool]:
     """(table, positions or None, called) for TARGET and the --positions/--key/--call flags; ``called``:
     a callable was asked for width d (a buffer read whole, like a file, was not)."""
-    from sinpe.reference.checking.check import callable_positions, default_callable_positions, positions_array
-    from sinpe.reference.numerics.positions import parse_positions
+    from sinpe.reference.checking.check import callable_positions, default_callable_positions
+    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
+    from sinpe.reference.numerics.positions import positions_from_spec
 
-    positions = parse_positions(args.positions) if getattr(args, "positions", None) else None
-    if is_callable_target(args.target) and args.call == "buffer" and positions is None:
+    spec, timeout = getattr(args, "positions", None), getattr(args, "timeout", None)
+    if is_callable_target(args.target) and args.call == "buffer" and spec is None:
         # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
-        return call_table(resolve_callable(args.target), args.target, None, d, call="buffer", key=args.key), None, False
+        return call_isolated(args.target, None, d, call="buffer", key=args.key, timeout=timeout), None, False
     if is_callable_target(args.target):
-        obj = resolve_callable(args.target)
-        if positions is None:
+        if spec is None:
             pos = default_callable_positions() if args.call == "positions" else np.arange(2048, dtype=np.float64)
         else:
-            pos = positions_array(positions, len(positions))
+            lim = MAX_CALL_ENTRIES // max(1, d or DEFAULT_CALLABLE_D)
+            pos = positions_from_spec(spec, lim, f"a callable is asked for at most {MAX_CALL_ENTRIES} entries")
         pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
         asks = args.call != "buffer"  # a buffer is not asked for a width: it has its own
-        table = call_table(obj, args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
-                           call=args.call, key=args.key)
+        table = call_isolated(args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
+                              call=args.call, key=args.key, timeout=timeout)  # REQ-CHECK-ISOLATE
         if d is None and asks:
             table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
         if positions is None and asks:
@@ -84,6 +92,8 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
     if args.call != "positions":
         raise LoadError(f"--call {args.call} applies to a module:callable TARGET, not a file")
     table = load_table(args.target, key=args.key)
+    rows = table.data.shape[0]  # counted before any position is built (REQ-CHECK-LIMITS)
+    positions = None if spec is None else positions_from_spec(spec, max(table.data.shape), f"the table has {rows} rows")
     return table, positions, False
 
 
@@ -91,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.check import check_table
 
     profile = profile_from_args(args)
+    binary64_parameters(profile)  # REQ-CHECK-LIMITS: a non-finite reference is refused before any work
     if args.d is not None and args.d < 1:
         raise LoadError(f"--d must be >= 1; got {args.d}")
     if args.max_failures < 0:

@@ -23,6 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--call", choices=CALLS, default="positions", help="calling convention of a callable")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     add_profile_arguments(parser)
+    from sinpe.reference.cli.check import add_timeout_argument
+    add_timeout_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,9 +32,13 @@ def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.detect import detect_table
 
     against = profile_from_args(args)
+    from sinpe.reference.checking.limits import binary64_parameters
+    binary64_parameters(against)
     with input_errors("detect", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, _ = load_target(args, args.d)
         det = detect_table(table.data, positions=positions, against=against, d=args.d)
+    if args.d is not None and det.d != args.d and "width" not in det.deviations:
+        det.deviations["width"] = det.width  # asked for d, it has other columns: never "the profile asked for"
     out = det.to_json()
     out["target"] = args.target
     if args.json:

@@ -48,6 +48,10 @@ from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.reference.oracles.interval import DIGITS, Certifier, decimal_raw
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "data"
+# REQ-GOLDEN-PIN: the SHA-256 of the shipped MANIFEST.json, pinned in code. The manifest pins every
+# file; this pins the manifest: editing a value and rehashing the manifest is caught. After a deliberate
+# regeneration (`sinpe golden`, which prints the new hash) this line changes in the same commit.
+MANIFEST_SHA256 = "f9dd8dde5c65c940c49dfdc27e7bab56a52c89368cb6c5455872ef8bfb40882a"
 SCHEMA_NAME = "golden-v1.schema.json"
 MANIFEST_NAME = "MANIFEST.json"
 RELEASE_DATES = {"1.0.0": "2026-11-30"}  # date-released per spec version (CITATION.cff); no other timestamp
@@ -578,12 +582,20 @@ _MANIFEST_CACHE: dict[Path, dict[str, Any]] = {}
 
 
 def manifest(root: Path | None = None) -> dict[str, Any]:
+    """MANIFEST.json of ``root`` (default: the shipped golden set), after checking its own SHA-256
+    against :data:`MANIFEST_SHA256` (REQ-GOLDEN-PIN)."""
     root = Path(root or GOLDEN_DIR)
     if root not in _MANIFEST_CACHE:
         path = root / MANIFEST_NAME
         if not path.exists():
             raise GoldenIntegrityError(f"{path} is missing; run: sinpe golden")
-        _MANIFEST_CACHE[root] = json.loads(path.read_text())
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != MANIFEST_SHA256:
+            raise GoldenIntegrityError(f"{path}: SHA-256 {digest} != the hash pinned in sinpe "
+                                       f"(sinpe.reference.golden.vectors.MANIFEST_SHA256 {MANIFEST_SHA256[:16]}...); "
+                                       f"the golden set was edited")
+        _MANIFEST_CACHE[root] = json.loads(data)
     return _MANIFEST_CACHE[root]
 
 
@@ -659,6 +671,7 @@ class SelfCertReport:
     seed: int
     sample: int
     checks: list[Check] = field(default_factory=list)
+    full: bool = False
 
     @property
     def ok(self) -> bool:
@@ -666,16 +679,17 @@ class SelfCertReport:
 
     def to_dict(self) -> dict[str, Any]:
         passed = sum(c.ok for c in self.checks)
-        return {"ok": self.ok, "seed": self.seed, "sample": self.sample,
-                "summary": f"{passed}/{len(self.checks)} checks hold: manifest, schema, second oracle on "
+        return {"ok": self.ok, "seed": self.seed, "sample": self.sample, "full": self.full,
+                "summary": f"{passed}/{len(self.checks)} checks hold: pinned manifest, file hashes, table index, "
+                           f"schema, {'every file re-derived, ' if self.full else ''}second oracle on "
                            f"{self.sample} sampled values (seed {self.seed})",
-                "reproduce": f"python -c 'from sinpe.reference.golden.vectors import self_certify; "
-                             f"print(self_certify({self.sample}, {self.seed}).render())'",
+                "reproduce": f"sinpe verify --only golden --sample {self.sample} --seed {self.seed}"
+                             + ("" if self.full else " --quick"),
                 "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
 
     def render(self) -> str:
-        lines = [f"golden self-certification (REQ-GOLDEN-MANIFEST, REQ-GOLDEN-ORACLE), sample={self.sample} "
-                 f"seed={self.seed}: {'OK' if self.ok else 'FAILED'}"]
+        lines = [f"golden self-certification (REQ-GOLDEN-MANIFEST, REQ-GOLDEN-PIN, REQ-GOLDEN-ORACLE), "
+                 f"sample={self.sample} seed={self.seed}: {'OK' if self.ok else 'FAILED'}"]
         for c in self.checks:
             lines.append(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
         return "\n".join(lines)
@@ -699,31 +713,53 @@ def check_case(profile: str, d: int, group: dict[str, Any], case: dict[str, Any]
             f"--out t.npy --cross-check")
 
 
-def self_certify(sample: int = 200, seed: int = 0, root: Path | None = None) -> SelfCertReport:
-    """Check every file against MANIFEST.json and the schema, and re-derive ``sample`` random case
-    values and ``sample`` random bulk-table entries through the second oracle (Arb)."""
+def fresh_seed() -> int:
+    """A seed nobody chose in advance (printed in every report, so the sample can be rerun)."""
+    import secrets
+    return secrets.randbits(31)
+
+
+def self_certify(sample: int = 200, seed: int | None = None, root: Path | None = None, full: bool = False,
+                 regenerated: dict[str, bytes] | None = None) -> SelfCertReport:
+    """Check the golden set in ``root`` (default: the shipped one): the manifest's own hash against the
+    pin (REQ-GOLDEN-PIN), every file against the manifest, the table index against the files, the
+    schema; with ``full`` every file is re-derived (:func:`generate`, which cross-checks every value with
+    Arb) and compared byte for byte; then ``sample`` random case values and table entries are re-derived
+    through the second oracle (Arb), with ``seed`` (default: a fresh one, reported)."""
     from sinpe.reference.oracles import arb as of
     root = Path(root or GOLDEN_DIR)
-    rep = SelfCertReport(seed=seed, sample=sample)
-    # 1. manifest: every listed file matches; no unlisted file
+    _MANIFEST_CACHE.pop(root, None)  # read afresh: a file changed since the last load is seen
+    seed = fresh_seed() if seed is None else int(seed)
+    rep = SelfCertReport(seed=seed, sample=sample, full=full or regenerated is not None)
+    # 0. the manifest's own hash against the pin in the code
     try:
-        man = manifest(root)
+        man_bytes = (root / MANIFEST_NAME).read_bytes()
+    except OSError as e:
+        rep.checks.append(Check("pinned manifest", False, str(e)))
+        return rep
+    digest = hashlib.sha256(man_bytes).hexdigest()
+    rep.checks.append(Check("pinned manifest", digest == MANIFEST_SHA256,
+                            f"SHA-256 {digest[:16]}..." + ("" if digest == MANIFEST_SHA256 else
+                                                            f" != pinned {MANIFEST_SHA256[:16]}...: the golden set was edited")))
+    # 1. every listed file matches; no unlisted file (checked even when the pin fails: say what changed)
+    try:
+        man = json.loads(man_bytes)
         bad = []
         for rel in man["files"]:
-            try:
-                read_verified(rel, root)
-            except (GoldenIntegrityError, OSError) as e:
-                bad.append(str(e))
+            data = (root / rel).read_bytes() if (root / rel).is_file() else None
+            if data is None or hashlib.sha256(data).hexdigest() != man["files"][rel]["sha256"]:
+                bad.append(f"{rel}: " + ("missing" if data is None else "SHA-256 differs from the manifest"))
         present = {str(p.relative_to(root)).replace(os.sep, "/") for p in root.rglob("*") if p.is_file()}
         unlisted = sorted(present - set(man["files"]) - {MANIFEST_NAME} - {x for x in present if "__pycache__" in x})
         rep.checks.append(Check("manifest SHA-256", not bad and not unlisted,
                                 f"{len(man['files'])} files, {man.get('totalBytes', 0)} bytes"
                                 + (f"; {len(bad)} bad, first: {bad[0]}" if bad else "")
                                 + (f"; unlisted: {unlisted[:3]}" if unlisted else "")))
-        if bad:
-            return rep
-    except (GoldenIntegrityError, OSError, ValueError) as e:
-        rep.checks.append(Check("manifest SHA-256", False, str(e)))
+        rep.checks.append(_index_check(man))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        rep.checks.append(Check("manifest SHA-256", False, f"unreadable manifest: {type(e).__name__}: {e}"))
+        return rep
+    if not rep.ok:
         return rep
     # 2. schema
     sch = json.loads(read_verified(SCHEMA_NAME, root))
@@ -741,7 +777,13 @@ def self_certify(sample: int = 200, seed: int = 0, root: Path | None = None) -> 
             n_cases += doc["numberOfTests"]
     rep.checks.append(Check(f"schema {SCHEMA_NAME}", not errs,
                             f"{n_cases} cases in {len(PRESETS) * len(WIDTHS)} files" + (f"; {errs[0]}" if errs else "")))
-    # 3. second oracle on a random sample of cases and bulk entries
+    # 3. every file re-derived (primary path, every value cross-checked by Arb) and compared byte for byte
+    if rep.full:
+        files = regenerated if regenerated is not None else generate(progress=False).files
+        differ = [rel for rel, data in sorted(files.items()) if not (root / rel).is_file() or (root / rel).read_bytes() != data]
+        rep.checks.append(Check("every file re-derived", not differ,
+                                f"{len(files)} files regenerated" + (f"; {len(differ)} differ, first: {differ[0]}" if differ else "")))
+    # 4. second oracle on a random sample of cases and bulk entries
     rng = random.Random(seed)
     picked = rng.sample(all_cases, min(sample, len(all_cases)))
     wrong = [w for w in (check_case(name, w, g, c) for name, w, g, c in picked) if w]
@@ -758,3 +800,14 @@ def self_certify(sample: int = 200, seed: int = 0, root: Path | None = None) -> 
     rep.checks.append(Check("second oracle (Arb) on sampled table entries", not wrong,
                             f"{min(sample, len(man['tables']))} entries re-derived" + (f"; first wrong: {wrong[0]}" if wrong else "")))
     return rep
+
+
+def _index_check(man: dict[str, Any]) -> Check:
+    """The manifest's table index names every table file once, and only table files (a dropped entry
+    would shrink what the sample re-derives)."""
+    files = sorted(r for r in man["files"] if r.startswith("tables/") and r.endswith(".npy"))
+    index = [t.get("path") for t in man["tables"]]
+    expected = len(PRESETS) * len(WIDTHS) * len(FORMAT_ORDER)
+    ok = sorted(index) == files and len(set(index)) == len(index) and len(files) == expected
+    return Check("table index", ok, f"{len(index)} entries, {len(files)} table files, {expected} expected"
+                 + ("" if ok else f"; missing from the index: {sorted(set(files) - set(index))[:3]}"))

@@ -25,22 +25,83 @@ from typing import Any
 from sinpe.spec.profiles import format_number, to_fraction
 
 MAX_POSITIONS = 10**8
+EXACT_FLOAT = 2**53  # integers up to this magnitude are binary64 values
 
 
-def parse_positions(spec: str) -> list[Fraction]:
-    """Parse a position spec into exact rationals; raise ValueError with a clear message."""
+def count_positions(spec: str) -> int:
+    """How many positions ``spec`` names, found without building them (REQ-CHECK-LIMITS).
+
+    >>> count_positions("0:100000000"), count_positions("1,2,3")
+    (100000000, 3)
+    """
+    s = str(spec).strip()
+    if s.endswith(".npy"):
+        return _npy_header(s).size
+    if ":" in s:
+        start, stop = _range_bounds(s)
+        return max(0, int(stop - start))
+    return s.count(",") + 1
+
+
+def _limit(spec: str, limit: int | None, why: str | None) -> None:
+    n = count_positions(spec)
+    if limit is not None and n > limit:
+        if why is None:
+            raise ValueError(f"position spec {spec[:40]!r} has more than {limit} positions ({n})")
+        raise ValueError(f"--positions {spec[:40]!r} names {n} positions; {why}")
+
+
+def positions_from_spec(spec: str, limit: int | None = MAX_POSITIONS, why: str | None = None) -> np.ndarray:
+    """The positions of ``spec`` as float64 when every one is a binary64 value, else an object array of
+    Fractions; their number is checked against ``limit`` before any is built (``why`` says what the
+    limit is in the error).
+
+    >>> positions_from_spec("0:3").tolist(), positions_from_spec("1/3").dtype
+    ([0.0, 1.0, 2.0], dtype('O'))
+    >>> positions_from_spec("0:100000000", limit=10, why="the table has 10 rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: --positions '0:100000000' names 100000000 positions; the table has 10 rows
+    """
+    s = str(spec).strip()
+    _limit(s, limit, why)
+    if ":" in s and not s.endswith(".npy"):
+        start, stop = _range_bounds(s)
+        if abs(start) <= EXACT_FLOAT and abs(stop) <= EXACT_FLOAT:
+            return np.arange(int(start), int(stop), dtype=np.float64)
+    if s.endswith(".npy"):
+        arr = _read_npy(s)
+        if arr.dtype.kind == "f" or np.all(np.abs(arr.astype(np.float64)) <= EXACT_FLOAT):
+            return arr.astype(np.float64)
+    fr = parse_positions(s, limit)
+    if all(abs(p) <= 2**1023 and Fraction(float(p)) == p for p in fr):
+        return np.array([float(p) for p in fr], dtype=np.float64)
+    return np.array(fr, dtype=object)
+
+
+def _range_bounds(s: str) -> tuple[Fraction, Fraction]:
+    parts = s.split(":")
+    if len(parts) != 2:
+        raise ValueError(f"position range {s!r} must be start:stop")
+    start, stop = (to_fraction(x, "range bound") for x in parts)
+    if start.denominator != 1 or stop.denominator != 1:
+        raise ValueError(f"position range {s!r} needs integer bounds")
+    return start, stop
+
+
+def parse_positions(spec: str, limit: int | None = MAX_POSITIONS) -> list[Fraction]:
+    """Parse a position spec into exact rationals; raise ValueError with a clear message. The count is
+    checked against ``limit`` before any position is built, and every number's exponent is bounded
+    (:func:`sinpe.spec.profiles.to_fraction`) before exact arithmetic."""
     s = str(spec).strip()
     if not s:
         raise ValueError("empty position spec")
+    if limit is not None:
+        _limit(s, limit, None)
     if s.endswith(".npy"):
         return _from_npy(s)
     if ":" in s:
-        parts = s.split(":")
-        if len(parts) != 2:
-            raise ValueError(f"position range {s!r} must be start:stop")
-        start, stop = (to_fraction(x, "range bound") for x in parts)
-        if start.denominator != 1 or stop.denominator != 1:
-            raise ValueError(f"position range {s!r} needs integer bounds")
+        start, stop = _range_bounds(s)
         if stop <= start:
             raise ValueError(f"position range {s!r} is empty (stop must exceed start)")
         if stop - start > MAX_POSITIONS:
@@ -49,17 +110,31 @@ def parse_positions(spec: str) -> list[Fraction]:
     return [to_fraction(x, "position") for x in s.split(",")]
 
 
-def _from_npy(path: str) -> list[Fraction]:
+def _npy_header(path: str) -> np.ndarray:
+    """The positions file memory-mapped (its header checked against its size; no data read)."""
     if not os.path.exists(path):
         raise ValueError(f"positions file {path!r} does not exist")
     try:
-        arr = np.load(path, allow_pickle=False)
-    except Exception as e:  # corrupt file, pickled payload, ...
-        raise ValueError(f"cannot read positions file {path!r}: {e}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"positions file {path!r} must hold a non-empty 1-D array; got shape {arr.shape}")
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+    except Exception as e:  # corrupt file, pickled payload, header larger than the file, ...
+        raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"positions file {path!r} must hold a non-empty 1-D array; got shape "
+                         f"{getattr(arr, 'shape', None)}")
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"positions file {path!r} must hold numbers; got dtype {arr.dtype}")
+    return arr
+
+
+def _read_npy(path: str) -> np.ndarray:
+    arr = np.array(_npy_header(path))
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"positions file {path!r} holds a non-finite position")
+    return arr
+
+
+def _from_npy(path: str) -> list[Fraction]:
+    arr = _read_npy(path)
     out = []
     for x in arr.tolist():
         if isinstance(x, float) and not math.isfinite(x):

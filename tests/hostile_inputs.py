@@ -1,0 +1,176 @@
+"""Builders of hostile inputs for tests/test_hostile.py: small files made at test time (never committed
+binaries), and a runner that measures a command's exit status, output, wall time and peak memory."""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
+
+
+@dataclass
+class Run:
+    rc: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_mb: float  # peak resident memory of the command and every process it waited for
+
+
+def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False) -> Run:
+    """Run the installed ``sinpe`` (or ``python -m sinpe.reference.cli``) in ``cwd``; the peak RSS
+    comes from ``wait4`` (the kernel's maximum over the process and its reaped children)."""
+    cmd = [sys.executable, "-m", "sinpe.reference.cli", *args] if module else [SCRIPT, *args]
+    out, err = cwd / ".stdout", cwd / ".stderr"
+    with open(out, "wb") as fo, open(err, "wb") as fe:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - t0 > timeout:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.02)
+        seconds = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
+    text = lambda p: p.read_bytes().decode("utf-8", "replace")  # noqa: E731
+    res = Run(proc.returncode, text(out), text(err), seconds, usage.ru_maxrss / 1024)
+    out.unlink()
+    err.unlink()
+    return res
+
+
+def pe(d: int = 8, rows: int = 10) -> np.ndarray:
+    from sinpe.reference.implementations.numpy_impl import pe_table
+    from sinpe.spec.profiles import get_profile
+    return pe_table(get_profile("vaswani"), d, np.arange(rows), "float64")
+
+
+def npy_header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
+    """A .npy header (version 1.0) declaring ``shape``, with no data after it."""
+    import io
+    from numpy.lib import format as npf
+    buf = io.BytesIO()
+    npf.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})  # magic included
+    return buf.getvalue()
+
+
+def _deflate(data: bytes) -> bytes:
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def zip_file(path: Path, members: list[tuple[str, bytes, int, int, int]]) -> None:
+    """A zip of deflated members given as (name, compressed bytes, crc, uncompressed size, compressed size)."""
+    local, central, off = b"", b"", 0
+    for name, comp, crc, usize, csize in members:
+        n = name.encode()
+        head = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, csize, usize, len(n), 0) + n
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0, crc, csize, usize, len(n),
+                               0, 0, 0, 0, 0, off) + n
+        local += head + comp
+        off += len(head) + len(comp)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), off, 0)
+    path.write_bytes(local + central + end)
+
+
+def member(name: str, data: bytes) -> tuple[str, bytes, int, int, int]:
+    comp = _deflate(data)
+    return name, comp, zlib.crc32(data), len(data), len(comp)
+
+
+def bomb_member(name: str, shape: tuple[int, ...], declared: tuple[int, ...] | None = None) -> tuple[str, bytes, int, int, int]:
+    """A member holding a .npy header (declaring ``declared`` or ``shape``) and zeros for ``shape``: it
+    expands to prod(shape) * 8 bytes from a few KB. The deflate stream repeats one full-flushed block of
+    1 MiB of zeros (valid deflate); the CRC is not computed (nothing should ever read that far)."""
+    header = npy_header(declared or shape)
+    total = int(np.prod(shape)) * 8
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = c.compress(header) + c.flush(zlib.Z_FULL_FLUSH)
+    mib = 1 << 20
+    block = c.compress(bytes(mib)) + c.flush(zlib.Z_FULL_FLUSH)
+    comp = head + block * (total // mib) + c.compress(bytes(total % mib)) + c.flush()
+    return name, comp, 0, len(header) + total, len(comp)
+
+
+def safetensors_bad_header(path: Path) -> None:
+    path.write_bytes(struct.pack("<Q", 1 << 60) + b"{}")
+
+
+def safetensors_lying_shape(path: Path) -> None:
+    """A header whose tensor shape claims far more bytes than its offsets and the file hold."""
+    head = json.dumps({"pe": {"dtype": "F64", "shape": [10**9, 10**3], "data_offsets": [0, 64]}}).encode()
+    path.write_bytes(struct.pack("<Q", len(head)) + head + bytes(64))
+
+
+CALLABLES = '''\
+import ctypes, os, subprocess, sys, time
+import numpy as np
+from sinpe.reference.implementations.numpy_impl import pe_table
+from sinpe.spec.profiles import get_profile
+V = get_profile("vaswani")
+
+def good(p, d):
+    return pe_table(V, d, p, "float64")
+
+def shifts_in_place(p, d):          # an ordinary off-by-one, applied to the array it was given
+    p += 1
+    return pe_table(V, d, p, "float64")
+
+def prints(p, d):
+    print("callable chatter on stdout")
+    print("callable chatter on stderr", file=sys.stderr)
+    return good(p, d)
+
+def hangs(p, d):
+    time.sleep(3600)
+
+class Custom(BaseException):
+    pass
+
+def raises_base(p, d):
+    raise Custom("not an Exception")
+
+def raises_interrupt(p, d):
+    raise KeyboardInterrupt
+
+def exits_hard(p, d):
+    os._exit(0)
+
+def exits_soft(p, d):
+    sys.exit(0)
+
+def chdirs(p, d):
+    os.chdir("/")
+    return good(p, d)
+
+def hogs_memory(p, d):
+    return np.ones((1 << 20, 1 << 12))  # 32 GiB
+
+def segfaults(p, d):
+    ctypes.string_at(0)
+
+def returns_strings(p, d):
+    return np.array([["a"] * d] * len(p))
+
+def leaves_a_grandchild(p, d):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    return good(p, d)
+'''
+
+MARKER_MODULE = '''\
+import pathlib
+pathlib.Path(__file__).with_suffix(".imported").write_text("imported")
+'''
