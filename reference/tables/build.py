@@ -8,7 +8,7 @@ its error bound are in :mod:`sinpe.reference.tables.rounded`; entries it cannot 
 certified oracle, so the bits equal ``sinpe table`` and the golden tables.
 
 >>> t = table("vaswani", 4, [0, 1, 2], "float32")
->>> t.dtype, t.tolist()[1]   # sin 1, cos 1, sin 0.01, cos 0.01 in binary32
+>>> t.dtype, t.tolist()[1]   # sin 1, cos 1, sin 0.01, cos 0.01 in binary32 (the oracle agrees)
 (dtype('float32'), [0.8414709568023682, 0.5403023362159729, 0.009999833069741726, 0.9999500513076782])
 >>> table("t2t", 3, "0:2", "float64", base=10).tolist()   # d = 3, zero-pad: column 2 is 0
 [[0.0, 1.0, 0.0], [0.8414709848078965, 0.5403023058681398, 0.0]]
@@ -274,9 +274,28 @@ def write_table(path: "str | Path", profile: "str | Profile", d: int, positions:
                 if bf16_raw:
                     arr = (arr.view(np.uint32) >> 16).astype("<u2")
                 fh.write(arr.tobytes())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 would surprise; a plain open() honours the umask
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
     return shape
+
+
+def read_safetensors(path: "str | Path", name: str = "table") -> np.ndarray:
+    """The tensor ``name`` of a safetensors file as a NumPy array (BF16 widened exactly to float32); no pickle."""
+    with open(path, "rb") as fh:
+        n = int.from_bytes(fh.read(8), "little")
+        head = json.loads(fh.read(n))
+        meta = head[name]
+        a, b = meta["data_offsets"]
+        fh.seek(8 + n + a)
+        raw = fh.read(b - a)
+    kinds = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
+    arr = np.frombuffer(raw, dtype=kinds[meta["dtype"]]).reshape(meta["shape"])
+    if meta["dtype"] == "BF16":
+        arr = (arr.astype(np.uint32) << 16).view(np.float32)
+    return arr
