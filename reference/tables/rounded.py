@@ -283,9 +283,9 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     """out = the candidate in ``f`` (as float64), ok = whether it is certainly the correct rounding of
     a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten."""
     v, e, q, t = ws[:4]
+    mant, ex, flag = _decide_scratch(v.shape)
     _two_sum(h, T, v, e, t)
-    mant, ex = np.frexp(v)
-    del mant
+    np.frexp(v, out=(mant, ex))
     np.subtract(ex, f.precision, out=ex)
     np.maximum(ex, f.emin - f.precision + 1, out=ex)
     np.ldexp(1.0, ex, out=q)
@@ -295,17 +295,30 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     np.abs(t, out=t)
     np.subtract(0.5, t, out=t)  # margin in units of q
     np.abs(out, out=h)
-    np.equal(h, float(2 ** (f.precision - 1)), out=ok)
-    np.minimum(t, np.where(ok, 0.25, 0.5), out=t)
+    np.equal(h, float(2 ** (f.precision - 1)), out=ok)  # a power of two: the gap below is half
+    np.multiply(ok, -0.25, out=mant)
+    mant += 0.5
+    np.minimum(t, mant, out=t)
     t *= q
     out *= q  # the candidate, exact
     np.abs(e, out=e)
     e += B
     e *= 1 + 2.0 ** -50
     np.less(e, t, out=ok)
-    ok &= v != 0
-    np.abs(out, out=h)
-    ok &= h <= f.max_finite
+    np.not_equal(v, 0.0, out=flag)
+    ok &= flag
+    np.multiply(h, q, out=h)
+    np.less_equal(h, f.max_finite, out=flag)
+    ok &= flag
+
+
+def _decide_scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    size = int(np.prod(shape))
+    cache = getattr(_LOCAL, "dec", None)
+    if cache is None or cache[0].size < size:
+        cache = _LOCAL.dec = (np.empty(max(size, WORK)), np.empty(max(size, WORK), dtype=np.int32),
+                              np.empty(max(size, WORK), dtype=bool))
+    return tuple(c[:size].reshape(shape) for c in cache)  # type: ignore[return-value]
 
 
 @dataclass
