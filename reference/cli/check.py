@@ -82,7 +82,7 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
                               call=args.call, key=args.key, timeout=timeout)  # REQ-CHECK-ISOLATE
         if d is None and asks:
             table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
-        if positions is None and asks:
+        if spec is None and asks:
             extra = "".join(f", {int(x)}" for x in pos[2048:])
             table.notes.append(f"positions 0..2047{extra} (the default; --positions to choose)")
         if rounded:

@@ -163,12 +163,13 @@ def _two_sum_into(a: np.ndarray, b: np.ndarray, s: np.ndarray, e: np.ndarray, t:
     e += t
 
 
-def _sincos_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | None, fw: np.ndarray,
-                  S: np.ndarray, C: np.ndarray, ws: list[np.ndarray]) -> None:
-    """S, C = sin and cos of P * w for a block, in place; P_* have shape (rows, 1), fw (7, nf).
+def turns_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | None, fw: np.ndarray,
+                ws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Steps 1-2 for a block: ``(x, y)``, views into ``ws``, with x + y = P * g_k mod 1 in [-1/2, 1/2] turns.
 
-    P_hi must already be the 26-bit high half when P2 (the low half) is given. ``ws`` holds six
-    scratch arrays of S's shape: every step writes into them (no allocation inside the loop).
+    P_* have shape (rows, 1), fw (7, nf); P_hi must already be the 26-bit high half when P2 (the low
+    half) is given. ``ws`` holds six scratch arrays (rows, nf); x and y live in two of them and the
+    other four are free again on return. |y| <= ulp(x) / 2.
     """
     g1, g2, g3, g4, g34, g12 = fw[0], fw[1], fw[2], fw[3], fw[5], fw[6]
     x, y, s, e, t, u = ws
@@ -202,6 +203,18 @@ def _sincos_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | No
     np.rint(s, out=t)
     s -= t
     _two_sum_into(s, e, x, y, t)  # t = x + y turns, |t| <= 1/2
+    return x, y
+
+
+def _sincos_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | None, fw: np.ndarray,
+                  S: np.ndarray, C: np.ndarray, ws: list[np.ndarray]) -> None:
+    """S, C = sin and cos of P * w for a block, in place; P_* have shape (rows, 1), fw (7, nf).
+
+    P_hi must already be the 26-bit high half when P2 (the low half) is given. ``ws`` holds six
+    scratch arrays of S's shape: every step writes into them (no allocation inside the loop).
+    """
+    x, y = turns_block(P_hi, P_lo, P2, fw, ws)
+    s, e, t, u = [w for w in ws if w is not x and w is not y]
     # r = t * 2pi in [-pi, pi] as a double-double (Dekker product with a two-word 2pi)
     H, Hlo, Hh, Hl = _two_pi()
     np.multiply(x, H, out=s)  # r_hi

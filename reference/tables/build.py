@@ -1,0 +1,301 @@
+"""Correctly rounded position tables: in memory, as a PyTorch tensor, or streamed to disk (SPEC.md REQ-TABLE-API,
+REQ-TABLE-STREAM).
+
+``table(profile, d, positions, dtype)[i, j]`` is PE_profile(positions[i])[j] (DEF-PE), i.e.
+``alpha * f_j(sigma * (p_i + offset) * w_k)`` with f_j in {sin, cos, 0} and w_k = base^(-e_k) by the
+profile's column plan, rounded to the nearest value of ``dtype`` (ties to even). The fast path and
+its error bound are in :mod:`sinpe.reference.tables.rounded`; entries it cannot decide go to the
+certified oracle, so the bits equal ``sinpe table`` and the golden tables.
+
+>>> t = table("vaswani", 4, [0, 1, 2], "float32")
+>>> t.dtype, t.tolist()[1]   # sin 1, cos 1, sin 0.01, cos 0.01 in binary32 (the oracle agrees)
+(dtype('float32'), [0.8414709568023682, 0.5403022766113281, 0.009999833069741726, 0.9999499917030334])
+>>> table("t2t", 3, "0:2", "float64", base=10).tolist()   # d = 3, zero-pad: column 2 is 0
+[[0.0, 1.0, 0.0], [0.8414709848078965, 0.5403023058681398, 0.0]]
+>>> float(table("vaswani", 2, [10**7], "float16")[0, 1])   # cos(10^7) = -0.90727... -> binary16
+-0.9072265625
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.profiles import Profile, get_profile
+
+from sinpe.reference.numerics.positions import PositionSource, parse_position_source
+from sinpe.reference.oracles import fast
+from sinpe.reference.tables.rounded import WORK, Plan, Stats, rounded_pairs
+
+STORAGE = {"binary64": np.float64, "binary32": np.float32, "binary16": np.float16, "bfloat16": np.float32}
+MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
+BLOCK_ENTRIES = 1 << 17  # output entries per block (rows x d): the per-block memory bound
+SAFETENSORS_DTYPE = {"binary64": "F64", "binary32": "F32", "binary16": "F16", "bfloat16": "BF16"}
+
+
+def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: dict[str, Any]) -> Plan:
+    """The :class:`Plan` for a profile (name or Profile, with the CLI's overrides), width and format."""
+    if isinstance(profile, Profile):
+        prof = profile.replace(**{k: v for k, v in overrides.items() if v is not None}) if overrides else profile
+    else:
+        prof = get_profile(profile, **overrides)
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be an integer >= 1; got {d!r}")
+    if d > MAX_D:
+        raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
+    fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
+    from sinpe.spec.definition import columns
+    columns(prof, int(d))  # raises for odd d under the 'error' rule
+    return Plan(prof, int(d), fmt)
+
+
+def as_source(positions: Any) -> PositionSource:
+    """A :class:`PositionSource` from an int n (0..n-1), a range, a spec string, an array or a sequence."""
+    if isinstance(positions, PositionSource):
+        return positions
+    if isinstance(positions, str):
+        return parse_position_source(positions)
+    if isinstance(positions, (int, np.integer)) and not isinstance(positions, bool):
+        if positions < 1:
+            raise ValueError(f"need at least one position; got {positions}")
+        return PositionSource(start=0, stop=int(positions))
+    if isinstance(positions, range):
+        if positions.step != 1 or len(positions) == 0:
+            raise ValueError("a range of positions must be non-empty with step 1")
+        return PositionSource(start=positions.start, stop=positions.stop)
+    if isinstance(positions, np.ndarray) and positions.dtype.kind in "fiu":
+        arr = positions.ravel()
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError("positions must be finite")
+        if arr.dtype.kind in "iu" and arr.size and np.any(arr.astype(np.float64).astype(arr.dtype) != arr):
+            return PositionSource(values=[Fraction(int(x)) for x in arr.tolist()])
+        return PositionSource(values=arr)
+    from sinpe.spec.profiles import to_fraction
+    vals = [to_fraction(p, "position") for p in positions]
+    if not vals:
+        raise ValueError("need at least one position")
+    return PositionSource(values=vals)
+
+
+def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | None = None,
+                  fraction: Callable[[int], Fraction] | None = None) -> np.ndarray:
+    """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest."""
+    P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.profile.offset)
+    if np.any(np.abs(P_hi) >= 2.0 ** 53):
+        raise ValueError("|position + offset| must stay below 2^53")
+    rows, nf = P_hi.shape[0], pl.nf
+    S = np.empty((rows, nf))
+    C = np.empty((rows, nf))
+    okS = np.empty((rows, nf), dtype=bool)
+    okC = np.empty((rows, nf), dtype=bool)
+    for k0 in range(0, nf, WORK):
+        k1 = min(nf, k0 + WORK)
+        rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0)
+    zero = (P_hi == 0) & (P_lo == 0)  # P = 0 exactly: theta = 0, sin is exactly 0 (+0.0 in every format)
+    if zero.any():
+        S[zero] = 0.0
+        okS[zero] = True
+    okS[:, ~pl.sin_used] = True
+    okC[:, ~pl.cos_used] = True
+    bad = ~(okS & okC)
+    n_or = 0
+    if bad.any():
+        cert = pl.certifier()
+        frac = fraction or (lambda i: pos[i] if isinstance(pos[i], Fraction) else Fraction(float(pos[i])))
+        for r, k in zip(*np.nonzero(bad)):
+            pr = cert.pair(pl.profile, pl.d, int(k), frac(int(r)))
+            if not okS[r, k]:
+                S[r, k] = pr.sin[0]
+                n_or += 1
+            if not okC[r, k]:
+                C[r, k] = pr.cos[0]
+                n_or += 1
+    if stats is not None:
+        stats.add(rows * pl.d, n_or)
+    return assemble(pl, S, C)
+
+
+def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+    """Columns by the profile's plan: sin, cos or the exact zero."""
+    out = np.empty((S.shape[0], pl.d), dtype=dtype)
+    for cols, src in ((pl.sin_idx, S), (pl.cos_idx, C)):
+        dst_sel, src_sel = cols
+        out[:, dst_sel] = src[:, src_sel]
+    if pl.zero_cols.size:
+        out[:, pl.zero_cols] = 0.0
+    return out
+
+
+def correctly_rounded_block(profile: Profile, d: int, positions: Any, fmt: "str | Format",
+                            stats: Stats | None = None) -> np.ndarray:
+    """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker)."""
+    pl = resolve(profile, d, fmt, {})
+    src = as_source(positions)
+    return rounded_block(pl, src.block(0, len(src)), stats, src.fraction)
+
+
+def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats: Stats | None = None,
+                progress: Callable[[int], None] | None = None) -> Iterator[np.ndarray]:
+    """The table's row blocks in order (float64, at most ``BLOCK_ENTRIES`` entries each), computed on ``workers`` threads."""
+    n = len(src)
+    rows = max(1, BLOCK_ENTRIES // pl.d)
+    starts = list(range(0, n, rows)) if n < (1 << 24) else None
+    workers = workers or os.cpu_count() or 1
+
+    def job(a: int) -> np.ndarray:
+        b = min(n, a + rows)
+        return rounded_block(pl, src.block(a, b), stats, lambda i: src.fraction(a + i))
+
+    if workers == 1:
+        for a in range(0, n, rows):
+            blk = job(a)
+            if progress:
+                progress(blk.shape[0])
+            yield blk
+        return
+    del starts
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        pending: list[Any] = []
+        it = iter(range(0, n, rows))
+        for a in it:
+            pending.append(ex.submit(job, a))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            blk = pending.pop(0).result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(ex.submit(job, nxt))
+            if progress:
+                progress(blk.shape[0])
+            yield blk
+
+
+def check_memory(nbytes: int) -> None:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if nbytes > total // 2:
+        raise ValueError(f"the table needs {nbytes / 2**30:.1f} GiB, more than half this machine's memory; "
+                         f"stream it to disk with write_table (or sinpe table --out)")
+
+
+def table(profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+          workers: int | None = None, stats: Stats | None = None, **overrides: Any) -> np.ndarray:
+    """The correctly rounded table PE_profile(positions) in ``dtype``: a NumPy array (rows, d).
+
+    ``overrides`` are the CLI's profile flags (``base``, ``shift``, ``phase_scale``, ``amplitude``,
+    ``offset``, ``odd``, ``layout``). bfloat16 comes as float32 holding exactly the bfloat16 values
+    (NumPy has no bfloat16; :func:`table_torch` returns a real bfloat16 tensor). Same bits as ``sinpe table``.
+    """
+    pl = resolve(profile, d, dtype, overrides)
+    src = as_source(positions)
+    store = STORAGE[pl.fmt.name]
+    check_memory(len(src) * pl.d * np.dtype(store).itemsize)
+    out = np.empty((len(src), pl.d), dtype=store)
+    r = 0
+    for blk in iter_blocks(pl, src, workers, stats):
+        out[r:r + blk.shape[0]] = blk
+        r += blk.shape[0]
+    return out
+
+
+def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
+                **overrides: Any) -> Any:
+    """:func:`table` as a ``torch.Tensor`` of ``dtype`` on ``device``: computed on the CPU, then moved
+    (the device never recomputes a value, so the bits are the CPU's on every device).
+
+    >>> import torch
+    >>> t = table_torch("vaswani", 2, [3], "bfloat16")
+    >>> t.dtype, t.tolist()   # sin 3, cos 3 correctly rounded to bfloat16 (the oracle's doctest: 0.1416015625)
+    (torch.bfloat16, [[0.1416015625, -0.98828125]])
+    """
+    import torch
+    fmt = get_format(dtype)
+    arr = table(profile, d, positions, fmt, **overrides)
+    t = torch.from_numpy(arr)
+    if fmt.name == "bfloat16":
+        t = t.to(torch.bfloat16)  # exact: every entry already is a bfloat16 value
+        if not torch.equal(t.to(torch.float32), torch.from_numpy(arr)):
+            raise AssertionError("bfloat16 conversion changed a value")
+    return t.to(device)
+
+
+def write_table(path: "str | Path", profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+                workers: int | None = None, stats: Stats | None = None, progress: Callable[[int], None] | None = None,
+                **overrides: Any) -> tuple[int, int]:
+    """Stream the table to ``path`` (``.npy`` or ``.safetensors``) in row blocks; return its shape.
+
+    Memory stays bounded (a few blocks of ``BLOCK_ENTRIES`` entries per thread) whatever the table's
+    size; the free disk space is checked first; the file appears only when complete (written under
+    a temporary name in the same directory, then renamed).
+    """
+    path = Path(path)
+    pl = resolve(profile, d, dtype, overrides)
+    src = as_source(positions)
+    if path.suffix not in (".npy", ".safetensors"):
+        raise ValueError(f"output must end in .npy or .safetensors; got {str(path)!r}")
+    if not path.parent.is_dir():
+        raise ValueError(f"directory {str(path.parent)!r} does not exist")
+    store = np.dtype(STORAGE[pl.fmt.name])
+    bf16_raw = path.suffix == ".safetensors" and pl.fmt.name == "bfloat16"
+    item = 2 if bf16_raw else store.itemsize
+    shape = (len(src), pl.d)
+    nbytes = shape[0] * shape[1] * item
+    free = shutil.disk_usage(path.parent).free
+    if nbytes + (1 << 20) > free:
+        raise ValueError(f"the table needs {nbytes / 2**30:.2f} GiB; {str(path.parent)!r} has {free / 2**30:.2f} GiB free")
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if path.suffix == ".npy":
+                np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(store.newbyteorder("<")),
+                                                          "fortran_order": False, "shape": shape})
+            else:
+                head = json.dumps({"table": {"dtype": SAFETENSORS_DTYPE[pl.fmt.name], "shape": list(shape),
+                                             "data_offsets": [0, nbytes]},
+                                   "__metadata__": {"profile": pl.profile.cli_flags(), "format": pl.fmt.name,
+                                                    "rounding": "correctly rounded (nearest, ties to even)"}},
+                                  separators=(",", ":")).encode()
+                head += b" " * (-len(head) % 8)
+                fh.write(len(head).to_bytes(8, "little") + head)
+            for blk in iter_blocks(pl, src, workers, stats, progress):
+                arr = blk.astype(store.newbyteorder("<"))
+                if bf16_raw:
+                    arr = (arr.view(np.uint32) >> 16).astype("<u2")
+                fh.write(arr.tobytes())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 would surprise; a plain open() honours the umask
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return shape
+
+
+def read_safetensors(path: "str | Path", name: str = "table") -> np.ndarray:
+    """The tensor ``name`` of a safetensors file as a NumPy array (BF16 widened exactly to float32); no pickle."""
+    with open(path, "rb") as fh:
+        n = int.from_bytes(fh.read(8), "little")
+        head = json.loads(fh.read(n))
+        meta = head[name]
+        a, b = meta["data_offsets"]
+        fh.seek(8 + n + a)
+        raw = fh.read(b - a)
+    kinds = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
+    arr = np.frombuffer(raw, dtype=kinds[meta["dtype"]]).reshape(meta["shape"])
+    if meta["dtype"] == "BF16":
+        arr = (arr.astype(np.uint32) << 16).view(np.float32)
+    return arr

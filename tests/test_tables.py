@@ -1,0 +1,193 @@
+"""Correctly rounded tables (REQ-TABLE-FAST, TOL-TABLE-BOUND, REQ-TABLE-API, REQ-TABLE-STREAM, REQ-CLI-TABLE):
+bit-identical to the certified oracle on every golden table and on a random sample; a bound that does
+not cover the estimate's error is caught; streaming writes whole files or none."""
+from __future__ import annotations
+
+import json
+import os
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from sinpe.reference.cli import main
+from sinpe.reference.golden import vectors as G
+from sinpe.reference.oracles.interval import Certifier
+from sinpe.reference.tables import build, rounded, table, table_torch, write_table
+from sinpe.reference.tables.rounded import Stats
+from sinpe.spec.formats import DTYPES, get_format
+from sinpe.spec.profiles import PRESETS, get_profile
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64).view(np.int64)
+
+
+def _golden_tables() -> list[tuple[str, int]]:
+    from pathlib import Path
+    import sinpe.reference.golden as g
+    root = Path(g.__file__).parent / "data" / "tables"
+    return [(preset, int(f.name[1:].split("-")[0])) for preset in PRESETS
+            for f in sorted((root / preset).glob("d*-float64.npy"))]
+
+
+@pytest.mark.parametrize("preset,d", _golden_tables())
+def test_every_golden_table_bit_identical(preset: str, d: int) -> None:
+    """REQ-TABLE-FAST: table() reproduces every golden bulk table in every format, bit for bit."""
+    for dtype in DTYPES:
+        pos, want = G.load_table(preset, d, dtype)
+        got = table(preset, d, pos, dtype)
+        assert got.dtype == want.dtype and np.array_equal(_bits(got), _bits(want)), \
+            f"sinpe table --profile {preset} --d {d} --dtype {dtype} differs from the golden table"
+
+
+def _random_cases(seed: int = 12):  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    cases = []
+    for preset in PRESETS:
+        for extra in ({}, {"base": rng.choice(["500", "10000", "1/7"]), "phase_scale": rng.choice(["1", "1/3", "1000"]),
+                           "amplitude": rng.choice(["1", "2", "-0.75", "1/3"]), "offset": rng.choice(["0", "0.25", "-3"])}):
+            d = rng.choice([7, 32, 65])
+            pos = [Fraction(rng.randrange(0, 10**7)) for _ in range(6)]
+            pos += [Fraction(rng.randrange(-2**30, 2**30), 2 ** rng.randrange(1, 20)) for _ in range(3)]
+            pos += [Fraction(0), Fraction(1), Fraction(10**7)]
+            cases.append((get_profile(preset, **extra), d, pos))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(len(_random_cases())))
+def test_random_sample_bit_identical(case: int) -> None:
+    """REQ-TABLE-FAST: presets and overrides, positions up to 10^7 and dyadic non-integers, all four formats."""
+    prof, d, pos = _random_cases()[case]
+    cert = Certifier()
+    want = cert.tables(prof, d, pos)
+    for f in cert.formats:
+        got = table(prof, d, pos, f.dtype)
+        bad = np.argwhere(_bits(got) != _bits(want[f.name]))
+        assert bad.size == 0, (f"{len(bad)} entries differ, first at position {pos[bad[0][0]]} column {bad[0][1]}: "
+                               f"sinpe table {prof.cli_flags()} --d {d} --positions {pos[bad[0][0]]} --dtype {f.dtype}")
+
+
+def _perturbed(monkeypatch, delta_ulps: float, cover: bool) -> None:  # type: ignore[no-untyped-def]
+    """Wrap the kernel: move every estimate by delta_ulps binary64 ulps; widen B by as much iff ``cover``."""
+    real = rounded.sincos_dd
+
+    def wrong(*a, **k):  # type: ignore[no-untyped-def]
+        out = real(*a, **k)
+        for h, T, B in out:
+            shift = delta_ulps * np.spacing(np.abs(h))
+            T += shift
+            if cover:
+                B += 2 * np.abs(shift)
+        return out
+
+    monkeypatch.setattr(rounded, "sincos_dd", wrong)
+
+
+@pytest.mark.parametrize("dtype,delta", [("float64", 0.05), ("float32", 0.05 * 2.0 ** 29)])
+def test_bound_that_does_not_cover_the_error_is_caught(monkeypatch, dtype: str, delta: float) -> None:
+    """TOL-TABLE-BOUND, negative: an estimate off by more than its bound claims gives wrong bits, which the
+    comparison with the oracle finds; the same estimate with a bound that covers the error gives the right bits."""
+    prof = get_profile("vaswani")
+    pos = list(range(1, 200))
+    want = Certifier((get_format(dtype),)).tables(prof, 64, pos)[get_format(dtype).name]
+    _perturbed(monkeypatch, delta, cover=False)
+    wrong = table(prof, 64, pos, dtype)
+    assert np.count_nonzero(_bits(wrong) != _bits(want)) > 0
+    _perturbed(monkeypatch, delta, cover=True)
+    stats = Stats()
+    right = table(prof, 64, pos, dtype, stats=stats)
+    assert np.array_equal(_bits(right), _bits(want)) and stats.oracle > 0
+
+
+def test_oracle_share_is_small() -> None:
+    """REQ-TABLE-FAST: the fast path decides almost every entry (the benchmark reports the share at scale)."""
+    for dtype, limit in (("float64", 1e-3), ("float32", 1e-5)):
+        st = Stats()
+        table("vaswani", 256, 2000, dtype, stats=st)
+        assert st.share <= limit, (dtype, st.share)
+
+
+def test_threads_and_blocks_do_not_change_bits(monkeypatch) -> None:
+    """REQ-TABLE-STREAM: one thread or two, big blocks or tiny ones: the same bits."""
+    a = table("t2t", 33, 300, "float16", workers=1)
+    monkeypatch.setattr(build, "BLOCK_ENTRIES", 100)
+    monkeypatch.setattr(rounded, "WORK", 64)
+    b = table("t2t", 33, 300, "float16", workers=2)
+    assert np.array_equal(_bits(a), _bits(b))
+
+
+def test_write_npy_and_safetensors(tmp_path) -> None:
+    """REQ-TABLE-STREAM: the streamed files hold table()'s bits; safetensors stores real BF16."""
+    want = table("vaswani", 12, "0:500", "bfloat16", offset="0.5")
+    write_table(tmp_path / "t.npy", "vaswani", 12, "0:500", "bfloat16", offset="0.5")
+    write_table(tmp_path / "t.safetensors", "vaswani", 12, "0:500", "bfloat16", offset="0.5")
+    assert np.array_equal(np.load(tmp_path / "t.npy", allow_pickle=False), want)
+    head = json.loads((tmp_path / "t.safetensors").read_bytes()[8:8 + int.from_bytes((tmp_path / "t.safetensors").read_bytes()[:8], "little")])
+    assert head["table"]["dtype"] == "BF16" and head["table"]["shape"] == [500, 12]
+    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), want)
+    assert sorted(os.listdir(tmp_path)) == ["t.npy", "t.safetensors"]
+
+
+def test_failure_leaves_no_file(tmp_path, monkeypatch) -> None:
+    """REQ-TABLE-STREAM: a failure half-way leaves neither the file nor a temporary."""
+    real, calls = build.rounded_block, []
+
+    def flaky(*a, **k):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("disk on fire")
+        return real(*a, **k)
+
+    monkeypatch.setattr(build, "rounded_block", flaky)
+    monkeypatch.setattr(build, "BLOCK_ENTRIES", 64)
+    with pytest.raises(RuntimeError):
+        write_table(tmp_path / "t.npy", "vaswani", 8, 100, "float32", workers=1)
+    assert os.listdir(tmp_path) == []
+
+
+def test_disk_space_is_checked_first(tmp_path, monkeypatch, capsys) -> None:
+    """REQ-CLI-TABLE / REQ-TABLE-STREAM: too little disk is a usage error (exit 2, one line), nothing written."""
+    import shutil
+    from collections import namedtuple
+    du = namedtuple("du", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: du(10**6, 0, 10**6))
+    rc = main(["table", "--d", "1024", "--positions", "0:4096", "--out", str(tmp_path / "t.npy")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "GiB free" in err and err.count("\n") == 1 and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--d", "50000000", "--positions", "0"], "wider than"),
+    (["--d", "4", "--positions", "0:2", "--workers", "0"], "--workers"),
+    (["--d", "64", "--positions", "0:100000", "--cross-check"], "at most"),
+])
+def test_absurd_sizes_exit_2(tmp_path, capsys, argv, msg) -> None:
+    """REQ-CLI-TABLE: sizes are validated before anything is allocated."""
+    rc = main(["table", *argv, "--out", str(tmp_path / "t.npy")])
+    err = capsys.readouterr().err
+    assert rc == 2 and msg in err and err.count("\n") == 1, err
+
+
+def test_huge_range_is_not_materialised() -> None:
+    """REQ-TABLE-STREAM: a 10^8-position range is a range, and its blocks come one at a time."""
+    src = build.as_source("0:100000000")
+    assert src.values is None and len(src) == 10**8 and src.block(99_999_998, 10**8).tolist() == [99999998.0, 99999999.0]
+
+
+def test_cli_safetensors_and_library_agree(tmp_path) -> None:
+    """REQ-CLI-TABLE = REQ-TABLE-API: the CLI's file holds the library's bits."""
+    assert main(["table", "--profile", "t2t", "--base", "500", "--d", "9", "--positions", "0:40", "--dtype",
+                 "float16", "--out", str(tmp_path / "t.safetensors")]) == 0
+    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), table("t2t", 9, 40, "float16", base="500"))
+
+
+def test_torch_helper_moves_cpu_bits() -> None:
+    """REQ-TABLE-API: the tensor holds exactly table()'s values in the requested dtype."""
+    torch = pytest.importorskip("torch")
+    for dtype, tdt in (("bfloat16", torch.bfloat16), ("float16", torch.float16), ("float64", torch.float64)):
+        t = table_torch("vaswani-concat", 10, [0, 5, 2.5, 10**6], dtype, device="cpu")
+        assert t.dtype == tdt and t.device.type == "cpu"
+        want = table("vaswani-concat", 10, [0, 5, 2.5, 10**6], dtype)
+        assert np.array_equal(t.to(torch.float64).numpy(), want.astype(np.float64))
