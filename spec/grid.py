@@ -165,9 +165,9 @@ def _timm(dim: int, shape: Any, reverse_coord: bool = False, interleave_sin_cos:
     if dim % 4:
         raise ValueError(f"timm grid needs dim divisible by 4; got {dim}")
     p = get_profile("vaswani-concat", base=temperature)
-    sp = (1, 0) if reverse_coord else (0, 1)
-    shape2 = (h, w)
-    ax = tuple(GridAxis(s, p, dim // 2) for s in sp)
+    # reverse_coord reverses feat_shape itself: the grid is enumerated over (W, H), W outermost
+    shape2 = (w, h) if reverse_coord else (h, w)
+    ax = tuple(GridAxis(s, p, dim // 2) for s in (0, 1))
     return Grid("timm", shape2, ax, "blocks" if interleave_sin_cos else "functions")
 
 

@@ -89,7 +89,8 @@ class RotaryProfile:
             raise ValueError("llama3 needs high_freq_factor > low_freq_factor")
 
     def replace(self, **changes: object) -> "RotaryProfile":
-        return dataclasses.replace(self, name=None, **changes)  # type: ignore[arg-type]
+        changes.setdefault("name", None)  # a changed preset is no longer the preset
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
     def describe(self) -> str:
         lay = {"halves": "halves [w0..w_{h-1}, w0..w_{h-1}]", "pairs": "pairs [w0,w0,w1,w1,...]",

@@ -167,7 +167,7 @@ def _words(omegas: list[Any]) -> np.ndarray:
     with mpmath.workprec(WORD_PREC):
         inv_two_pi = 1 / (2 * mpmath.pi)
         for k, w in enumerate(omegas):
-            wm = mpmath.mpf(w.mid)
+            wm = _mid(w)
             rest = wm * inv_two_pi
             for i in range(4):
                 word = fastref._round_bits(rest, 27) if i < 3 else mpmath.mpf(float(rest))
@@ -179,10 +179,24 @@ def _words(omegas: list[Any]) -> np.ndarray:
     return out
 
 
+def ends(x: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The exact endpoints of an ``mpmath.iv`` value as mpmath numbers (no rounding to mp.prec)."""
+    a, b = x._mpi_
+    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)
+
+
+def _mid(x: Any) -> mpmath.mpf:
+    a, b = ends(x)
+    with mpmath.workprec(WORD_PREC + 10):
+        return (a + b) / 2
+
+
 def _check_enclosures(omegas: list[Any]) -> None:
     for w in omegas:
-        if mpmath.mpf(w.delta) > abs(mpmath.mpf(w.mid)) * mpmath.mpf(2) ** -200:
-            raise ArithmeticError("frequency enclosure too wide for the fast reference")
+        a, b = ends(w)
+        with mpmath.workprec(WORD_PREC):
+            if b - a > abs(a) * mpmath.mpf(2) ** -200:
+                raise ArithmeticError("frequency enclosure too wide for the fast reference")
 
 
 def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +204,7 @@ def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
     theta is NaN in zero columns and zero rows (their bound is the ulp one)."""
     omegas = _at_prec(plan.omega, WORD_PREC)
     _check_enclosures(omegas)
-    amps = [float(mpmath.mpf(a.mid)) for a in _at_prec(plan.amplitude, 128)]
+    amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
     fw = _words(omegas)
     rows, d = plan.shape
     vals = np.zeros((rows, d))
@@ -256,7 +270,7 @@ class _Certified:
         try:
             th = _q(mpmath.iv, x) * om[int(p.fids[j])]
             v = (mpmath.iv.sin(th) if p.kinds[j] == 0 else mpmath.iv.cos(th)) * amps[a]
-            return mpmath.mpf(v.a), mpmath.mpf(v.b)
+            return ends(v)
         finally:
             mpmath.iv.prec = old
 
