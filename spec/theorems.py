@@ -294,3 +294,7 @@ def symbolic_denominator(profile: Profile, n: sp.Expr = N, odd: bool = False) ->
 def symbolic_n_frequencies(profile: Profile, n: sp.Expr = N, odd: bool = False) -> sp.Expr:
     """N of DEF-ODD: n for even d and for zero-pad, n + 1 otherwise (odd d)."""
     return pairs_n_frequencies(profile, n, odd)
+
+# Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.
+from .theorems_rotary import ROTARY_STATEMENTS as _ROTARY  # noqa: E402
+STATEMENTS.update(_ROTARY)
