@@ -1,5 +1,10 @@
-"""Grids (DEF-GRID-*) and rotary caches (DEF-ROPE-*): real library formulas checked and detected,
-wrong variants rejected (REQ-CHECK-GRID, REQ-CHECK-ROPE, REQ-DETECT-GRID, REQ-DETECT-ROPE).
+"""Grids and rotary caches: real library formulas checked and detected, wrong variants rejected.
+
+IDs: DEF-GRID, DEF-GRID-AXIS, DEF-GRID-ORDER, DEF-GRID-CLS, DEF-GRID-PRESET, DEF-GRID-SOURCES, DEF-ROPE,
+DEF-ROPE-LAYOUT, DEF-ROPE-FREQ, DEF-ROPE-FREQ-DEFAULT, DEF-ROPE-FREQ-LLAMA3, DEF-ROPE-FREQ-YARN,
+DEF-ROPE-FREQ-EXPLICIT, DEF-ROPE-SCALE, DEF-ROPE-PRESET, DEF-ROPE-SOURCES, REQ-REF-GRID, REQ-REF-ROPE,
+REQ-CHECK-GRID, REQ-CHECK-ROPE, REQ-DETECT-GRID, REQ-DETECT-ROPE (THM-ROPE-REL and THM-ROPE-ATTN:
+tests/test_proofs.py runs every registered theorem and its mutations).
 
 The library tables are re-derived from their formulas in ``tests/library_formulas.py`` (sources and
 commits in ``spec/grid_rotary_sources.py``), in the dtype the library computes in, and checked as
@@ -231,3 +236,13 @@ def test_detect_grid_reports_equivalent_parametrisations_and_refuses_1d():
     from sinpe.reference.oracles.fast import table_f64
     one_d, _ = table_f64(get_profile("vaswani"), 32, np.arange(36))
     assert detect_grid(one_d.astype(np.float32))["found"] is False
+
+
+def test_every_source_names_an_existing_preset():
+    """DEF-GRID-SOURCES, DEF-ROPE-SOURCES: each record's preset exists and has a transcription tested above."""
+    from sinpe.spec.grid import GRID_PRESETS
+    from sinpe.spec.grid_rotary_sources import GRID_SOURCES, ROTARY_SOURCES
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    assert {s.preset for s in GRID_SOURCES} <= set(GRID_PRESETS)
+    assert {s.preset for s in ROTARY_SOURCES} <= set(ROTARY_PRESETS)
+    assert all(s.commit is None or len(s.commit) == 40 for s in GRID_SOURCES + ROTARY_SOURCES)
