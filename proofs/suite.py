@@ -8,7 +8,7 @@
 >>> run_all(only="nope")
 Traceback (most recent call last):
 ...
-ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-EVEN, THM-ROT, THM-NORM, THM-BOUND, THM-WAVE, THM-INJ, THM-LAYOUT, THM-NONPERM, THM-ATTN, THM-DIR, THM-CPLX
+ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-EVEN, THM-ROT, THM-NORM, THM-BOUND, THM-WAVE, THM-INJ, THM-LAYOUT, THM-NONPERM, THM-ATTN, THM-DIR, THM-CPLX, THM-ROPE-REL, THM-ROPE-ATTN
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def theorems() -> list[Any]:
     by_id = {t.id: t for t in THEOREMS}
     for t in (Wavelengths(), Injectivity(), NonPermutation(), Attention()):
         by_id[t.id] = t
+    by_id.update({t.id: t for t in __import__("sinpe.proofs.theorems_rotary", fromlist=["THEOREMS"]).THEOREMS})
     assert set(by_id) == set(STATEMENTS), set(by_id) ^ set(STATEMENTS)
     return [by_id[i] for i in STATEMENTS]
 

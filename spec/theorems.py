@@ -517,3 +517,8 @@ def every_d_layout(plan: SymbolicPlan) -> list[Obligation]:  # THM-LAYOUT: a con
     return [Obligation(f"{plan.name}: dot products agree with interleaved", dot_lhs(plan), dot_lhs(inter), "normal"),
             Obligation(f"{plan.name}: norms agree with interleaved", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2),
                        plan_sum(inter, lambda kind, i: val(kind, i, P) ** 2), "normal")]
+
+
+# Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.
+from .theorems_rotary import ROTARY_STATEMENTS as _ROTARY  # noqa: E402
+STATEMENTS.update(_ROTARY)

@@ -1,0 +1,380 @@
+"""Checking and detecting grids and rotary caches (SPEC.md REQ-CHECK-GRID, REQ-CHECK-ROPE, REQ-DETECT-GRID,
+REQ-DETECT-ROPE).
+
+Each entry y of a table claimed to be in a format F is compared with the exact value of the
+profile (DEF-GRID or DEF-ROPE) under a tolerance tier (TOL-*, :func:`sinpe.spec.tolerance.allowed_abs_error`):
+the float64 reference of :func:`sinpe.reference.oracles.angles.reference_f64` decides every entry
+whose error is clear of the bound by more than the reference's own error; the rest go to the
+certified interval oracle at rising precision. A verdict is ``conforms`` (every entry within),
+``fails`` (some entry certainly outside; the first ones are listed) or ``inconclusive`` (nothing
+failed but some entry could not be decided).
+
+>>> import numpy as np
+>>> from sinpe.spec.rotary import get_rotary
+>>> rp = get_rotary("llama")
+>>> pos = np.arange(64)
+>>> inv = 1.0 / (10000.0 ** (np.arange(0, 16, 2) / 16))
+>>> emb = np.concatenate([np.outer(pos, inv)] * 2, axis=1)        # rotate-half cache, float64
+>>> check_rotary(rp, 16, cos=np.cos(emb).astype(np.float32), sin=np.sin(emb).astype(np.float32)).verdict
+'conforms'
+>>> r = check_rotary(get_rotary("gptj"), 16, cos=np.cos(emb).astype(np.float32))   # wrong layout
+>>> r.verdict, r.failures[0]["position"], r.failures[0]["index"], r.failures[0]["column"]
+('fails', '1', 1, 'cos0')
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import mpmath
+import numpy as np
+
+from sinpe.spec.formats import get_format
+from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
+from sinpe.spec.rotary import RotaryProfile, frequencies, get_rotary, width
+from sinpe.spec.tolerance import TIERS, allowed_abs_error
+
+from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
+                                            rotary_plan)
+
+MAX_LISTED = 10
+MAX_ORACLE = 20_000
+_NP_DTYPES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}
+
+
+@dataclass
+class AngleResult:
+    """The report of :func:`check_plan` (``to_json()`` is its JSON form)."""
+
+    verdict: str
+    profile: str
+    tier: str
+    dtype: str
+    rows: int
+    d: int
+    n_failures: int = 0
+    undecided: int = 0
+    oracle_decided: int = 0
+    max_abs_error: float = 0.0
+    max_ulp_error: float = 0.0
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    reason: str | None = None
+    parts: dict[str, "AngleResult"] = field(default_factory=dict)
+
+    @property
+    def conformant(self) -> bool | None:
+        return {"conforms": True, "fails": False}.get(self.verdict)
+
+    @property
+    def exit_code(self) -> int:
+        return {"conforms": 0, "fails": 1}.get(self.verdict, 3)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["parts"] = {k: v.to_json() for k, v in self.parts.items()}
+        for k in ("max_abs_error", "max_ulp_error"):
+            out[k] = out[k] if math.isfinite(out[k]) else str(out[k])
+        return out
+
+
+def _dtype_of(table: np.ndarray, dtype: str | None) -> str:
+    if dtype is not None:
+        return get_format(dtype).dtype
+    if table.dtype not in _NP_DTYPES:
+        raise ValueError(f"cannot tell the format of a {table.dtype} table; pass dtype=")
+    return _NP_DTYPES[table.dtype]
+
+
+def stored_dtype(table: np.ndarray) -> str:
+    """The narrowest of float16/float32/float64 holding every value of ``table`` exactly (detect's default claim:
+    MAE's float32 grid comes back as float64 after its float64 cls row is concatenated)."""
+    t = np.asarray(table, dtype=np.float64)
+    for dt, np_dt in (("float16", np.float16), ("float32", np.float32)):
+        with np.errstate(over="ignore"):
+            if np.array_equal(t.astype(np_dt).astype(np.float64), t, equal_nan=True):
+                return dt
+    return "float64"
+
+
+def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None = None, tier: str = "phase") -> AngleResult:
+    """Compare every entry of ``table`` (rows, d) with the plan's exact values under ``tier`` in ``dtype``."""
+    if tier not in TIERS:
+        raise ValueError(f"unknown tolerance tier {tier!r}; tiers: {', '.join(TIERS)}")
+    arr = np.asarray(table)
+    dt = _dtype_of(arr, dtype)
+    fmt = get_format(dt)
+    rows, d = plan.shape
+    res = AngleResult("conforms", profile, tier, dt, rows, d)
+    if arr.shape != (rows, d):
+        res.verdict, res.reason = "fails", f"shape {tuple(arr.shape)} is not the profile's ({rows}, {d})"
+        res.n_failures = 1
+        return res
+    y = arr.astype(np.float64)
+    ref, theta = reference_f64(plan)
+    eb = fastref.error_bound(ref, np.nan_to_num(theta)) + 2 * np.spacing(np.abs(ref))
+    amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
+    allowed = np.empty_like(ref)
+    for a, amp in enumerate(amps):
+        cols = np.nonzero(plan.axes == a)[0]
+        if cols.size:
+            allowed[:, cols] = allowed_abs_error(tier, fmt, ref[:, cols], theta[:, cols], amp, base=plan.base)
+    err = np.abs(y - ref)
+    bad = ~np.isfinite(y) | (err - eb > allowed)
+    unsure = ~bad & (err + eb > allowed)
+    cert = _Certified(plan)
+    for r, j in zip(*np.nonzero(unsure)):
+        if res.oracle_decided >= MAX_ORACLE:
+            res.undecided += 1
+            continue
+        ok = _oracle(cert, r, j, y[r, j], tier, fmt, theta[r, j], amps[plan.axes[j]], plan.base)
+        res.oracle_decided += 1
+        if ok is None:
+            res.undecided += 1
+        elif not ok:
+            bad[r, j] = True
+    res.n_failures = int(bad.sum())
+    finite = np.isfinite(err)
+    res.max_abs_error = float(err.max()) if finite.all() else math.inf
+    ulp = err / np.maximum(np.spacing(np.abs(ref).astype(fmt_np(dt))).astype(np.float64), fmt.min_subnormal)
+    res.max_ulp_error = float(ulp.max()) if finite.all() else math.inf
+    for r, j in list(zip(*np.nonzero(bad)))[:MAX_LISTED]:
+        res.failures.append({"row": int(r), "position": plan.row_labels[r], "column": plan.labels[j], "index": int(j),
+                             "value": float(y[r, j]), "reference": float(ref[r, j]),
+                             "abs_error": float(err[r, j]), "allowed": float(allowed[r, j])})
+    if res.n_failures:
+        res.verdict = "fails"
+    elif res.undecided:
+        res.verdict, res.reason = "inconclusive", f"{res.undecided} entries could not be decided"
+    return res
+
+
+def fmt_np(dt: str) -> Any:
+    """The NumPy dtype whose spacing is the format's ulp (bfloat16: float32 spacing scaled)."""
+    return {"float64": np.float64, "float32": np.float32, "float16": np.float16}.get(dt, np.float32)
+
+
+def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, theta: float, amp: float,
+            base: float) -> bool | None:
+    prec = 128
+    yy = mpmath.mpf(y)
+    while prec <= 1 << 12:
+        lo, hi = cert.enclose(r, j, prec)
+        mid = (lo + hi) / 2
+        th = np.array([theta])
+        allowed = mpmath.mpf(float(allowed_abs_error(tier, fmt, np.array([float(mid)]), th, amp, base=base)[0]))
+        e_hi = max(abs(yy - lo), abs(yy - hi))
+        e_lo = mpmath.mpf(0) if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
+        same_binade = (lo * hi > 0 and mpmath.floor(mpmath.log(abs(lo), 2)) == mpmath.floor(mpmath.log(abs(hi), 2))) \
+            or (lo == hi == 0)
+        if same_binade and e_hi <= allowed:
+            return True
+        if same_binade and e_lo > allowed:
+            return False
+        prec *= 2
+    return None
+
+
+def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase") -> AngleResult:
+    """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid profile."""
+    return check_plan(table, grid_plan(grid), grid.name or grid.describe(), dtype=dtype, tier=tier)
+
+
+def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
+                 dtype: str | None = None, tier: str = "phase") -> AngleResult:
+    """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1) against DEF-ROPE.
+
+    The verdict is the worse of the parts (fails > inconclusive > conforms); ``parts`` holds each."""
+    given = {k: v for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    if not given:
+        raise ValueError("check_rotary needs cos=, sin= or both")
+    name = rp.name or rp.describe()
+    parts = {}
+    for which, t in given.items():
+        arr = np.asarray(t)
+        pos = list(range(arr.shape[0])) if positions is None else list(positions)
+        parts[which] = check_plan(arr, rotary_plan(rp, dim, pos, which), name, dtype=dtype, tier=tier)
+    order = {"fails": 0, "inconclusive": 1, "conforms": 2}
+    worst = min(parts.values(), key=lambda r: order[r.verdict])
+    res = AngleResult(worst.verdict, name, tier, worst.dtype, worst.rows, worst.d,
+                      n_failures=sum(p.n_failures for p in parts.values()),
+                      undecided=sum(p.undecided for p in parts.values()),
+                      oracle_decided=sum(p.oracle_decided for p in parts.values()),
+                      max_abs_error=max(p.max_abs_error for p in parts.values()),
+                      max_ulp_error=max(p.max_ulp_error for p in parts.values()),
+                      failures=[dict(f, cache=k) for k, p in parts.items() for f in p.failures][:MAX_LISTED],
+                      reason=worst.reason, parts=parts)
+    return res
+
+
+# --- detect --------------------------------------------------------------------------------------
+
+COMMON_BASES = (10000, 500000, 1000000, 100000, 50000, 1000, 25000, 75000)
+FACTORS = (2, 4, 8, 16, 32)
+ORIGINAL_MAX = (2048, 4096, 8192, 32768)
+
+
+def rotary_layout(table: np.ndarray) -> list[str]:
+    """The layouts whose duplication pattern the table shows (DEF-ROPE-LAYOUT), most specific first."""
+    t = np.asarray(table, dtype=np.float64)
+    n = t.shape[1]
+    out = []
+    if n % 2 == 0 and np.array_equal(t[:, : n // 2], t[:, n // 2:]):
+        out.append("halves")
+    if n % 2 == 0 and np.array_equal(t[:, 0::2], t[:, 1::2]):
+        out.append("pairs")
+    return out or ["single"]
+
+
+def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: np.ndarray,
+                          layout: str) -> np.ndarray | None:
+    """w_k from the row at the smallest positive position p (valid while p w_k < pi)."""
+    t = cos if cos is not None else sin
+    n = t.shape[1]
+    h = n if layout == "single" else n // 2
+    idx = np.arange(h) if layout != "pairs" else 2 * np.arange(h)
+    pos_f = pos.astype(np.float64)
+    cand = np.nonzero(pos_f > 0)[0]
+    if not cand.size:
+        return None
+    r = cand[np.argmin(pos_f[cand])]
+    p = pos_f[r]
+    if cos is not None and sin is not None:
+        ph = np.arctan2(sin[r, idx].astype(np.float64), cos[r, idx].astype(np.float64))
+    elif cos is not None:
+        ph = np.arccos(np.clip(cos[r, idx].astype(np.float64), -1, 1))
+    else:
+        ph = np.arcsin(np.clip(sin[r, idx].astype(np.float64), -1, 1))
+    return np.abs(ph) / p
+
+
+def _rotary_candidates(layout: str, dim: int, w: np.ndarray | None) -> list[RotaryProfile]:
+    bases: list[Fraction] = [Fraction(b) for b in COMMON_BASES]
+    if w is not None and len(w) > 1 and 0 < w[1] < 1:
+        fitted = w[1] ** (-dim / 2)
+        if math.isfinite(fitted) and fitted > 1:
+            for sig in (3, 4, 6):
+                b = Fraction(float(f"{fitted:.{sig}g}")).limit_denominator(1)
+                if b > 1 and b not in bases:
+                    bases.append(b)
+    out: list[RotaryProfile] = []
+    for b in bases:
+        out.append(RotaryProfile(None, layout, b))
+    for b in bases:
+        out += [RotaryProfile(None, layout, b, "linear", factor=Fraction(s)) for s in FACTORS]
+    for b in bases[:3]:
+        for s in FACTORS:
+            for L in ORIGINAL_MAX:
+                out.append(RotaryProfile(None, layout, b, "llama3", factor=Fraction(s), original_max=L))
+                out.append(RotaryProfile(None, layout, b, "yarn", factor=Fraction(s), original_max=L))
+    return out
+
+
+def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
+                  dtype: str | None = None, tier: str = "phase") -> dict[str, Any]:
+    """REQ-DETECT-ROPE: name the layout, head dim, base and scaling of a rotary cache (cos, sin or both).
+
+    Candidates (layouts shown by the duplication pattern, common and fitted bases, linear / llama3 /
+    yarn scalings) are checked in order of simplicity; the first that conforms is the answer, and
+    the others that also conform are listed as equivalent on these rows.
+    """
+    t = cos if cos is not None else sin
+    if t is None:
+        raise ValueError("detect_rotary needs cos=, sin= or both")
+    t = np.asarray(t)
+    dtype = dtype or stored_dtype(t)
+    pos = np.arange(t.shape[0]) if positions is None else np.asarray(positions)
+    layouts = rotary_layout(t)
+    found: list[tuple[RotaryProfile, int]] = []
+    for layout in layouts:
+        dim = t.shape[1] * (2 if layout == "single" else 1)
+        if dim % 2:
+            continue
+        w = _estimate_frequencies(None if cos is None else np.asarray(cos), None if sin is None else np.asarray(sin),
+                                  pos, layout)
+        p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
+        for rp in _rotary_candidates(layout, dim, w):
+            if w is not None and p_min is not None and not _plausible(rp, dim, w, p_min):
+                continue
+            try:
+                r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier)
+            except ValueError:
+                continue
+            if r.verdict == "conforms":
+                found.append((rp, dim))
+                if len(found) >= 4:
+                    break
+        if found:
+            break
+    if not found:
+        return {"found": False, "layouts": layouts, "reason": "no candidate rotary profile conforms"}
+    best, dim = found[0]
+    named = next((n for n, p in ROTARY_NAMES() if p == best.replace(name=None) or _same(p, best)), None)
+    return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
+            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]]}
+
+
+def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float) -> bool:
+    """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around)."""
+    try:
+        w = np.array([float(_mid(x)) for x in _at_prec(lambda ctx: frequencies(rp, dim, ctx), 64)])
+    except (ValueError, ArithmeticError):
+        return False
+    ok = p * w < 3
+    return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= 1e-2))
+
+
+def ROTARY_NAMES() -> list[tuple[str, RotaryProfile]]:
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    return list(ROTARY_PRESETS.items())
+
+
+def _same(a: RotaryProfile, b: RotaryProfile) -> bool:
+    return a.replace(name=None) == b.replace(name=None)
+
+
+def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None) -> list[Grid]:
+    out = []
+    for cls in (0, 1):
+        n = rows - cls
+        if shape is not None:
+            shapes = [tuple(shape)] if shape[0] * shape[1] == n else []
+        else:
+            s = math.isqrt(n)
+            shapes = [(s, s)] if s * s == n and n > 0 else []
+        for sh in shapes:
+            for name in GRID_PRESETS:
+                opts: list[dict[str, Any]] = [{}]
+                if name == "diffusers":
+                    opts = [{"base_size": b, "interpolation_scale": i} for b in (16, 32, 64, sh[0]) for i in (1, 2)]
+                if name == "timm":
+                    opts = [{}, {"reverse_coord": True}]
+                for o in opts:
+                    try:
+                        g = get_grid(name, dim, sh, **o)
+                    except (ValueError, TypeError):
+                        continue
+                    if cls and name not in ("mae", "diffusers"):
+                        continue
+                    if cls:
+                        g = Grid(g.name, g.shape, g.axes, g.order, cls)
+                    out.append((g, o))
+    return out
+
+
+def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | None = None,
+                tier: str = "phase") -> dict[str, Any]:
+    """REQ-DETECT-GRID: which grid preset (with which options and cls rows) a (rows, d) table is."""
+    t = np.asarray(table)
+    rows, dim = t.shape
+    dtype = dtype or stored_dtype(t)
+    hits = []
+    for g, o in _grid_candidates(dim, rows, None if shape is None else tuple(shape)):
+        r = check_grid(t, g, dtype=dtype, tier=tier)
+        if r.verdict == "conforms":
+            hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
+    if not hits:
+        return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
+    return dict(found=True, **hits[0], equivalent=hits[1:])

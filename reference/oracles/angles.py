@@ -1,0 +1,303 @@
+"""Reference values for grids and rotary caches (SPEC.md REQ-REF-GRID, REQ-REF-ROPE).
+
+Both are tables of ``A_a * f(x * W)`` with f in {sin, cos, 0}: x an exact rational coordinate of
+the row on axis a, W an exact real frequency (a rule: ``b^(-e)``, 2 pi factors, llama3 or yarn
+blends), A_a an exact real amplitude. An :class:`AnglePlan` says, for each column, its kind,
+axis and frequency, and for each row its coordinate index per axis (or a zero row).
+
+- :func:`reference_f64` evaluates the plan with the double-double argument reduction of
+  :mod:`sinpe.reference.oracles.fast` (frequency words from a 330-bit interval enclosure of W),
+  to about 1 ulp of binary64 (``fast.error_bound`` is the bound decisions use).
+- :func:`enclose` and :func:`rounded_table` are certified: mpmath interval arithmetic (``mpmath.iv``)
+  on the exact inputs, both ends rounded to the target format, precision doubled until they agree
+  (Ziv), as :mod:`sinpe.reference.oracles.interval` does for DEF-FAMILY.
+
+>>> import numpy as np
+>>> from sinpe.spec.rotary import get_rotary
+>>> plan = rotary_plan(get_rotary("llama"), 4, [0, 1, 100], "cos")
+>>> rounded_table(plan, "binary64")[1].tolist()   # cos 1, cos 0.01, cos 1, cos 0.01
+[0.5403023058681398, 0.9999500004166653, 0.5403023058681398, 0.9999500004166653]
+>>> v, th = reference_f64(plan)
+>>> ulps = np.abs(v - rounded_table(plan, "binary64")) / np.spacing(np.abs(v))   # within 1 ulp
+>>> float(ulps.max()) <= 1, th[2].tolist()
+(True, [100.0, 1.0, 100.0, 1.0])
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+import mpmath
+import numpy as np
+
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
+from sinpe.spec.definition import frequency
+from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, frequencies, frequency_index, width
+
+from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles import fast as fastref
+
+KINDS = {"sin": 0, "cos": 1, "zero": 2}
+MAX_PREC = 1 << 13
+WORD_PREC = 330
+
+
+@dataclass
+class AnglePlan:
+    """Column j: ``kinds[j]`` (0 sin, 1 cos, 2 zero) of frequency ``fids[j]`` on axis ``axes[j]``.
+
+    Row r: coordinate ``coords[a][index[r, a]]`` on axis a (exact rationals), or a zero row where
+    ``zero_rows[r]``. ``omega(ctx)`` gives every frequency and ``amplitude(ctx)`` every axis's A as
+    values of an mpmath context (``mpmath.iv`` for enclosures). ``base`` is the base the phase
+    tier's constant uses (TOL-PHASE-C); ``labels`` name the columns in reports.
+    """
+
+    kinds: np.ndarray
+    fids: np.ndarray
+    axes: np.ndarray
+    coords: list[list[Fraction]]
+    index: np.ndarray
+    zero_rows: np.ndarray
+    omega: Callable[[Any], list[Any]]
+    amplitude: Callable[[Any], list[Any]]
+    base: float
+    labels: list[str]
+    row_labels: list[str]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return int(self.index.shape[0]), int(self.kinds.shape[0])
+
+
+# --- plans -------------------------------------------------------------------------------------
+
+def grid_plan(g: Grid) -> AnglePlan:
+    """The plan of a grid (DEF-GRID): one axis per channel block, cls rows zero."""
+    cols = grid_columns(g)
+    fid_of: dict[tuple[int, int], int] = {}
+    for c in cols:
+        if c.kind != "zero":
+            fid_of.setdefault((c.axis, c.k), len(fid_of))
+    fids = np.array([fid_of.get((c.axis, c.k), 0) for c in cols], dtype=np.intp)
+    coords = [[axis_phase_factor(a, i) for i in range(g.shape[a.spatial])] for a in g.axes]
+    cells = grid_positions(g)
+    index = np.zeros((g.rows, len(g.axes)), dtype=np.intp)
+    for r, cell in enumerate(cells):
+        index[g.cls + r] = [cell[a.spatial] for a in g.axes]
+    zero_rows = np.zeros(g.rows, dtype=bool)
+    zero_rows[: g.cls] = True
+    keys = sorted(fid_of, key=fid_of.__getitem__)
+
+    def omega(ctx: Any) -> list[Any]:
+        out = []
+        for a_i, k in keys:
+            a = g.axes[a_i]
+            w = frequency(a.profile.replace(phase_scale=1), a.width, k, _CtxBackend(ctx))
+            out.append(2 * ctx.pi * w if a.turns else w)
+        return out
+
+    def amplitude(ctx: Any) -> list[Any]:
+        return [_q(ctx, a.profile.amplitude) for a in g.axes]
+
+    rl = [f"cls{r}" for r in range(g.cls)] + [str(c) for c in cells]
+    return AnglePlan(np.array([KINDS[c.kind] for c in cols], dtype=np.int8), fids,
+                     np.array([c.axis for c in cols], dtype=np.intp), coords, index, zero_rows, omega, amplitude,
+                     float(g.axes[0].profile.base) if g.axes else 10000.0, [c.label for c in cols], rl)
+
+
+def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: str) -> AnglePlan:
+    """The plan of a rotary ``cos`` or ``sin`` cache (DEF-ROPE) at exact positions."""
+    if which not in ("cos", "sin"):
+        raise ValueError(f"a rotary cache is 'cos' or 'sin'; got {which!r}")
+    n = width(rp, dim)
+    pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
+    fids = np.array([frequency_index(rp.layout, dim, j) for j in range(n)], dtype=np.intp)
+    return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, np.zeros(n, dtype=np.intp), [pos],
+                     np.arange(len(pos), dtype=np.intp)[:, None], np.zeros(len(pos), dtype=bool),
+                     lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)],
+                     float(rp.base), [f"{which}{k}" for k in fids.tolist()], [str(p) for p in pos])
+
+
+class _CtxBackend:
+    """definition.Backend on an mpmath context (so grid axes reuse DEF-FAMILY's frequency)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.zero = ctx.mpf(0)
+
+    def num(self, x: Fraction) -> Any:
+        return _q(self.ctx, x)
+
+    def sin(self, x: Any) -> Any:
+        return self.ctx.sin(x)
+
+    def cos(self, x: Any) -> Any:
+        return self.ctx.cos(x)
+
+    def pow(self, base: Any, e: Any) -> Any:
+        return self.ctx.power(base, e)
+
+
+def _q(ctx: Any, x: Fraction) -> Any:
+    return ctx.mpf(x.numerator) / x.denominator
+
+
+def _at_prec(fn: Callable[[Any], list[Any]], prec: int) -> list[Any]:
+    """fn(mpmath.iv) at ``prec`` bits, raising precision while a rule's comparison is undecided."""
+    while True:
+        old = mpmath.iv.prec
+        mpmath.iv.prec = prec
+        try:
+            return fn(mpmath.iv)
+        except Undecided:
+            prec *= 2
+            if prec > MAX_PREC:
+                raise
+        finally:
+            mpmath.iv.prec = old
+
+
+# --- fast float64 reference ----------------------------------------------------------------------
+
+def _words(omegas: list[Any]) -> np.ndarray:
+    """fast.frequency_words' layout (7, n) for exact frequencies W (g = W / 2 pi), from 330-bit enclosures."""
+    out = np.empty((7, len(omegas)))
+    with mpmath.workprec(WORD_PREC):
+        inv_two_pi = 1 / (2 * mpmath.pi)
+        for k, w in enumerate(omegas):
+            wm = _mid(w)
+            rest = wm * inv_two_pi
+            for i in range(4):
+                word = fastref._round_bits(rest, 27) if i < 3 else mpmath.mpf(float(rest))
+                out[i, k] = float(word)
+                rest = rest - word
+            out[4, k] = float(wm)
+    out[5] = out[2] + out[3]
+    out[6] = out[0] + out[1]
+    return out
+
+
+def ends(x: Any) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The exact endpoints of an ``mpmath.iv`` value as mpmath numbers (no rounding to mp.prec)."""
+    a, b = x._mpi_
+    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)
+
+
+def _mid(x: Any) -> mpmath.mpf:
+    a, b = ends(x)
+    with mpmath.workprec(WORD_PREC + 10):
+        return (a + b) / 2
+
+
+def _check_enclosures(omegas: list[Any]) -> None:
+    for w in omegas:
+        a, b = ends(w)
+        with mpmath.workprec(WORD_PREC):
+            if b - a > abs(a) * mpmath.mpf(2) ** -200:
+                raise ArithmeticError("frequency enclosure too wide for the fast reference")
+
+
+def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, theta)`` (rows, d) in float64: every entry within ~1 ulp (``fast.error_bound``);
+    theta is NaN in zero columns and zero rows (their bound is the ulp one)."""
+    omegas = _at_prec(plan.omega, WORD_PREC)
+    _check_enclosures(omegas)
+    amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
+    fw = _words(omegas)
+    rows, d = plan.shape
+    vals = np.zeros((rows, d))
+    theta = np.full((rows, d), np.nan)
+    for a in range(len(plan.coords)):
+        cols = np.nonzero((plan.axes == a) & (plan.kinds != 2))[0]
+        if not cols.size:
+            continue
+        fids = np.unique(plan.fids[cols])
+        S, C, th = _sincos(plan.coords[a], fw[:, fids])
+        where = np.searchsorted(fids, plan.fids[cols])
+        live = ~plan.zero_rows
+        ridx = plan.index[live, a]
+        for code, src in ((0, S), (1, C)):
+            sel = plan.kinds[cols] == code
+            if sel.any():
+                cc = cols[sel]
+                vals[np.ix_(live, cc)] = src[np.ix_(ridx, where[sel])] * amps[a]
+                theta[np.ix_(live, cc)] = th[np.ix_(ridx, where[sel])]
+    return vals, theta
+
+
+def _sincos(coords: list[Fraction], fw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if all(c.denominator == 1 and abs(c.numerator) < 2**53 for c in coords):
+        pos: Any = np.array([c.numerator for c in coords], dtype=np.int64)
+    else:
+        pos = coords
+    P_hi, P_lo = fastref.positions_dd(pos, Fraction(0))
+    P1, P2 = fastref._split(P_hi)
+    rows, nf = P_hi.shape[0], fw.shape[1]
+    S, C = np.empty((rows, nf)), np.empty((rows, nf))
+    fw = np.ascontiguousarray(fw)
+    ws = [np.empty((rows, nf)) for _ in range(6)]
+    two = bool(np.any(P2))
+    fastref._sincos_block((P1 if two else P_hi)[:, None], P_lo[:, None] if np.any(P_lo) else None,
+                          P2[:, None] if two else None, fw, S, C, ws)
+    return S, C, P_hi[:, None] * fw[4][None, :]
+
+
+# --- certified ---------------------------------------------------------------------------------
+
+class _Certified:
+    """Per-precision caches of the frequency and amplitude enclosures."""
+
+    def __init__(self, plan: AnglePlan) -> None:
+        self.plan = plan
+        self.cache: dict[int, tuple[list[Any], list[Any]]] = {}
+
+    def consts(self, prec: int) -> tuple[list[Any], list[Any]]:
+        if prec not in self.cache:
+            self.cache[prec] = (_at_prec(self.plan.omega, prec), _at_prec(self.plan.amplitude, prec))
+        return self.cache[prec]
+
+    def enclose(self, r: int, j: int, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+        p = self.plan
+        if p.zero_rows[r] or p.kinds[j] == 2:
+            return mpmath.mpf(0), mpmath.mpf(0)
+        om, amps = self.consts(prec)
+        a = int(p.axes[j])
+        x = p.coords[a][int(p.index[r, a])]
+        old = mpmath.iv.prec
+        mpmath.iv.prec = prec
+        try:
+            th = _q(mpmath.iv, x) * om[int(p.fids[j])]
+            v = (mpmath.iv.sin(th) if p.kinds[j] == 0 else mpmath.iv.cos(th)) * amps[a]
+            return ends(v)
+        finally:
+            mpmath.iv.prec = old
+
+    def rounded(self, r: int, j: int, f: Format) -> float:
+        prec = 96
+        while True:
+            lo, hi = self.enclose(r, j, prec)
+            a, b = round_to_format(lo, f), round_to_format(hi, f)
+            if a == b and np.signbit(a) == np.signbit(b):
+                return a
+            prec *= 2
+            if prec > MAX_PREC:
+                raise ArithmeticError(f"row {r} column {j}: rounding undecided at {MAX_PREC} bits")
+
+
+def enclose(plan: AnglePlan, r: int, j: int, prec: int = 128) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Certified [lo, hi] around entry (r, j) at ``prec`` working bits."""
+    return _Certified(plan).enclose(r, j, prec)
+
+
+def rounded_table(plan: AnglePlan, fmt: "str | Format") -> np.ndarray:
+    """Every entry correctly rounded to ``fmt`` (round to nearest, ties to even), as float64."""
+    f = fmt if isinstance(fmt, Format) else get_format(fmt)
+    cert = _Certified(plan)
+    rows, d = plan.shape
+    out = np.empty((rows, d))
+    for r in range(rows):
+        for j in range(d):
+            out[r, j] = cert.rounded(r, j, f)
+    return out

@@ -1,0 +1,107 @@
+"""Which public code ships each grid and rotary preset (SPEC.md DEF-GRID-SOURCES, DEF-ROPE-SOURCES).
+
+As :mod:`sinpe.spec.sources` does for 1-D tables: each record names one function, read in its
+repository (commit = the stored version read), the preset and the exact options that make the
+spec's table equal the code's, and what the code does in its own dtype. ``tests/library_formulas.py``
+transcribes each formula and ``tests/test_grid_rotary.py`` checks it against the preset.
+
+>>> [s.key for s in GRID_SOURCES]
+['mae', 'diffusers-2d', 'timm-2d', 'detr-sine']
+>>> get_grid_source("detr-sine").preset
+'detr'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class NdSource:
+    key: str
+    library: str
+    repo: str
+    path: str
+    function: str
+    preset: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    commit: str | None = None
+    dtype: str = ""
+    notes: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repo}/blob/{self.commit or 'HEAD'}/{self.path}"
+
+
+GRID_SOURCES: tuple[NdSource, ...] = (
+    NdSource("mae", "MAE (also open_clip, MoCo v3 copies)", "facebookresearch/mae", "util/pos_embed.py",
+             "get_2d_sincos_pos_embed(embed_dim, grid_size, cls_token)", "mae", {"cls": "1 if cls_token"},
+             commit="a9f5c70165c6ec81ce4036d9c2296ab70b7042f9",
+             dtype="float32 grid and omega (np.arange float32); float64 zero cls row concatenated",
+             notes="meshgrid(grid_w, grid_h): the first embed_dim/2 channels encode the column index x, the "
+                   "second the row index y, each 1-D vaswani-concat of width embed_dim/2; odd embed_dim/2 fails "
+                   "(assert)."),
+    NdSource("diffusers-2d", "diffusers (PixArt, SD3, DiT patch embeddings)", "huggingface/diffusers",
+             "src/diffusers/models/embeddings.py",
+             "get_2d_sincos_pos_embed(embed_dim, grid_size, cls_token, extra_tokens, interpolation_scale, base_size)",
+             "diffusers", {"base_size": "base_size (default 16)", "interpolation_scale": "interpolation_scale",
+                           "cls": "extra_tokens if cls_token"},
+             dtype="float32 grid i / (n / base_size) / interpolation_scale, float64 omega; PatchEmbed casts to float32",
+             notes="read in copies of embeddings.py (find_string on the grid line); the commit stored for the upstream "
+                   "file is the early flag-less version. The reshape [2, 1, grid_size[1], grid_size[0]] keeps the "
+                   "row-major order, so non-square grids are rows (h, w) with x channels first, as MAE."),
+    NdSource("timm-2d", "timm", "huggingface/pytorch-image-models", "timm/layers/pos_embed_sincos.py",
+             "build_sincos2d_pos_embed(feat_shape, dim, temperature, reverse_coord, interleave_sin_cos)", "timm",
+             {"reverse_coord": "reverse_coord", "interleave_sin_cos": "preset timm-interleaved"},
+             commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7",
+             dtype="float32 (int64 arange cast to float32), output cast to dtype",
+             notes="bands T^(-k/(dim/4)) per axis (vaswani-concat of width dim/2); ndgrid 'ij' over feat_shape; "
+                   "stack dim 1 gives [sin_y | sin_x | cos_y | cos_x], dim 2 gives [sin_y | cos_y | sin_x | cos_x]; "
+                   "reverse_coord reverses feat_shape, so rows run over (W, H)."),
+    NdSource("detr-sine", "DETR (and Deformable/Conditional DETR ports)", "facebookresearch/detr",
+             "models/position_encoding.py", "PositionEmbeddingSine(num_pos_feats, temperature, normalize, scale)",
+             "detr", {"normalize=True": "preset detr-normalized"},
+             commit="11c5d51642a8bbe26d71ee85edcd5fc5eaf70abb",
+             dtype="float32 (cumsum of the mask in float32)",
+             notes="positions are cumsum(not_mask) = i + 1; normalize gives (i + 1) / (n + 1e-6) * 2 pi "
+                   "(the default scale); dim_t = T^(2 floor(j/2)/num_pos_feats): vaswani interleaved per axis; "
+                   "channels [y | x]; output (B, C, H, W): flatten to (H*W, C) before checking."),
+)
+
+ROTARY_SOURCES: tuple[NdSource, ...] = (
+    NdSource("transformers-llama", "transformers (LLaMA family)", "huggingface/transformers",
+             "src/transformers/modeling_rope_utils.py",
+             "ROPE_INIT_FUNCTIONS (default, linear, dynamic, llama3, yarn) + LlamaRotaryEmbedding",
+             "llama", {"rope_type": "rule", "rope_scaling.factor": "factor",
+                       "original_max_position_embeddings / max_position_embeddings": "original_max"},
+             commit="0044e3b3facff1a1ad60b235c69d5b45beae75a4",
+             dtype="inv_freq float32 (int64 arange .float()); cos/sin of cat(freqs, freqs) in float32 times "
+                   "attention_scaling, then cast to x.dtype",
+             notes="LlamaRotaryEmbedding.forward (emb = cat(freqs, freqs); cos = emb.cos() * attention_scaling, float32 under autocast disabled) read in copies of modeling_llama.py; halves layout; yarn's attention_factor default 0.1 ln(factor) + 1; llama3 blends frequencies "
+                   "whose wavelength 2 pi / w lies between L/high and L/low; dynamic rebuilds b for seq_len > L."),
+    NdSource("gpt-neox", "GPT-NeoX", "EleutherAI/gpt-neox", "megatron/model/positional_embeddings.py",
+             "RotaryEmbedding(dim, base)", "llama", commit="007003aae8d00e9526fa7babf564ea4751d64018",
+             dtype="inv_freq a registered buffer: float16 after model.half(), and t = arange(...).type_as(inv_freq) "
+                   "(EleutherAI/gpt-neox#1003)",
+             notes="emb = cat((freqs, freqs)): halves layout."),
+    NdSource("gptj", "transformers (GPT-J, CodeGen)", "huggingface/transformers",
+             "src/transformers/models/gptj/modeling_gptj.py", "create_sinusoidal_positions + apply_rotary_pos_emb",
+             "gptj", commit="cb6cd7e984c1482cfcf62aeb3b2921bfeca71e95",
+             dtype="float32",
+             notes="the stored table is [sin | cos] of the h frequencies (1-D vaswani-concat of width rotary_dim); "
+                   "at use each is repeat_interleave'd by 2 (rotate_every_two): the pairs layout."),
+    NdSource("timm-rotary", "timm", "huggingface/pytorch-image-models", "timm/layers/pos_embed_sincos.py",
+             "build_rotary_pos_embed (repeat_interleave(2, -1))", "gptj",
+             commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32",
+             notes="pairs layout over a spatial grid; apply_rot_embed(half=True) expects halves instead."),
+)
+
+_ALL = {s.key: s for s in GRID_SOURCES + ROTARY_SOURCES}
+
+
+def get_grid_source(key: str) -> NdSource:
+    try:
+        return _ALL[key]
+    except KeyError:
+        raise ValueError(f"unknown grid/rotary source {key!r}; known: {', '.join(_ALL)}") from None

@@ -1,0 +1,295 @@
+"""Rotary (RoPE) cos/sin caches (SPEC.md DEF-ROPE, DEF-ROPE-LAYOUT, DEF-ROPE-FREQ-*, DEF-ROPE-SCALE).
+
+A rotary cache for head dimension ``dim`` (even, h = dim/2 frequencies) holds, at row p,
+``A * cos(p * w_k)`` (the cos cache) and ``A * sin(p * w_k)`` (the sin cache); column j holds
+frequency ``k = frequency_index(layout, dim, j)``:
+
+- ``halves``  (rotate-half code: LLaMA, GPT-NeoX): ``[w_0 .. w_{h-1}, w_0 .. w_{h-1}]``, k = j mod h;
+- ``pairs``   (GPT-J-style rotate-every-two code): ``[w_0, w_0, w_1, w_1, ...]``, k = j // 2;
+- ``single``  (no duplication, h columns: the complex ``freqs_cis`` form), k = j.
+
+The frequencies w_k are exact real numbers made by a *rule* (DEF-ROPE-FREQ-*) from exact
+parameters, or given explicitly as exact decimals (DEF-ROPE-FREQ-EXPLICIT); A is the attention
+scaling (DEF-ROPE-SCALE). Rules are written once against an mpmath context (``mpmath.iv`` for
+certified enclosures; comparisons an interval cannot decide raise :class:`Undecided`, and the
+caller raises the precision).
+
+>>> import mpmath
+>>> rp = get_rotary("llama")
+>>> [mpmath.nstr(mpmath.mpf(w.mid), 12) for w in frequencies(rp, 8, mpmath.iv)]
+['1.0', '0.1', '0.01', '0.001']
+>>> [frequency_index("halves", 8, j) for j in range(8)], [frequency_index("pairs", 8, j) for j in range(8)]
+([0, 1, 2, 3, 0, 1, 2, 3], [0, 0, 1, 1, 2, 2, 3, 3])
+>>> get_rotary("llama", rule="linear", factor=4).describe()
+'rotary halves [w0..w_{h-1}, w0..w_{h-1}], w_k = 10000^(-2k/dim) / 4 (linear)'
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from .profiles import Number, to_fraction
+
+ROTARY_LAYOUTS = ("halves", "pairs", "single")
+RULES = ("default", "linear", "dynamic", "llama3", "yarn", "explicit")
+
+
+class Undecided(ArithmeticError):
+    """An interval comparison or floor could not be decided at this precision (raise it and retry)."""
+
+
+@dataclass(frozen=True)
+class RotaryProfile:
+    """DEF-ROPE: layout, base b, frequency rule and its exact parameters, attention scaling.
+
+    ``factor``: the scaling factor s of linear / dynamic / llama3 / yarn. ``original_max``: the
+    pre-training context L (dynamic's ``max_position_embeddings``, llama3's
+    ``original_max_position_embeddings``, yarn's ``max_position_embeddings``). ``seq_len``: the
+    length the dynamic-NTK cache was built for. ``low_freq_factor``/``high_freq_factor``: llama3's.
+    ``beta_fast``/``beta_slow``: yarn's. ``attention_factor``: A (None: 1, or yarn's 0.1 ln s + 1).
+    ``explicit``: the h frequencies as exact rationals (rule ``explicit``).
+    """
+
+    name: str | None = None
+    layout: str = "halves"
+    base: Fraction = Fraction(10000)
+    rule: str = "default"
+    factor: Fraction = Fraction(1)
+    original_max: int = 2048
+    seq_len: int | None = None
+    low_freq_factor: Fraction = Fraction(1)
+    high_freq_factor: Fraction = Fraction(4)
+    beta_fast: Fraction = Fraction(32)
+    beta_slow: Fraction = Fraction(1)
+    attention_factor: Fraction | None = None
+    explicit: tuple[Fraction, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.layout not in ROTARY_LAYOUTS:
+            raise ValueError(f"rotary layout must be one of {', '.join(ROTARY_LAYOUTS)}; got {self.layout!r}")
+        if self.rule not in RULES:
+            raise ValueError(f"rotary rule must be one of {', '.join(RULES)}; got {self.rule!r}")
+        for f in ("base", "factor", "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow"):
+            object.__setattr__(self, f, to_fraction(getattr(self, f), f))
+        if self.attention_factor is not None:
+            object.__setattr__(self, "attention_factor", to_fraction(self.attention_factor, "attention_factor"))
+        if self.base <= 0 or self.base == 1:
+            raise ValueError(f"base must be positive and not 1; got {self.base}")
+        if self.factor <= 0:
+            raise ValueError(f"factor must be positive; got {self.factor}")
+        if self.rule == "explicit":
+            if not self.explicit:
+                raise ValueError("rule 'explicit' needs the frequencies (explicit=...)")
+            object.__setattr__(self, "explicit", tuple(to_fraction(w, "frequency") for w in self.explicit))
+        elif self.explicit is not None:
+            raise ValueError(f"explicit frequencies given with rule {self.rule!r}; use rule 'explicit'")
+        if self.rule == "llama3" and self.high_freq_factor <= self.low_freq_factor:
+            raise ValueError("llama3 needs high_freq_factor > low_freq_factor")
+
+    def replace(self, **changes: object) -> "RotaryProfile":
+        changes.setdefault("name", None)  # a changed preset is no longer the preset
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        lay = {"halves": "halves [w0..w_{h-1}, w0..w_{h-1}]", "pairs": "pairs [w0,w0,w1,w1,...]",
+               "single": "single [w0..w_{h-1}]"}[self.layout]
+        b = str(self.base)
+        rule = {
+            "default": f"w_k = {b}^(-2k/dim)",
+            "linear": f"w_k = {b}^(-2k/dim) / {self.factor} (linear)",
+            "dynamic": f"w_k = b'^(-2k/dim), b' = {b}*(s*n/L - (s-1))^(dim/(dim-2)), s={self.factor}, "
+                       f"L={self.original_max}, n={self.seq_len} (dynamic NTK)",
+            "llama3": f"w_k = llama3({b}; s={self.factor}, low={self.low_freq_factor}, high={self.high_freq_factor}, "
+                      f"L={self.original_max})",
+            "yarn": f"w_k = yarn({b}; s={self.factor}, beta_fast={self.beta_fast}, beta_slow={self.beta_slow}, "
+                    f"L={self.original_max})",
+            "explicit": f"w_k explicit ({len(self.explicit or ())} exact decimals)",
+        }[self.rule]
+        extra = "" if self.attention_factor is None else f", attention factor {self.attention_factor}"
+        return f"rotary {lay}, {rule}{extra}"
+
+    def params(self) -> dict[str, object]:
+        out: dict[str, object] = {"layout": self.layout, "base": str(self.base), "rule": self.rule}
+        if self.rule in ("linear", "dynamic", "llama3", "yarn"):
+            out["factor"] = str(self.factor)
+        if self.rule in ("dynamic", "llama3", "yarn"):
+            out["original_max"] = self.original_max
+        if self.rule == "dynamic":
+            out["seq_len"] = self.seq_len
+        if self.rule == "llama3":
+            out.update(low_freq_factor=str(self.low_freq_factor), high_freq_factor=str(self.high_freq_factor))
+        if self.rule == "yarn":
+            out.update(beta_fast=str(self.beta_fast), beta_slow=str(self.beta_slow))
+        if self.attention_factor is not None:
+            out["attention_factor"] = str(self.attention_factor)
+        if self.explicit is not None:
+            out["explicit"] = [str(w) for w in self.explicit]
+        return out
+
+
+def check_dim(rp: RotaryProfile, dim: int) -> int:
+    """h = dim/2; dim must be a positive even integer (and 2 * len(explicit) for explicit frequencies)."""
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2 or dim % 2:
+        raise ValueError(f"rotary dim must be an even integer >= 2; got {dim!r}")
+    if rp.rule == "explicit" and len(rp.explicit or ()) != dim // 2:
+        raise ValueError(f"{len(rp.explicit or ())} explicit frequencies need dim {2 * len(rp.explicit or ())}, got {dim}")
+    if rp.rule == "dynamic" and dim == 2:
+        raise ValueError("dynamic NTK divides by dim - 2: dim must be >= 4")
+    return dim // 2
+
+
+def width(rp: RotaryProfile, dim: int) -> int:
+    """Columns of a cache: dim (halves, pairs) or dim/2 (single)."""
+    h = check_dim(rp, dim)
+    return h if rp.layout == "single" else 2 * h
+
+
+def frequency_index(layout: str, dim: int, j: int) -> int:
+    """k of column j (DEF-ROPE-LAYOUT)."""
+    h = dim // 2
+    if layout == "halves":
+        return j % h
+    if layout == "pairs":
+        return j // 2
+    if layout == "single":
+        return j
+    raise ValueError(f"rotary layout must be one of {', '.join(ROTARY_LAYOUTS)}; got {layout!r}")
+
+
+def _q(ctx: Any, x: Fraction) -> Any:
+    return ctx.mpf(x.numerator) / x.denominator
+
+
+def _decide(x: Any) -> bool:
+    if x is None:
+        raise Undecided("comparison undecided at this precision")
+    return bool(x)
+
+
+def _floor(ctx: Any, x: Any) -> int:
+    """floor of an exact real known through ``x`` (a ctx value); Undecided if x's ends straddle an integer."""
+    a, b = (x.a, x.b) if hasattr(x, "a") else (x, x)
+    import mpmath
+    fa, fb = int(mpmath.floor(a)), int(mpmath.floor(b))
+    if fa != fb:
+        raise Undecided("floor undecided at this precision")
+    return fa
+
+
+def _ceil(ctx: Any, x: Any) -> int:
+    return -_floor(ctx, -x)
+
+
+def default_frequencies(base: Any, dim: int, ctx: Any) -> list[Any]:
+    """DEF-ROPE-FREQ-DEFAULT: w_k = b^(-2k/dim), k < dim/2 (``base`` a ctx value)."""
+    out = []
+    for k in range(dim // 2):
+        e = Fraction(2 * k, dim)
+        out.append(ctx.mpf(1) if e == 0 else ctx.power(base, -_q(ctx, e)))
+    return out
+
+
+def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
+    """The h frequencies w_k of DEF-ROPE-FREQ-* as ``ctx`` values (``ctx`` = mpmath.iv for enclosures)."""
+    h = check_dim(rp, dim)
+    if rp.rule == "explicit":
+        return [_q(ctx, w) for w in rp.explicit or ()]
+    base = _q(ctx, rp.base)
+    s = _q(ctx, rp.factor)
+    if rp.rule == "dynamic":
+        n = rp.seq_len if rp.seq_len is not None and rp.seq_len > rp.original_max else rp.original_max
+        grow = Fraction(rp.factor * n, rp.original_max) - (rp.factor - 1)
+        base = base * ctx.power(_q(ctx, grow), _q(ctx, Fraction(dim, dim - 2)))
+    w = default_frequencies(base, dim, ctx)
+    if rp.rule == "linear":
+        return [x / s for x in w]
+    if rp.rule == "llama3":
+        return [_llama3(rp, x, ctx) for x in w]
+    if rp.rule == "yarn":
+        return _yarn(rp, dim, w, ctx)
+    assert len(w) == h
+    return w
+
+
+def _llama3(rp: RotaryProfile, w: Any, ctx: Any) -> Any:
+    """DEF-ROPE-FREQ-LLAMA3: keep w when 2pi/w < L/high, w/s when 2pi/w > L/low, else blend."""
+    s = _q(ctx, rp.factor)
+    wavelen = 2 * ctx.pi / w
+    if _decide(wavelen < _q(ctx, Fraction(rp.original_max) / rp.high_freq_factor)):
+        return w
+    if _decide(wavelen > _q(ctx, Fraction(rp.original_max) / rp.low_freq_factor)):
+        return w / s
+    smooth = (rp.original_max / wavelen - _q(ctx, rp.low_freq_factor)) / _q(ctx, rp.high_freq_factor - rp.low_freq_factor)
+    return (1 - smooth) * w / s + smooth * w
+
+
+def yarn_range(rp: RotaryProfile, dim: int, ctx: Any) -> tuple[int, int]:
+    """YaRN's correction range [low, high] of frequency indices (floor/ceil of the correction dims)."""
+    def corr(rot: Fraction) -> Any:
+        return dim * ctx.log(rp.original_max / (_q(ctx, rot) * 2 * ctx.pi)) / (2 * ctx.log(_q(ctx, rp.base)))
+    low = _floor(ctx, corr(rp.beta_fast))
+    high = _ceil(ctx, corr(rp.beta_slow))
+    return max(low, 0), min(high, dim - 1)
+
+
+def _yarn(rp: RotaryProfile, dim: int, w: list[Any], ctx: Any) -> list[Any]:
+    """DEF-ROPE-FREQ-YARN: w_k (1 - m_k)/s + w_k m_k with m_k = 1 - clamp((k - low)/(high - low), 0, 1)."""
+    low, high = yarn_range(rp, dim, ctx)
+    lo, hi = Fraction(low), Fraction(high)
+    if lo == hi:
+        hi += Fraction(1, 1000)  # the code's guard against a zero-width ramp
+    s = _q(ctx, rp.factor)
+    out = []
+    for k, x in enumerate(w):
+        ramp = min(max((k - lo) / (hi - lo), Fraction(0)), Fraction(1))
+        m = 1 - ramp  # the extrapolation weight
+        out.append(x / s * _q(ctx, 1 - m) + x * _q(ctx, m))
+    return out
+
+
+def attention_factor(rp: RotaryProfile, ctx: Any) -> Any:
+    """DEF-ROPE-SCALE: A (1, the given factor, or yarn's default 0.1 ln s + 1)."""
+    if rp.attention_factor is not None:
+        return _q(ctx, rp.attention_factor)
+    if rp.rule == "yarn":
+        return _q(ctx, Fraction(1, 10)) * ctx.log(_q(ctx, rp.factor)) + 1
+    return ctx.mpf(1)
+
+
+# DEF-ROPE-PRESET-*: which public code ships each one is in spec/sources.py (ROTARY_SOURCES).
+ROTARY_PRESETS: Mapping[str, RotaryProfile] = {
+    "llama": RotaryProfile("llama", "halves"),
+    "gptj": RotaryProfile("gptj", "pairs"),
+    "llama3.1": RotaryProfile("llama3.1", "halves", Fraction(500000), "llama3", factor=Fraction(8),
+                              original_max=8192, low_freq_factor=Fraction(1), high_freq_factor=Fraction(4)),
+}
+
+
+def get_rotary(name: str = "llama", **overrides: object) -> RotaryProfile:
+    """A rotary preset with exact overrides (``None`` values ignored).
+
+    >>> get_rotary("gptj").layout, get_rotary("llama3.1").base
+    ('pairs', Fraction(500000, 1))
+    >>> get_rotary("rope")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown rotary profile 'rope'; presets: llama, gptj, llama3.1
+    """
+    if name not in ROTARY_PRESETS:
+        raise ValueError(f"unknown rotary profile {name!r}; presets: {', '.join(ROTARY_PRESETS)}")
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if "explicit" in changes and "rule" not in changes:
+        changes["rule"] = "explicit"
+    return ROTARY_PRESETS[name].replace(**changes) if changes else ROTARY_PRESETS[name]
+
+
+def explicit_from(values: Sequence[Number], **overrides: object) -> RotaryProfile:
+    """DEF-ROPE-FREQ-EXPLICIT from given frequencies (floats are taken exactly: a float32 inv_freq is its value).
+
+    >>> explicit_from([1.0, 0.5]).explicit
+    (Fraction(1, 1), Fraction(1, 2))
+    """
+    return RotaryProfile(None, rule="explicit", explicit=tuple(to_fraction(v, "frequency") for v in values),
+                         **overrides)  # type: ignore[arg-type]

@@ -1,0 +1,87 @@
+"""Rotary theorems (SPEC.md THM-ROPE-REL, THM-ROPE-ATTN): statements built from :mod:`sinpe.spec.rotary`.
+
+RoPE applies, at position p, ``x * cos_cache(p) + rot(x) * sin_cache(p)`` where the caches follow a
+layout (DEF-ROPE-LAYOUT) and ``rot`` is the matching rotation (rotate-half for ``halves``,
+rotate-every-two for ``pairs``). On each frequency this is the plane rotation R(p w_k); what makes
+RoPE relative is that these rotations compose:
+
+- THM-ROPE-REL: R(p w)^T R(q w) = R((q - p) w) for every frequency w (generic opaque omega);
+- THM-ROPE-ATTN: <apply(x, p), apply(y, q)> = <x, apply(y, q - p)> for every layout at dim = 4 and 6
+  with opaque frequencies omega_0, omega_1, omega_2 (so for every rule, scaling and base), the
+  columns placed by :func:`sinpe.spec.rotary.frequency_index`.
+
+>>> obs = rel_obligations()
+>>> len(obs), obs[0].name
+(4, 'R(p w)^T R(q w) = R((q-p) w) [0,0]')
+>>> apply_rope([sp.Symbol("x0"), sp.Symbol("x1")], P, "pairs", 2)
+[x0*cos(omega0*p) - x1*sin(omega0*p), x0*sin(omega0*p) + x1*cos(omega0*p)]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from .rotary import frequency_index
+
+P, Q = sp.symbols("p q", real=True)
+OMEGA = sp.Symbol("omega", positive=True)
+DIMS = (4, 6)
+
+ROTARY_STATEMENTS: dict[str, tuple[str, str]] = {
+    "THM-ROPE-REL": ("rotations compose",
+                     "R(t) = [[cos t, -sin t], [sin t, cos t]]: R(p w)^T R(q w) = R((q - p) w) for every real "
+                     "frequency w (entrywise; generic omega), hence for every rotary rule and scaling."),
+    "THM-ROPE-ATTN": ("rotary attention is relative",
+                      "For every layout (halves, pairs) and dim in {4, 6} with opaque frequencies, "
+                      "<apply(x, p), apply(y, q)> = <x, apply(y, q - p)>, apply(x, p) = x*cos_cache(p) + "
+                      "rot(x)*sin_cache(p) with the caches of DEF-ROPE-LAYOUT."),
+}
+
+
+def _ob(name: str, lhs: Any, rhs: Any) -> Any:
+    from .theorems import Obligation  # at call time: spec.theorems registers these statements on import
+    return Obligation(name, lhs, rhs, "laurent")
+
+
+def rotation(t: Any) -> sp.Matrix:
+    return sp.Matrix([[sp.cos(t), -sp.sin(t)], [sp.sin(t), sp.cos(t)]])
+
+
+def rel_obligations() -> list[Any]:
+    """THM-ROPE-REL entrywise."""
+    lhs = rotation(P * OMEGA).T * rotation(Q * OMEGA)
+    rhs = rotation((Q - P) * OMEGA)
+    return [_ob(f"R(p w)^T R(q w) = R((q-p) w) [{i},{j}]", lhs[i, j], rhs[i, j]) for i in range(2) for j in range(2)]
+
+
+def _partner(layout: str, dim: int, j: int) -> tuple[int, int]:
+    """(index, sign) with rot(x)[j] = sign * x[index]: rotate-half or rotate-every-two."""
+    h = dim // 2
+    if layout == "halves":
+        return (j + h, -1) if j < h else (j - h, 1)
+    return (j + 1, -1) if j % 2 == 0 else (j - 1, 1)
+
+
+def apply_rope(x: list[Any], p: Any, layout: str, dim: int) -> list[Any]:
+    """x * cos_cache(p) + rot(x) * sin_cache(p), frequencies the opaque omega_k of DEF-ROPE-LAYOUT's k."""
+    w = [sp.Symbol(f"omega{k}", positive=True) for k in range(dim // 2)]
+    out = []
+    for j in range(dim):
+        th = w[frequency_index(layout, dim, j)] * p
+        i, s = _partner(layout, dim, j)
+        out.append(x[j] * sp.cos(th) + s * x[i] * sp.sin(th))
+    return out
+
+
+def attn_obligations() -> list[Any]:
+    """THM-ROPE-ATTN for both duplicated layouts at DIMS."""
+    out = []
+    for layout in ("halves", "pairs"):
+        for dim in DIMS:
+            x = list(sp.symbols(f"x0:{dim}", real=True))
+            y = list(sp.symbols(f"y0:{dim}", real=True))
+            lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim)))
+            rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim)))
+            out.append(_ob(f"{layout} dim {dim}: <R_p x, R_q y> = <x, R_(q-p) y>", lhs, rhs))
+    return out

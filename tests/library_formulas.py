@@ -1,0 +1,125 @@
+"""Library formulas for 2-D grids and rotary caches, transcribed in NumPy (our own code, not theirs).
+
+Each function follows what the cited public function computes, in the dtype it computes in (the
+source, path and commit read are in ``spec/sources.py`` GRID_SOURCES / ROTARY_SOURCES). The tests
+check these tables against the spec's profiles, and wrong variants against the right profile.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+F32 = np.float32
+
+
+def sincos_1d_concat(dim: int, pos: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """MAE/diffusers get_1d_sincos_pos_embed_from_grid: w = 1/10000^(k/(dim/2)); [sin | cos]."""
+    omega = np.arange(dim // 2, dtype=dtype) / dtype(dim / 2.0)
+    omega = (1.0 / 10000 ** omega).astype(dtype)
+    out = np.einsum("m,d->md", pos.reshape(-1), omega)
+    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+
+def mae_2d(dim: int, n: int, cls: bool = False) -> np.ndarray:
+    """facebookresearch/mae util/pos_embed.py get_2d_sincos_pos_embed (float32 grid and omega)."""
+    g = np.arange(n, dtype=F32)
+    gw, gh = np.meshgrid(g, g)  # w first: gw varies along columns
+    emb = np.concatenate([sincos_1d_concat(dim // 2, gw, F32), sincos_1d_concat(dim // 2, gh, F32)], axis=1)
+    if cls:
+        emb = np.concatenate([np.zeros([1, dim]), emb], axis=0)
+    return emb
+
+
+def diffusers_2d(dim: int, n: int, base_size: float = 16, interpolation_scale: float = 1.0,
+                 extra_tokens: int = 0) -> np.ndarray:
+    """diffusers get_2d_sincos_pos_embed: float32 grid i / (n / base_size) / scale, float64 omega;
+    the model casts the table to float32 (``.float()``)."""
+    g = np.arange(n, dtype=F32) / F32(n / base_size) / F32(interpolation_scale)
+    gw, gh = np.meshgrid(g, g)
+    emb = np.concatenate([sincos_1d_concat(dim // 2, gw.astype(np.float64)),
+                          sincos_1d_concat(dim // 2, gh.astype(np.float64))], axis=1)
+    if extra_tokens:
+        emb = np.concatenate([np.zeros([extra_tokens, dim]), emb], axis=0)
+    return emb.astype(F32)
+
+
+def timm_2d(dim: int, shape: tuple[int, int], reverse_coord: bool = False, interleave: bool = False,
+            temperature: float = 10000.0) -> np.ndarray:
+    """timm build_sincos2d_pos_embed (float32): bands T^(-k/(dim/4)); ij grid; stack sin/cos on dim 1 or 2."""
+    pos_dim = dim // 4
+    bands = (1.0 / (F32(temperature) ** (np.arange(pos_dim).astype(F32) / F32(pos_dim)))).astype(F32)
+    shp = shape[::-1] if reverse_coord else shape
+    grid = np.stack(np.meshgrid(*[np.arange(s).astype(F32) for s in shp], indexing="ij")).reshape(2, -1).T
+    pos2 = grid[:, :, None] * bands[None, None, :]  # (HW, 2, pos_dim)
+    st = np.stack([np.sin(pos2), np.cos(pos2)], axis=2 if interleave else 1)
+    return st.reshape(st.shape[0], -1).astype(F32)
+
+
+def detr_sine(dim: int, h: int, w: int, normalize: bool = False, temperature: float = 10000.0) -> np.ndarray:
+    """facebookresearch/detr PositionEmbeddingSine(num_pos_feats=dim/2) (float32), returned as (H*W, dim)."""
+    npf = dim // 2
+    y = np.broadcast_to(np.arange(1, h + 1, dtype=F32)[:, None], (h, w))
+    x = np.broadcast_to(np.arange(1, w + 1, dtype=F32)[None, :], (h, w))
+    if normalize:
+        eps = F32(1e-6)
+        y = y / (y[-1:, :] + eps) * F32(2 * math.pi)
+        x = x / (x[:, -1:] + eps) * F32(2 * math.pi)
+    j = np.arange(npf, dtype=F32)
+    dim_t = (F32(temperature) ** (F32(2) * np.floor(j / 2) / F32(npf))).astype(F32)
+    px, py = x[..., None] / dim_t, y[..., None] / dim_t
+    def inter(p: np.ndarray) -> np.ndarray:
+        return np.stack([np.sin(p[..., 0::2]), np.cos(p[..., 1::2])], axis=3).reshape(h, w, npf)
+    pos = np.concatenate([inter(py), inter(px)], axis=2)  # (H, W, C); DETR returns it permuted to (C, H, W)
+    return pos.reshape(h * w, dim).astype(F32)
+
+
+# --- rotary -------------------------------------------------------------------------------------
+
+def inv_freq_default(dim: int, base: float = 10000.0, dtype=F32) -> np.ndarray:
+    """transformers _compute_default_rope_parameters / gpt-neox RotaryEmbedding: 1/(b^(arange(0,dim,2)/dim))."""
+    return (1.0 / (dtype(base) ** (np.arange(0, dim, 2).astype(dtype) / dtype(dim)))).astype(dtype)
+
+
+def rope_cache(inv_freq: np.ndarray, n: int, layout: str = "halves", scaling: float = 1.0,
+               dtype=F32) -> tuple[np.ndarray, np.ndarray]:
+    """LlamaRotaryEmbedding / gpt-neox: emb = cat(freqs, freqs) (halves) or repeat_interleave(2) (pairs)."""
+    t = np.arange(n).astype(inv_freq.dtype)
+    freqs = np.outer(t, inv_freq).astype(inv_freq.dtype)
+    emb = np.concatenate([freqs, freqs], axis=1) if layout == "halves" else np.repeat(freqs, 2, axis=1)
+    return ((np.cos(emb) * scaling).astype(dtype), (np.sin(emb) * scaling).astype(dtype))
+
+
+def inv_freq_linear(dim: int, factor: float, base: float = 10000.0) -> np.ndarray:
+    return (inv_freq_default(dim, base) / F32(factor)).astype(F32)
+
+
+def inv_freq_dynamic(dim: int, factor: float, max_pos: int, seq_len: int, base: float = 10000.0) -> np.ndarray:
+    n = seq_len if seq_len > max_pos else max_pos
+    b = base * ((factor * n / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+    return inv_freq_default(dim, b)
+
+
+def inv_freq_llama3(dim: int, base: float, factor: float, low: float, high: float, old: int) -> np.ndarray:
+    inv = inv_freq_default(dim, base).astype(np.float64)
+    wavelen = 2 * math.pi / inv
+    out = np.where(wavelen > old / low, inv / factor, inv)
+    smooth = (old / wavelen - low) / (high - low)
+    blended = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < old / high) & ~(wavelen > old / low)
+    return np.where(medium, blended, out).astype(F32)
+
+
+def inv_freq_yarn(dim: int, base: float, factor: float, max_pos: int, beta_fast: float = 32,
+                  beta_slow: float = 1) -> tuple[np.ndarray, float]:
+    def corr(rot: float) -> float:
+        return (dim * math.log(max_pos / (rot * 2 * math.pi))) / (2 * math.log(base))
+    low = max(math.floor(corr(beta_fast)), 0)
+    high = min(math.ceil(corr(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    pos_freqs = base ** (np.arange(0, dim, 2).astype(F32) / F32(dim))
+    extra, inter = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+    ramp = np.clip((np.arange(dim // 2, dtype=F32) - low) / (high - low), 0, 1)
+    m = 1 - ramp
+    return (inter * (1 - m) + extra * m).astype(F32), 0.1 * math.log(factor) + 1.0
