@@ -332,14 +332,12 @@ def keras_rope(d, n, dtype):
     import keras
     from keras_hub.layers import RotaryEmbedding
     layer = RotaryEmbedding(dtype=dtype)
-    # the layer rotates its input: feed (1, 0, 1, 0, ...) pairs? no: x = ones gives cos + rotate_half(ones)*sin.
-    # Recover cos and sin exactly from two inputs: e_first-half = 1 gives cos on first half, sin on second.
-    ones = keras.ops.ones((1, n, d), dtype=dtype)
+    # the layer rotates its input x: x*cos + rotate_half(x)*sin with rotate_half([x1, x2]) = [-x2, x1].
+    # x = [1, 0] gives exactly [cos[:h], sin[h:]] (products with 1 and 0, sums with 0).
     half = keras.ops.concatenate([keras.ops.ones((1, n, d // 2), dtype=dtype),
                                   keras.ops.zeros((1, n, d // 2), dtype=dtype)], axis=-1)
     y = layer(half)  # x*cos + rotate_half(x)*sin, rotate_half(x) = [-x2, x1] = [0, 1]
     y = keras.ops.convert_to_numpy(keras.ops.cast(y[0], "float32" if dtype == "bfloat16" else dtype))
-    del ones
     h = d // 2
     cos = np.concatenate([y[:, :h], y[:, :h]], axis=1)
     sin = np.concatenate([y[:, h:], y[:, h:]], axis=1)
@@ -521,9 +519,11 @@ CASES: list[Case] = [
          "x_transformers.x_transformers.ScaledSinusoidalEmbedding", "1d", "vaswani-concat", xt_scaled,
          flags=["--amplitude", "0.125"], claim="scale parameter initialised to dim ** -0.5 (1/8 at d = 64)",
          d_odd=None, odd_note="assert divisible_by(dim, 2)"),
+    # pairs: forward stacks (freqs, freqs) and rearranges '... d r -> ... (d r)' (first read as halves; the sliced
+    # check against vaswani-concat failed with error 2 and showed it)
     Case("x-transformers/RotaryEmbedding", "x-transformers", "x_transformers.x_transformers.RotaryEmbedding",
-         "rotary", "rope-halves", xt_rope, d_odd=None, odd_note="dim must be even",
-         derive=derive_rope("halves", "vaswani-concat")),
+         "rotary", "rope-pairs", xt_rope, d_odd=None, odd_note="dim must be even",
+         derive=derive_rope("pairs", "vaswani")),
     Case("rotary-embedding-torch/RotaryEmbedding", "rotary-embedding-torch", "rotary_embedding_torch.RotaryEmbedding",
          "rotary", "rope-pairs", ret_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
