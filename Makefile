@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sinpe-installed
 
-.PHONY: verify test bench golden clean
+.PHONY: verify test bench golden clean survey
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -26,5 +26,21 @@ bench: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/sinpe golden
 
+# The conformance survey of real libraries (survey/): its own pinned environment, run on demand, never by `make test`.
+SVENV  := .venv-survey
+SBIN   := $(SVENV)/bin
+SSTAMP := $(SVENV)/.sinpe-survey-installed
+
+$(SSTAMP): pyproject.toml requirements.lock survey/requirements.lock
+	$(PYTHON) -m venv $(SVENV)
+	$(SBIN)/pip install -q -c survey/requirements.lock torch==2.13.0
+	# every package is pinned in the lock, so --no-deps installs exactly it (no tensorflow, no triton)
+	$(SBIN)/pip install -q --no-deps -r survey/requirements.lock
+	$(SBIN)/pip install -q --no-deps --no-build-isolation -e .
+	touch $(SSTAMP)
+
+survey: $(SSTAMP)
+	KERAS_BACKEND=torch $(SBIN)/python survey/run.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(SVENV) build *.egg-info .pytest_cache

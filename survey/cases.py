@@ -1,0 +1,545 @@
+"""The surveyed library functions: how each is called, and which sinpe profile it should implement.
+
+Imported only inside the survey environment (``make survey``): every import of a library happens
+inside a case's ``run`` so that one missing or broken library fails its own entries, not the survey.
+
+A case's ``run(d, n, dtype)`` calls the library the way a user would (a module moved with
+``module.to(dtype)`` and called through its forward, a function given its dtype argument where it
+has one, otherwise its float32 result cast with ``.to(dtype)``) and returns ``(table, call)``:
+``table`` a tensor or array holding the encoding of positions 0..n-1 (1-D: rows = positions; 2-D
+grids: rows = grid cells in row-major order; rotary: ``(cos, sin)``), ``call`` the exact code run.
+
+``profile``/``flags`` name the profile the library's own documentation or code says it implements,
+in ``sinpe check`` terms. Grid and rotary profiles do not exist yet (issue 13, parts 1 and 2); their
+intended names are listed in ``PENDING_PROFILES`` and the survey records what ``sinpe`` answers.
+``derive`` (2-D and rotary) gives 1-D tables sliced out by hand, with the 1-D profile each slice
+should implement: what a user can check today.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+# Intended profile names for tables sinpe has no profile for yet (issue 13 parts 1 and 2).
+PENDING_PROFILES = {
+    "grid2d-mae": "2-D grid: MAE/diffusers/open_clip get_2d_sincos_pos_embed ([axis w | axis h], each vaswani-concat)",
+    "grid2d-timm": "2-D grid: timm build_sincos2d_pos_embed ([sin h|sin w|cos h|cos w])",
+    "grid2d-detr": "2-D grid: DETR sine embedding ([axis y | axis x], each interleaved, positions from 1)",
+    "grid2d-pe": "2-D grid: positional-encodings PositionalEncoding2D",
+    "rope-halves": "rotary cos/sin cache, halves duplicated [t0..t(h-1), t0..t(h-1)] (rotate-half)",
+    "rope-pairs": "rotary cos/sin cache, pairwise duplicated [t0,t0,t1,t1,...] (GPT-J style)",
+    "rope-halves-explicit": "rotary cos/sin cache, halves layout, explicit (scaled) frequencies",
+    "rope2d-timm": "2-D rotary cache (timm build_rotary_pos_embed)",
+}
+
+DTYPES = ("float32", "float64", "float16", "bfloat16")
+
+
+@dataclass
+class Case:
+    id: str
+    library: str            # distribution name (version read from its metadata)
+    function: str           # importable qualified name
+    kind: str               # "1d" | "grid2d" | "rotary"
+    profile: str            # intended profile (a preset, or a PENDING_PROFILES name)
+    run: Callable
+    flags: list = field(default_factory=list)
+    claim: str = ""         # what the library's own docstring/comment says
+    d_even: int = 64
+    d_odd: int | None = 65  # None: the case does not take odd d (said in `odd_note`)
+    odd_note: str = ""
+    dtypes: tuple = DTYPES
+    derive: Callable | None = None  # table -> [(label, 2-D array, profile, flags, d)]
+    n: int = 1024
+
+
+def _t(dtype):
+    import torch
+    return getattr(torch, dtype)
+
+
+def _zeros_input(n, d, dtype):
+    import torch
+    return torch.zeros(1, n, d, dtype=_t(dtype))
+
+
+# ---------------------------------------------------------------- transformers
+
+
+def _hf(modpath):
+    import importlib
+    return importlib.import_module("transformers.models." + modpath)
+
+
+def distilbert(d, n, dtype):
+    import torch
+    m = _hf("distilbert.modeling_distilbert")
+    out = torch.empty(n, d, dtype=_t(dtype))
+    m.create_sinusoidal_embeddings(n, d, out)
+    return out, f"out = torch.empty({n}, {d}, dtype=torch.{dtype}); create_sinusoidal_embeddings({n}, {d}, out)"
+
+
+def xlm(d, n, dtype):
+    import torch
+    m = _hf("xlm.modeling_xlm")
+    out = torch.empty(n, d, dtype=_t(dtype))
+    m.create_sinusoidal_embeddings(n, d, out)
+    return out, f"out = torch.empty({n}, {d}, dtype=torch.{dtype}); create_sinusoidal_embeddings({n}, {d}, out)"
+
+
+def _create_weight_module(modpath, cls):
+    def run(d, n, dtype):
+        import torch
+        C = getattr(_hf(modpath), cls)
+        emb = C(n, d).to(_t(dtype))
+        with torch.no_grad():
+            emb.weight.copy_(emb.create_weight())  # what _init_weights does
+            out = emb(torch.Size([1, n]))
+        return out, (f"emb = {cls}({n}, {d}).to(torch.{dtype}); emb.weight.copy_(emb.create_weight()); "
+                     f"emb(torch.Size([1, {n}]))")
+    return run
+
+
+def _offset_module(modpath, cls, call):
+    """Modules that read row position+padding_idx+1 (fairseq's make_positions); padding_idx = 1."""
+    def run(d, n, dtype):
+        import torch
+        C = getattr(_hf(modpath), cls)
+        with torch.no_grad():
+            if call == "fsmt":
+                emb = C(n + 2, d, 1)
+                emb.make_weight(n + 2, d, 1)  # what _init_weights does
+                emb = emb.to(_t(dtype))
+                out = emb(torch.full((1, n), 5))
+                code = (f"emb = {cls}({n + 2}, {d}, 1); emb.make_weight({n + 2}, {d}, 1); emb.to(torch.{dtype}); "
+                        f"emb(torch.full((1, {n}), 5))")
+            elif call == "position_ids":
+                emb = C(n, d, 1).to(_t(dtype))
+                out = emb(torch.arange(n)[None])
+                code = f"{cls}({n}, {d}, padding_idx=1).to(torch.{dtype})(torch.arange({n})[None])"
+            else:
+                emb = C(n, d, 1).to(_t(dtype))
+                out = emb(torch.full((1, n), 5))
+                code = f"{cls}({n}, {d}, padding_idx=1).to(torch.{dtype})(torch.full((1, {n}), 5))"
+        return out[0], code
+    return run
+
+
+def musicgen(d, n, dtype):
+    import torch
+    C = _hf("musicgen.modeling_musicgen").MusicgenSinusoidalPositionalEmbedding
+    emb = C(n, d).to(_t(dtype))
+    out = emb(torch.zeros(1, 1, n, dtype=torch.long))
+    return out.reshape(n, -1), f"MusicgenSinusoidalPositionalEmbedding({n}, {d}).to(torch.{dtype})(torch.zeros(1, 1, {n}, dtype=torch.long))"
+
+
+def hf_whisper(d, n, dtype):
+    f = _hf("whisper.modeling_whisper").sinusoids
+    return f(n, d).to(_t(dtype)), f"sinusoids({n}, {d}).to(torch.{dtype})"
+
+
+def gptj(d, n, dtype):
+    f = _hf("gptj.modeling_gptj").create_sinusoidal_positions
+    return f(n, d).to(_t(dtype)), f"create_sinusoidal_positions({n}, {d}).to(torch.{dtype})"
+
+
+ROPE = {
+    "default": None,
+    "linear": {"rope_type": "linear", "factor": 2.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "llama3": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 256},
+    "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 256},
+}
+
+
+def llama_rope(kind):
+    def run(d, n, dtype):
+        import torch
+        mod = _hf("llama.modeling_llama")
+        cfgmod = _hf("llama.configuration_llama")
+        params = {"rope_type": "default", "rope_theta": 10000.0}
+        if ROPE[kind]:
+            params.update(ROPE[kind])
+        cfg = cfgmod.LlamaConfig(hidden_size=d * 2, num_attention_heads=2, head_dim=d,
+                                 max_position_embeddings=n, rope_parameters=params)
+        rope = mod.LlamaRotaryEmbedding(cfg).to(_t(dtype))
+        x = torch.zeros(1, n, d, dtype=_t(dtype))
+        cos, sin = rope(x, torch.arange(n)[None])
+        code = (f"LlamaRotaryEmbedding(LlamaConfig(hidden_size={2 * d}, num_attention_heads=2, head_dim={d}, "
+                f"max_position_embeddings={n}, rope_parameters={params!r})).to(torch.{dtype})"
+                f"(torch.zeros(1, {n}, {d}, dtype=torch.{dtype}), torch.arange({n})[None])")
+        return (cos[0], sin[0]), code
+    return run
+
+
+def neox_rope(d, n, dtype):
+    import torch
+    mod = _hf("gpt_neox.modeling_gpt_neox")
+    cfg = _hf("gpt_neox.configuration_gpt_neox").GPTNeoXConfig(
+        hidden_size=d * 2, num_attention_heads=2, rotary_pct=1.0, max_position_embeddings=n)
+    rope = mod.GPTNeoXRotaryEmbedding(cfg).to(_t(dtype))
+    cos, sin = rope(torch.zeros(1, n, d, dtype=_t(dtype)), torch.arange(n)[None])
+    code = (f"GPTNeoXRotaryEmbedding(GPTNeoXConfig(hidden_size={2 * d}, num_attention_heads=2, rotary_pct=1.0, "
+            f"max_position_embeddings={n})).to(torch.{dtype})(torch.zeros(1, {n}, {d}), torch.arange({n})[None])")
+    return (cos[0], sin[0]), code
+
+
+def detr(d, n, dtype):
+    import torch
+    C = _hf("detr.modeling_detr").DetrSinePositionEmbedding
+    g = int(round(math.sqrt(n)))
+    emb = C(num_position_features=d // 2)
+    out = emb(shape=torch.Size([1, 3, g, g]), device="cpu", dtype=_t(dtype))
+    # [1, C, h, w] or [1, h*w, C]: bring to rows = cells (row-major), columns = channels
+    t = out[0]
+    if t.dim() == 3:
+        t = t.permute(1, 2, 0).reshape(g * g, -1)
+    return t, (f"DetrSinePositionEmbedding(num_position_features={d // 2})(shape=torch.Size([1, 3, {g}, {g}]), "
+               f"device='cpu', dtype=torch.{dtype})")
+
+
+# ---------------------------------------------------------------- diffusers
+
+
+def diffusers_timestep(flip, shift):
+    def run(d, n, dtype):
+        import torch
+        from diffusers.models.embeddings import get_timestep_embedding
+        out = get_timestep_embedding(torch.arange(n), d, flip_sin_to_cos=flip, downscale_freq_shift=shift)
+        return out.to(_t(dtype)), (f"get_timestep_embedding(torch.arange({n}), {d}, flip_sin_to_cos={flip}, "
+                                   f"downscale_freq_shift={shift}).to(torch.{dtype})")
+    return run
+
+
+def diffusers_1d_grid(d, n, dtype):
+    import torch
+    from diffusers.models.embeddings import get_1d_sincos_pos_embed_from_grid
+    out = get_1d_sincos_pos_embed_from_grid(d, torch.arange(n), output_type="pt", dtype=_t(dtype))
+    return out, (f"get_1d_sincos_pos_embed_from_grid({d}, torch.arange({n}), output_type='pt', "
+                 f"dtype=torch.{dtype})")
+
+
+def diffusers_sinusoidal_module(d, n, dtype):
+    import torch
+    from diffusers.models.embeddings import SinusoidalPositionalEmbedding
+    m = SinusoidalPositionalEmbedding(d, max_seq_length=n).to(_t(dtype))
+    return m(_zeros_input(n, d, dtype))[0], (
+        f"SinusoidalPositionalEmbedding({d}, max_seq_length={n}).to(torch.{dtype})(torch.zeros(1, {n}, {d}))")
+
+
+def diffusers_2d(d, n, dtype):
+    from diffusers.models.embeddings import get_2d_sincos_pos_embed
+    g = int(round(math.sqrt(n)))
+    out = get_2d_sincos_pos_embed(d, g, base_size=g, output_type="pt")
+    return out.to(_t(dtype)), f"get_2d_sincos_pos_embed({d}, {g}, base_size={g}, output_type='pt').to(torch.{dtype})"
+
+
+def diffusers_rope(d, n, dtype):
+    import torch
+    from diffusers.models.embeddings import get_1d_rotary_pos_embed
+    cos, sin = get_1d_rotary_pos_embed(d, n, use_real=True, repeat_interleave_real=True)
+    return (cos.to(_t(dtype)), sin.to(_t(dtype))), (
+        f"get_1d_rotary_pos_embed({d}, {n}, use_real=True, repeat_interleave_real=True) -> .to(torch.{dtype})")
+
+
+# ---------------------------------------------------------------- timm / open_clip
+
+
+def timm_2d(d, n, dtype):
+    from timm.layers import build_sincos2d_pos_embed
+    g = int(round(math.sqrt(n)))
+    return build_sincos2d_pos_embed([g, g], d, dtype=_t(dtype)), (
+        f"timm.layers.build_sincos2d_pos_embed([{g}, {g}], {d}, dtype=torch.{dtype})")
+
+
+def timm_rope(d, n, dtype):
+    from timm.layers import build_rotary_pos_embed
+    g = int(round(math.sqrt(n)))
+    sin, cos = build_rotary_pos_embed([g, g], dim=d, dtype=_t(dtype))
+    return (cos, sin), f"timm.layers.build_rotary_pos_embed([{g}, {g}], dim={d}, dtype=torch.{dtype})  # -> (sin, cos)"
+
+
+def open_clip_2d(d, n, dtype):
+    import torch
+    from open_clip.pos_embed import get_2d_sincos_pos_embed
+    g = int(round(math.sqrt(n)))
+    out = torch.from_numpy(get_2d_sincos_pos_embed(d, g)).to(_t(dtype))
+    return out, f"torch.from_numpy(open_clip.pos_embed.get_2d_sincos_pos_embed({d}, {g})).to(torch.{dtype})"
+
+
+def open_clip_1d(d, n, dtype):
+    import torch
+    from open_clip.pos_embed import get_1d_sincos_pos_embed_from_grid
+    out = torch.from_numpy(get_1d_sincos_pos_embed_from_grid(d, np.arange(n, dtype=np.float64))).to(_t(dtype))
+    return out, (f"torch.from_numpy(open_clip.pos_embed.get_1d_sincos_pos_embed_from_grid({d}, "
+                 f"np.arange({n}, dtype=np.float64))).to(torch.{dtype})")
+
+
+# ---------------------------------------------------------------- lucidrains
+
+
+def xt_scaled(d, n, dtype):
+    import torch
+    from x_transformers.x_transformers import ScaledSinusoidalEmbedding
+    m = ScaledSinusoidalEmbedding(d).to(_t(dtype))
+    with torch.no_grad():
+        out = m(torch.zeros(1, n, d, dtype=_t(dtype)))
+    return out, f"ScaledSinusoidalEmbedding({d}).to(torch.{dtype})(torch.zeros(1, {n}, {d}))"
+
+
+def xt_rope(d, n, dtype):
+    import torch
+    from x_transformers.x_transformers import RotaryEmbedding
+    m = RotaryEmbedding(d).to(_t(dtype))
+    freqs, _ = m(torch.arange(n))
+    freqs = freqs.reshape(n, -1)
+    return (freqs.cos(), freqs.sin()), f"f, _ = RotaryEmbedding({d}).to(torch.{dtype})(torch.arange({n})); (f.cos(), f.sin())"
+
+
+def ret_rope(d, n, dtype):
+    import torch
+    from rotary_embedding_torch import RotaryEmbedding
+    m = RotaryEmbedding(d).to(_t(dtype))
+    freqs = m(torch.arange(n, dtype=_t(dtype)))
+    return (freqs.cos(), freqs.sin()), (
+        f"f = RotaryEmbedding({d}).to(torch.{dtype})(torch.arange({n}, dtype=torch.{dtype})); (f.cos(), f.sin())")
+
+
+# ---------------------------------------------------------------- others
+
+
+def pyg(d, n, dtype):
+    import torch
+    from torch_geometric.nn.encoding import PositionalEncoding
+    m = PositionalEncoding(d).to(_t(dtype))
+    return m(torch.arange(n, dtype=_t(dtype))), f"PositionalEncoding({d}).to(torch.{dtype})(torch.arange({n}, dtype=torch.{dtype}))"
+
+
+def keras_sine(d, n, dtype):
+    import keras
+    from keras_hub.layers import SinePositionEncoding
+    layer = SinePositionEncoding(dtype=dtype)
+    out = layer(keras.ops.zeros((1, n, d), dtype=dtype))
+    return keras.ops.convert_to_numpy(keras.ops.cast(out[0], "float32" if dtype == "bfloat16" else dtype)), (
+        f"SinePositionEncoding(dtype='{dtype}')(keras.ops.zeros((1, {n}, {d}), dtype='{dtype}'))  # KERAS_BACKEND=torch")
+
+
+def keras_rope(d, n, dtype):
+    import keras
+    from keras_hub.layers import RotaryEmbedding
+    layer = RotaryEmbedding(dtype=dtype)
+    # the layer rotates its input x: x*cos + rotate_half(x)*sin with rotate_half([x1, x2]) = [-x2, x1].
+    # x = [1, 0] gives exactly [cos[:h], sin[h:]] (products with 1 and 0, sums with 0).
+    half = keras.ops.concatenate([keras.ops.ones((1, n, d // 2), dtype=dtype),
+                                  keras.ops.zeros((1, n, d // 2), dtype=dtype)], axis=-1)
+    y = layer(half)  # x*cos + rotate_half(x)*sin, rotate_half(x) = [-x2, x1] = [0, 1]
+    y = keras.ops.convert_to_numpy(keras.ops.cast(y[0], "float32" if dtype == "bfloat16" else dtype))
+    h = d // 2
+    cos = np.concatenate([y[:, :h], y[:, :h]], axis=1)
+    sin = np.concatenate([y[:, h:], y[:, h:]], axis=1)
+    return (cos, sin), (f"y = RotaryEmbedding(dtype='{dtype}')(concat(ones(1, {n}, {h}), zeros(1, {n}, {h}))): "
+                        f"cos = y[..., :{h}], sin = y[..., {h}:]  # KERAS_BACKEND=torch")
+
+
+def pe1d(d, n, dtype):
+    from positional_encodings.torch_encodings import PositionalEncoding1D
+    m = PositionalEncoding1D(d).to(_t(dtype))
+    return m(_zeros_input(n, d, dtype))[0], f"PositionalEncoding1D({d}).to(torch.{dtype})(torch.zeros(1, {n}, {d}, dtype=torch.{dtype}))"
+
+
+def pe2d(d, n, dtype):
+    import torch
+    from positional_encodings.torch_encodings import PositionalEncoding2D
+    g = int(round(math.sqrt(n)))
+    m = PositionalEncoding2D(d).to(_t(dtype))
+    out = m(torch.zeros(1, g, g, d, dtype=_t(dtype)))[0]
+    return out.reshape(g * g, d), f"PositionalEncoding2D({d}).to(torch.{dtype})(torch.zeros(1, {g}, {g}, {d}))"
+
+
+def whisper(d, n, dtype):
+    from whisper.model import sinusoids
+    return sinusoids(n, d).to(_t(dtype)), f"whisper.model.sinusoids({n}, {d}).to(torch.{dtype})"
+
+
+# ---------------------------------------------------------------- derived 1-D slices
+
+
+def _np(t):
+    if isinstance(t, np.ndarray):
+        return t
+    import torch
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.detach().cpu().numpy()
+
+
+def derive_rope(layout, profile, flags=()):
+    """1-D tables from a rotary (cos, sin) cache: the first half of each (halves layout) or every
+    other column (pairs layout), put side by side as [sin | cos] (vaswani-concat) or interleaved."""
+    def f(table):
+        cos, sin = (_np(x) for x in table)
+        if layout == "halves":
+            h = cos.shape[1] // 2
+            t = np.concatenate([sin[:, :h], cos[:, :h]], axis=1)
+        else:
+            t = np.empty_like(cos)
+            t[:, 0::2] = sin[:, 0::2]
+            t[:, 1::2] = cos[:, 0::2]
+        return [("cos/sin cache sliced: " + ("[sin[:, :h] | cos[:, :h]]" if layout == "halves"
+                                               else "interleave(sin[:, ::2], cos[:, ::2])"),
+                 t, profile, list(flags), t.shape[1])]
+    return f
+
+
+def derive_grid(groups, profile, flags=()):
+    """1-D tables from a 2-D grid (rows = cells, row-major over a g x g grid): for each group of
+    columns, the rows along the axis that group varies with (the other axis at its first index)."""
+    def f(table):
+        t = _np(table)
+        g = int(round(math.sqrt(t.shape[0])))
+        out = []
+        for label, cols in groups(t.shape[1]):
+            sub = t[:, cols]
+            along_j = sub[:g]            # i = 0, j = 0..g-1
+            along_i = sub[::g][:g]       # j = 0, i = 0..g-1
+            vary_j = float(np.ptp(along_j, axis=0).max()) if g > 1 else 0.0
+            pick, name = (along_j, "j") if vary_j > 0 else (along_i, "i")
+            out.append((f"{label}: columns {cols[0]}..{cols[-1]}, rows along axis {name}",
+                        np.ascontiguousarray(pick), profile, list(flags), len(cols)))
+        return out
+    return f
+
+
+def _halves(w):
+    h = w // 2
+    return [("first half", list(range(h))), ("second half", list(range(h, w)))]
+
+
+def _timm_quarters(w):
+    q = w // 4
+    return [("axis 0 (sin q0 + cos q2)", list(range(0, q)) + list(range(2 * q, 3 * q))),
+            ("axis 1 (sin q1 + cos q3)", list(range(q, 2 * q)) + list(range(3 * q, 4 * q)))]
+
+
+CASES: list[Case] = [
+    # transformers: absolute 1-D tables
+    Case("transformers/distilbert.create_sinusoidal_embeddings", "transformers",
+         "transformers.models.distilbert.modeling_distilbert.create_sinusoidal_embeddings", "1d", "vaswani", distilbert),
+    Case("transformers/xlm.create_sinusoidal_embeddings", "transformers",
+         "transformers.models.xlm.modeling_xlm.create_sinusoidal_embeddings", "1d", "vaswani", xlm),
+    Case("transformers/marian.MarianSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.marian.modeling_marian.MarianSinusoidalPositionalEmbedding", "1d", "vaswani-concat",
+         _create_weight_module("marian.modeling_marian", "MarianSinusoidalPositionalEmbedding"),
+         claim="'Identical to the XLM create_sinusoidal_embeddings except features are not interleaved'"),
+    Case("transformers/pegasus.PegasusSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.pegasus.modeling_pegasus.PegasusSinusoidalPositionalEmbedding", "1d", "vaswani-concat",
+         _create_weight_module("pegasus.modeling_pegasus", "PegasusSinusoidalPositionalEmbedding")),
+    Case("transformers/roformer.RoFormerSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.roformer.modeling_roformer.RoFormerSinusoidalPositionalEmbedding", "1d", "vaswani-concat",
+         _create_weight_module("roformer.modeling_roformer", "RoFormerSinusoidalPositionalEmbedding")),
+    Case("transformers/time_series_transformer.TimeSeriesSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.time_series_transformer.modeling_time_series_transformer."
+         "TimeSeriesSinusoidalPositionalEmbedding", "1d", "vaswani-concat",
+         _create_weight_module("time_series_transformer.modeling_time_series_transformer",
+                               "TimeSeriesSinusoidalPositionalEmbedding")),
+    Case("transformers/fsmt.SinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.fsmt.modeling_fsmt.SinusoidalPositionalEmbedding", "1d", "t2t",
+         _offset_module("fsmt.modeling_fsmt", "SinusoidalPositionalEmbedding", "fsmt"), flags=["--offset", "2"],
+         claim="'matches the implementation in tensor2tensor'; positions begin at padding_idx+1"),
+    Case("transformers/xglm.XGLMSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.xglm.modeling_xglm.XGLMSinusoidalPositionalEmbedding", "1d", "t2t",
+         _offset_module("xglm.modeling_xglm", "XGLMSinusoidalPositionalEmbedding", "position_ids"),
+         flags=["--offset", "2"], claim="'matches the implementation in tensor2tensor'; self.offset = 2"),
+    Case("transformers/m2m_100.M2M100SinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.m2m_100.modeling_m2m_100.M2M100SinusoidalPositionalEmbedding", "1d", "t2t",
+         _offset_module("m2m_100.modeling_m2m_100", "M2M100SinusoidalPositionalEmbedding", "input_ids"),
+         flags=["--offset", "2"]),
+    Case("transformers/speech_to_text.Speech2TextSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.speech_to_text.modeling_speech_to_text.Speech2TextSinusoidalPositionalEmbedding",
+         "1d", "t2t", _offset_module("speech_to_text.modeling_speech_to_text",
+                                     "Speech2TextSinusoidalPositionalEmbedding", "input_ids"),
+         flags=["--offset", "2"]),
+    Case("transformers/musicgen.MusicgenSinusoidalPositionalEmbedding", "transformers",
+         "transformers.models.musicgen.modeling_musicgen.MusicgenSinusoidalPositionalEmbedding", "1d", "t2t-cos",
+         musicgen),
+    Case("transformers/whisper.sinusoids", "transformers", "transformers.models.whisper.modeling_whisper.sinusoids",
+         "1d", "t2t", hf_whisper),
+    Case("transformers/gptj.create_sinusoidal_positions", "transformers",
+         "transformers.models.gptj.modeling_gptj.create_sinusoidal_positions", "1d", "vaswani-concat", gptj,
+         claim="GPT-J's rotary sin/cos table, [sin | cos] of inv_freq = 10000^(-2k/d)"),
+    # transformers: rotary caches
+    *[Case(f"transformers/llama.LlamaRotaryEmbedding[{k}]", "transformers",
+           "transformers.models.llama.modeling_llama.LlamaRotaryEmbedding", "rotary",
+           "rope-halves" if k in ("default", "linear", "dynamic") else "rope-halves-explicit", llama_rope(k),
+           d_odd=None, odd_note="head_dim must be even (rotate-half)",
+           derive=derive_rope("halves", "vaswani-concat",
+                              {"linear": ["--phase-scale", "0.5"]}.get(k, []))
+           if k in ("default", "linear", "dynamic") else derive_rope("halves", "vaswani-concat"))
+      for k in ROPE],
+    Case("transformers/gpt_neox.GPTNeoXRotaryEmbedding", "transformers",
+         "transformers.models.gpt_neox.modeling_gpt_neox.GPTNeoXRotaryEmbedding", "rotary", "rope-halves", neox_rope,
+         d_odd=None, odd_note="head_dim must be even", derive=derive_rope("halves", "vaswani-concat")),
+    Case("transformers/detr.DetrSinePositionEmbedding", "transformers",
+         "transformers.models.detr.modeling_detr.DetrSinePositionEmbedding", "grid2d", "grid2d-detr", detr,
+         d_even=64, d_odd=None, odd_note="2 x num_position_features channels", n=256,
+         derive=derive_grid(_halves, "vaswani", ["--offset", "1"])),
+    # diffusers
+    Case("diffusers/get_timestep_embedding[default]", "diffusers",
+         "diffusers.models.embeddings.get_timestep_embedding", "1d", "t2t", diffusers_timestep(False, 1)),
+    Case("diffusers/get_timestep_embedding[flip_sin_to_cos,shift=0]", "diffusers",
+         "diffusers.models.embeddings.get_timestep_embedding", "1d", "vaswani-concat-cos",
+         diffusers_timestep(True, 0)),
+    Case("diffusers/get_1d_sincos_pos_embed_from_grid", "diffusers",
+         "diffusers.models.embeddings.get_1d_sincos_pos_embed_from_grid", "1d", "vaswani-concat", diffusers_1d_grid),
+    Case("diffusers/SinusoidalPositionalEmbedding", "diffusers",
+         "diffusers.models.embeddings.SinusoidalPositionalEmbedding", "1d", "vaswani", diffusers_sinusoidal_module),
+    Case("diffusers/get_2d_sincos_pos_embed", "diffusers", "diffusers.models.embeddings.get_2d_sincos_pos_embed",
+         "grid2d", "grid2d-mae", diffusers_2d, d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         derive=derive_grid(_halves, "vaswani-concat")),
+    Case("diffusers/get_1d_rotary_pos_embed", "diffusers", "diffusers.models.embeddings.get_1d_rotary_pos_embed",
+         "rotary", "rope-pairs", diffusers_rope, d_odd=None, odd_note="dim must be even",
+         derive=derive_rope("pairs", "vaswani")),
+    # timm, open_clip
+    Case("timm/build_sincos2d_pos_embed", "timm", "timm.layers.pos_embed_sincos.build_sincos2d_pos_embed", "grid2d",
+         "grid2d-timm", timm_2d, d_odd=None, odd_note="dim must be divisible by 4", n=256,
+         derive=derive_grid(_timm_quarters, "vaswani-concat")),
+    Case("timm/build_rotary_pos_embed", "timm", "timm.layers.pos_embed_sincos.build_rotary_pos_embed", "rotary",
+         "rope2d-timm", timm_rope, d_odd=None, odd_note="dim must be divisible by 4", n=256),
+    Case("open_clip_torch/get_2d_sincos_pos_embed", "open_clip_torch", "open_clip.pos_embed.get_2d_sincos_pos_embed",
+         "grid2d", "grid2d-mae", open_clip_2d, d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         derive=derive_grid(_halves, "vaswani-concat")),
+    Case("open_clip_torch/get_1d_sincos_pos_embed_from_grid", "open_clip_torch",
+         "open_clip.pos_embed.get_1d_sincos_pos_embed_from_grid", "1d", "vaswani-concat", open_clip_1d),
+    # lucidrains
+    Case("x-transformers/ScaledSinusoidalEmbedding", "x-transformers",
+         "x_transformers.x_transformers.ScaledSinusoidalEmbedding", "1d", "vaswani-concat", xt_scaled,
+         flags=["--amplitude", "0.125"], claim="scale parameter initialised to dim ** -0.5 (1/8 at d = 64)",
+         d_odd=None, odd_note="assert divisible_by(dim, 2)"),
+    # pairs: forward stacks (freqs, freqs) and rearranges '... d r -> ... (d r)' (first read as halves; the sliced
+    # check against vaswani-concat failed with error 2 and showed it)
+    Case("x-transformers/RotaryEmbedding", "x-transformers", "x_transformers.x_transformers.RotaryEmbedding",
+         "rotary", "rope-pairs", xt_rope, d_odd=None, odd_note="dim must be even",
+         derive=derive_rope("pairs", "vaswani")),
+    Case("rotary-embedding-torch/RotaryEmbedding", "rotary-embedding-torch", "rotary_embedding_torch.RotaryEmbedding",
+         "rotary", "rope-pairs", ret_rope, d_odd=None, odd_note="dim must be even",
+         derive=derive_rope("pairs", "vaswani")),
+    # others
+    Case("torch_geometric/nn.encoding.PositionalEncoding", "torch_geometric",
+         "torch_geometric.nn.encoding.PositionalEncoding", "1d", "vaswani", pyg,
+         claim="docstring: 'from the Attention Is All You Need paper', PE_2i = sin(x/10000^(2i/d)), "
+               "PE_2i+1 = cos(x/10000^(2i/d))"),
+    Case("keras-hub/SinePositionEncoding", "keras-hub", "keras_hub.layers.SinePositionEncoding", "1d", "vaswani",
+         keras_sine),
+    Case("keras-hub/RotaryEmbedding", "keras-hub", "keras_hub.layers.RotaryEmbedding", "rotary", "rope-halves",
+         keras_rope, d_odd=None, odd_note="rotate-half needs even d", derive=derive_rope("halves", "vaswani-concat")),
+    Case("positional-encodings/PositionalEncoding1D", "positional-encodings",
+         "positional_encodings.torch_encodings.PositionalEncoding1D", "1d", "vaswani", pe1d),
+    Case("positional-encodings/PositionalEncoding2D", "positional-encodings",
+         "positional_encodings.torch_encodings.PositionalEncoding2D", "grid2d", "grid2d-pe", pe2d, n=256,
+         d_odd=None, odd_note="not surveyed", derive=derive_grid(_halves, "vaswani")),
+    Case("openai-whisper/model.sinusoids", "openai-whisper", "whisper.model.sinusoids", "1d", "t2t", whisper),
+]
