@@ -10,13 +10,12 @@ from sinpe.spec import theorems_rotary as R
 from .engine import ObligationTheorem
 
 
-class _Once:
-    """A single instance (the statements are already generic in the frequencies)."""
-
-    name = "generic"
-
+# What each statement is proven for: REL for a symbolic frequency and symbolic positions (every head
+# dimension: the cache is block-diagonal in these 2x2 rotations); ATTN at the head dimensions R.DIMS.
+_REL_SCOPE = {"d": "all", "alpha": "1", "sigma": "1", "o": "0", "per": "2x2 block, symbolic omega, p, q"}
+_ATTN_SCOPE = {"d": f"head dimensions {list(R.DIMS)}", "alpha": "1", "sigma": "1", "o": "0", "layouts": ["halves", "pairs"]}
 
 THEOREMS = (
-    ObligationTheorem("THM-ROPE-REL", "laurent", lambda _i: R.rel_obligations(), lambda: [_Once()]),
-    ObligationTheorem("THM-ROPE-ATTN", "laurent", lambda _i: R.attn_obligations(), lambda: [_Once()]),
+    ObligationTheorem("THM-ROPE-REL", "laurent", R.rel_obligations, _REL_SCOPE),
+    ObligationTheorem("THM-ROPE-ATTN", "laurent", R.attn_obligations, _ATTN_SCOPE),
 )
