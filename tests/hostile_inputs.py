@@ -26,29 +26,36 @@ class Run:
     peak_mb: float  # peak resident memory of the command and every process it waited for
 
 
+# A small trampoline runs the command and reports its peak RSS: measured from pytest directly, the
+# kernel would count pytest's own resident pages copied at fork (signal->maxrss survives exec).
+_TRAMPOLINE = """
+import resource, subprocess, sys
+peak_file, timeout, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+try:
+    rc = subprocess.run(cmd, timeout=timeout).returncode
+except subprocess.TimeoutExpired:
+    rc = -9
+open(peak_file, "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(rc if rc >= 0 else 128 - rc)
+"""
+
+
 def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False) -> Run:
-    """Run the installed ``sinpe`` (or ``python -m sinpe.reference.cli``) in ``cwd``; the peak RSS
-    comes from ``wait4`` (the kernel's maximum over the process and its reaped children)."""
+    """Run the installed ``sinpe`` (or ``python -m sinpe.reference.cli``) in ``cwd``; the peak RSS is the
+    kernel's maximum over the command and every process it waited for (``RUSAGE_CHILDREN`` of a
+    trampoline that does nothing else)."""
     cmd = [sys.executable, "-m", "sinpe.reference.cli", *args] if module else [SCRIPT, *args]
-    out, err = cwd / ".stdout", cwd / ".stderr"
+    out, err, peak = cwd / ".stdout", cwd / ".stderr", cwd / ".peak"
     with open(out, "wb") as fo, open(err, "wb") as fe:
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL)
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - t0 > timeout:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.02)
+        proc = subprocess.run([sys.executable, "-S", "-c", _TRAMPOLINE, str(peak), str(timeout), *cmd], cwd=cwd,
+                              stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=timeout + 30)
         seconds = time.monotonic() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
     text = lambda p: p.read_bytes().decode("utf-8", "replace")  # noqa: E731
-    res = Run(proc.returncode, text(out), text(err), seconds, usage.ru_maxrss / 1024)
-    out.unlink()
-    err.unlink()
+    rc = proc.returncode if proc.returncode < 128 else -(proc.returncode - 128)
+    res = Run(rc, text(out), text(err), seconds, int(peak.read_text()) / 1024)
+    for p in (out, err, peak):
+        p.unlink()
     return res
 
 
