@@ -75,7 +75,8 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
             pos = default_callable_positions() if args.call == "positions" else np.arange(2048, dtype=np.float64)
         else:
             lim = MAX_CALL_ENTRIES // max(1, d or DEFAULT_CALLABLE_D)
-            pos = positions_from_spec(spec, lim, f"a callable is asked for at most {MAX_CALL_ENTRIES} entries")
+            pos = positions_from_spec(spec, lim, f"at d={d or DEFAULT_CALLABLE_D} a callable is asked for at most "
+                                                 f"{lim} ({MAX_CALL_ENTRIES} entries)")
         pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
         asks = args.call != "buffer"  # a buffer is not asked for a width: it has its own
         table = call_isolated(args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
