@@ -257,10 +257,14 @@ def _sincos(coords: list[Fraction], fw: np.ndarray) -> tuple[np.ndarray, np.ndar
     rows, nf = P_hi.shape[0], fw.shape[1]
     S, C = np.empty((rows, nf)), np.empty((rows, nf))
     fw = np.ascontiguousarray(fw)
-    ws = [np.empty((rows, nf)) for _ in range(6)]
-    two = bool(np.any(P2))
-    fastref._sincos_block((P1 if two else P_hi)[:, None], P_lo[:, None] if np.any(P_lo) else None,
-                          P2[:, None] if two else None, fw, S, C, ws)
+    step = max(1, fastref._BLOCK // max(nf, 1))  # scratch stays block-sized (a long cache is not copied 6 times)
+    ws_full = [np.empty((min(step, rows), nf)) for _ in range(6)]
+    two, has_lo = bool(np.any(P2)), bool(np.any(P_lo))
+    for a in range(0, rows, step):
+        b = min(rows, a + step)
+        ws = [w[: b - a] for w in ws_full]
+        fastref._sincos_block((P1 if two else P_hi)[a:b, None], P_lo[a:b, None] if has_lo else None,
+                              P2[a:b, None] if two else None, fw, S[a:b], C[a:b], ws)
     return S, C, P_hi[:, None] * fw[4][None, :]
 
 
