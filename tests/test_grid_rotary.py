@@ -246,3 +246,17 @@ def test_every_source_names_an_existing_preset():
     assert {s.preset for s in GRID_SOURCES} <= set(GRID_PRESETS)
     assert {s.preset for s in ROTARY_SOURCES} <= set(ROTARY_PRESETS)
     assert all(s.commit is None or len(s.commit) == 40 for s in GRID_SOURCES + ROTARY_SOURCES)
+
+
+def test_oracle_decides_what_the_float64_reference_cannot():
+    """A float64 table at the exact tier: every entry is within the reference's own error, so the interval
+    oracle decides each one; a 1-ulp change is caught by it."""
+    rp = get_rotary("llama")
+    plan = rotary_plan(rp, 8, list(range(12)), "sin")
+    cr = rounded_table(plan, "binary64")
+    r = check_rotary(rp, 8, sin=cr, tier="exact")
+    assert r.verdict == "conforms" and r.oracle_decided > 0
+    off = cr.copy()
+    off[7, 3] = np.nextafter(off[7, 3], 2.0)
+    r = check_rotary(rp, 8, sin=off, tier="exact")
+    assert r.verdict == "fails" and r.n_failures == 1 and (r.failures[0]["row"], r.failures[0]["index"]) == (7, 3)

@@ -34,7 +34,7 @@ import numpy as np
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 from sinpe.spec.rotary import RotaryProfile, frequencies, get_rotary, width
-from sinpe.spec.tolerance import TIERS, allowed_abs_error
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, ulp_array
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
@@ -138,7 +138,8 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
     res.n_failures = int(bad.sum())
     finite = np.isfinite(err)
     res.max_abs_error = float(err.max()) if finite.all() else math.inf
-    ulp = err / np.maximum(np.spacing(np.abs(ref).astype(fmt_np(dt))).astype(np.float64), fmt.min_subnormal)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ulp = err / ulp_array(ref, fmt)
     res.max_ulp_error = float(ulp.max()) if finite.all() else math.inf
     for r, j in list(zip(*np.nonzero(bad)))[:MAX_LISTED]:
         res.failures.append({"row": int(r), "position": plan.row_labels[r], "column": plan.labels[j], "index": int(j),
@@ -149,11 +150,6 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
     elif res.undecided:
         res.verdict, res.reason = "inconclusive", f"{res.undecided} entries could not be decided"
     return res
-
-
-def fmt_np(dt: str) -> Any:
-    """The NumPy dtype whose spacing is the format's ulp (bfloat16: float32 spacing scaled)."""
-    return {"float64": np.float64, "float32": np.float32, "float16": np.float16}.get(dt, np.float32)
 
 
 def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, theta: float, amp: float,
@@ -177,9 +173,10 @@ def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, the
     return None
 
 
-def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase") -> AngleResult:
-    """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid profile."""
-    return check_plan(table, grid_plan(grid), grid.name or grid.describe(), dtype=dtype, tier=tier)
+def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase",
+               cells: Sequence[Sequence[int]] | None = None) -> AngleResult:
+    """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid profile, or rows at ``cells`` (spatial indices)."""
+    return check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), dtype=dtype, tier=tier)
 
 
 def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
@@ -364,15 +361,40 @@ def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None) -> list
     return out
 
 
+SHAPE_FREE = ("mae", "timm", "timm-interleaved", "detr")  # presets whose values do not depend on the grid's size
+
+
+def _cell_candidates(dim: int, cells: Sequence[Sequence[int]], shape: tuple[int, int] | None) -> list[Any]:
+    sh = shape or (max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1)
+    out = []
+    for name in GRID_PRESETS if shape is not None else SHAPE_FREE:
+        for o in ([{}, {"reverse_coord": True}] if name == "timm" else [{}]):
+            try:
+                g = get_grid(name, dim, sh, **o)
+            except (ValueError, TypeError):
+                continue
+            if o.get("reverse_coord"):
+                continue  # reversed coordinates: the cells are (x, y); the same table as timm at swapped cells
+            out.append((g, o))
+    return out
+
+
 def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | None = None,
-                tier: str = "phase") -> dict[str, Any]:
-    """REQ-DETECT-GRID: which grid preset (with which options and cls rows) a (rows, d) table is."""
+                tier: str = "phase", cells: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
+    """REQ-DETECT-GRID: which grid preset (with which options and cls rows) a (rows, d) table is.
+
+    With ``cells`` (the (y, x) index of each row, any cells, >= 3 rows) only the presets whose values do not
+    depend on the grid size are tried unless ``shape`` is given (REQ-DETECT-SPARSE)."""
     t = np.asarray(table)
     rows, dim = t.shape
     dtype = dtype or stored_dtype(t)
     hits = []
-    for g, o in _grid_candidates(dim, rows, None if shape is None else tuple(shape)):
-        r = check_grid(t, g, dtype=dtype, tier=tier)
+    if cells is not None and len(cells) != rows:
+        raise ValueError(f"{rows} rows but {len(cells)} cells")
+    cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
+             else _grid_candidates(dim, rows, None if shape is None else tuple(shape)))
+    for g, o in cands:
+        r = check_grid(t, g, dtype=dtype, tier=tier, cells=cells)
         if r.verdict == "conforms":
             hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
     if not hits:

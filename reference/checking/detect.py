@@ -465,7 +465,12 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
         t = _try_transposed(y_all, against) if rows < w else None
         if t is not None:
             return t
-        raise ValueError(f"detect needs at least 8 rows at consecutive integer positions; found {len(run)}")
+        from sinpe.reference.checking.detect_sparse import as_detection, detect_sparse  # REQ-DETECT-SPARSE
+        sd = detect_sparse(y_all, [int(q) if q.is_integer() else q for q in pos.tolist()])
+        if sd.found:
+            return as_detection(sd, w, against, zeroed)
+        raise ValueError(f"detect needs at least 8 rows at consecutive integer positions for a fit, or >= 3 rows "
+                         f"at which a preset or common family member conforms; {sd.reason}")
     y = y_all[run]
     p = pos[run]
     om, qual = column_frequencies(y)

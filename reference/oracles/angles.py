@@ -33,7 +33,8 @@ import numpy as np
 
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
-from sinpe.spec.definition import frequency
+from sinpe.spec.definition import columns, frequency
+from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, frequencies, frequency_index, width
 
 from sinpe.reference.numerics.rounding import round_to_format
@@ -73,21 +74,25 @@ class AnglePlan:
 
 # --- plans -------------------------------------------------------------------------------------
 
-def grid_plan(g: Grid) -> AnglePlan:
-    """The plan of a grid (DEF-GRID): one axis per channel block, cls rows zero."""
+def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePlan:
+    """The plan of a grid (DEF-GRID): one axis per channel block, cls rows zero; ``cells`` picks rows
+    (spatial indices, no cls rows) instead of the whole grid."""
     cols = grid_columns(g)
     fid_of: dict[tuple[int, int], int] = {}
     for c in cols:
         if c.kind != "zero":
             fid_of.setdefault((c.axis, c.k), len(fid_of))
     fids = np.array([fid_of.get((c.axis, c.k), 0) for c in cols], dtype=np.intp)
-    coords = [[axis_phase_factor(a, i) for i in range(g.shape[a.spatial])] for a in g.axes]
-    cells = grid_positions(g)
-    index = np.zeros((g.rows, len(g.axes)), dtype=np.intp)
+    cls = g.cls if cells is None else 0
+    cells = grid_positions(g) if cells is None else [tuple(int(i) for i in c) for c in cells]
+    values = [sorted({c[a.spatial] for c in cells}) for a in g.axes]
+    coords = [[axis_phase_factor(a, i) for i in vs] for a, vs in zip(g.axes, values)]
+    where = [{i: n for n, i in enumerate(vs)} for vs in values]
+    index = np.zeros((cls + len(cells), len(g.axes)), dtype=np.intp)
     for r, cell in enumerate(cells):
-        index[g.cls + r] = [cell[a.spatial] for a in g.axes]
-    zero_rows = np.zeros(g.rows, dtype=bool)
-    zero_rows[: g.cls] = True
+        index[cls + r] = [where[ai][cell[a.spatial]] for ai, a in enumerate(g.axes)]
+    zero_rows = np.zeros(cls + len(cells), dtype=bool)
+    zero_rows[:cls] = True
     keys = sorted(fid_of, key=fid_of.__getitem__)
 
     def omega(ctx: Any) -> list[Any]:
@@ -101,10 +106,25 @@ def grid_plan(g: Grid) -> AnglePlan:
     def amplitude(ctx: Any) -> list[Any]:
         return [_q(ctx, a.profile.amplitude) for a in g.axes]
 
-    rl = [f"cls{r}" for r in range(g.cls)] + [str(c) for c in cells]
+    rl = [f"cls{r}" for r in range(cls)] + [str(c) for c in cells]
     return AnglePlan(np.array([KINDS[c.kind] for c in cols], dtype=np.int8), fids,
                      np.array([c.axis for c in cols], dtype=np.intp), coords, index, zero_rows, omega, amplitude,
                      float(g.axes[0].profile.base) if g.axes else 10000.0, [c.label for c in cols], rl)
+
+
+def profile_plan(profile: "Profile", d: int, positions: Sequence[Any]) -> AnglePlan:
+    """The plan of a 1-D DEF-FAMILY table at exact positions (theta = sigma (p + o) w_k; sparse detection)."""
+    cols = columns(profile, d)
+    pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
+    coords = [profile.phase_scale * (p + profile.offset) for p in pos]
+    base = profile.replace(phase_scale=1, offset=0, amplitude=1)
+    n = max((c.k for c in cols if c.kind != "zero"), default=-1) + 1
+    return AnglePlan(np.array([KINDS[c.kind] for c in cols], dtype=np.int8),
+                     np.array([c.k for c in cols], dtype=np.intp), np.zeros(d, dtype=np.intp), [coords],
+                     np.arange(len(pos), dtype=np.intp)[:, None], np.zeros(len(pos), dtype=bool),
+                     lambda ctx: [frequency(base, d, k, _CtxBackend(ctx)) for k in range(n)],
+                     lambda ctx: [_q(ctx, profile.amplitude)], float(profile.base), [c.label for c in cols],
+                     [str(p) for p in pos])
 
 
 def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: str) -> AnglePlan:
@@ -237,10 +257,14 @@ def _sincos(coords: list[Fraction], fw: np.ndarray) -> tuple[np.ndarray, np.ndar
     rows, nf = P_hi.shape[0], fw.shape[1]
     S, C = np.empty((rows, nf)), np.empty((rows, nf))
     fw = np.ascontiguousarray(fw)
-    ws = [np.empty((rows, nf)) for _ in range(6)]
-    two = bool(np.any(P2))
-    fastref._sincos_block((P1 if two else P_hi)[:, None], P_lo[:, None] if np.any(P_lo) else None,
-                          P2[:, None] if two else None, fw, S, C, ws)
+    step = max(1, fastref._BLOCK // max(nf, 1))  # scratch stays block-sized (a long cache is not copied 6 times)
+    ws_full = [np.empty((min(step, rows), nf)) for _ in range(6)]
+    two, has_lo = bool(np.any(P2)), bool(np.any(P_lo))
+    for a in range(0, rows, step):
+        b = min(rows, a + step)
+        ws = [w[: b - a] for w in ws_full]
+        fastref._sincos_block((P1 if two else P_hi)[a:b, None], P_lo[a:b, None] if has_lo else None,
+                              P2[a:b, None] if two else None, fw, S[a:b], C[a:b], ws)
     return S, C, P_hi[:, None] * fw[4][None, :]
 
 
