@@ -467,7 +467,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         pchunk = pos[a:b]
         ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
         if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
-            raise LoadError(f"the reference is not finite at some position from {_fmt_pos(pchunk[0])}: phase "
+            raise LoadError(f"the reference is not finite at some position from {format_position(pchunk[0])}: phase "
                             f"scale x position x frequency overflows binary64; nothing can be judged")
         pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
         err = bufs.setdefault("err", np.empty((step, d)))[:n]
