@@ -12,6 +12,7 @@ import sys
 from fractions import Fraction
 
 import numpy as np
+from helpers import run_sinpe
 import pytest
 
 from sinpe.reference.checking import check as chk
@@ -32,9 +33,8 @@ SAMPLE = np.unique(np.concatenate([np.arange(64), [255, 256, 257, 2047, 2048, 20
 
 
 def sinpe_cli(*args, cwd=None):
-    """The installed console script, as a user runs it."""
-    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
-    return subprocess.run([script, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    """The installed console script, as a user runs it (tests/helpers.py)."""
+    return run_sinpe(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -6,11 +6,13 @@ import sys
 
 import pytest
 
+from helpers import run_sinpe
+
 from sinpe.reference.cli import COMMANDS, main
 
 
 def sinpe(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *args], capture_output=True, text=True)
+    return run_sinpe(*args, module=True)
 
 
 def test_help_lists_every_command():
@@ -45,7 +47,7 @@ def test_bad_value_is_one_line_exit_2(capsys):
     assert err.startswith("sinpe table: error:") and len(err.strip().splitlines()) == 1, err
 
 
-def test_verify_max_position_parses_like_certify(capsys):
+def test_verify_max_position_parses_like_certify(capsys):  # REQ-VERIFY
     # review regression: verify's --max-position was int(): "1e7" (its own default's spelling) was refused,
     # and 0 ran the certification and reported a failed part instead of a usage error
     for bad, why in (("0", "must be an integer"), ("2.5", "must be an integer"), ("1e8", "must be <= 2^24")):

@@ -98,7 +98,7 @@ def test_replace_keeps_preset_name_only_when_equal():
     assert get_profile("vaswani", shift="half") == PRESETS["vaswani"]
 
 
-def test_cli_flags_round_trip():
+def test_cli_flags_round_trip():  # REQ-CLI-PROFILE
     p = get_profile("t2t", base=500, offset=2)
     from sinpe.reference.cli import build_parser  # noqa: F401  (import check)
     import argparse

@@ -7,17 +7,18 @@ import pkgutil
 
 import pytest
 
+import sinpe
 import sinpe.proofs
 import sinpe.reference
 import sinpe.spec
 
 
 def _modules() -> list[str]:
-    names = []
+    names = [sinpe.__name__]  # the root package: the Python API (reference/api/)
     for pkg in (sinpe.spec, sinpe.proofs, sinpe.reference):
         names.append(pkg.__name__)
         for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-            if not m.name.endswith(".__main__"):  # running it would run the CLI
+            if not m.name.endswith(".__main__") and m.name != "sinpe.reference.api":  # the CLI; the root's folder
                 names.append(m.name)
     return sorted(set(names))
 
@@ -27,3 +28,23 @@ def test_doctests(name: str) -> None:
     mod = importlib.import_module(name)
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert res.failed == 0, f"{res.failed} doctest(s) failed in {name}; run: python -m doctest -v $(python -c 'import {name} as m; print(m.__file__)')"
+
+
+def test_readme_api_examples_run():  # REQ-API: the README's Python examples are doctests
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    examples = "\n".join(b for b in blocks if ">>>" in b)
+    assert examples.count(">>>") >= 8, "the README's API section lost its examples"
+    test = doctest.DocTestParser().get_doctest(examples, {}, "README.md", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0, "a README API example fails; run: python -m doctest -v README.md"
+
+
+def test_help_lists_the_api():  # REQ-API
+    import pydoc
+    text = pydoc.render_doc(sinpe, renderer=pydoc.plaintext)
+    for name in ("table", "check", "detect", "golden_cases", "prove", "verify"):
+        assert f"{name}(" in text, name

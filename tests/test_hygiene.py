@@ -38,3 +38,11 @@ def test_every_cited_id_exists_in_spec():
             if i not in known:
                 missing.setdefault(i, p.relative_to(ROOT).as_posix())
     assert not missing, f"IDs cited in code/tests but absent from SPEC.md: {missing}"
+
+
+def test_every_spec_id_is_named_by_a_test():  # a newcomer follows one ID to its tests (README, REQ-API)
+    spec = (ROOT / "spec" / "SPEC.md").read_text()
+    defined = dict.fromkeys(re.findall(r"\*\*((?:DEF|REQ|THM|TOL)-[A-Z0-9-]+)[^*]*\*\*", spec))
+    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py"))
+    untested = [i for i in defined if not re.search(r"\b" + re.escape(i) + r"\b", tests)]
+    assert not untested, f"SPEC IDs no test names: {untested}"

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import assert_exit, assert_verdict, run_sinpe
 
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import allowed_abs_error, unjudged, working_format
@@ -42,7 +43,7 @@ def late_cast(n: int, d: int, dtype, start: int = 0) -> np.ndarray:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *args], capture_output=True, text=True)
+    return run_sinpe(*args, module=True)
 
 
 # --- TOL-WORKING ------------------------------------------------------------------------------------
@@ -51,7 +52,8 @@ def test_keras_style_float16_table_fails_by_default_and_says_why():  # TOL-WORKI
     t = native_half(4096, 64)
     assert np.array_equal(t[2048], t[2049])
     r = check_table(t, VAS, detect=False)
-    assert r.verdict == "fails" and r.exit_code == 1 and not r.conformant
+    assert_verdict(r, "fails")
+    assert r.exit_code == 1 and not r.conformant
     assert "computed in float16, not float32" in r.reason and "first at position" in r.reason, r.reason
     # the old verdict (W = F, TOL-PHASE in float16) could not fail it: it is inconclusive, never conforms
     native = check_table(t, VAS, detect=False, working="native")
@@ -125,7 +127,7 @@ def test_cli_exit_3_json_and_junit_skipped(tmp_path):  # REQ-CHECK-CLI, REQ-CHEC
     np.save(tmp_path / "p.npy", pos)
     args = ["check", str(tmp_path / "t.npy"), "--positions", str(tmp_path / "p.npy"), "--no-detect"]
     res = _cli(*args, "--json", "--junit", str(tmp_path / "r.xml"))
-    assert res.returncode == 3, res.stderr
+    assert_exit(res, 3)
     rep = json.loads(res.stdout)
     assert rep["verdict"] == "inconclusive" and rep["conformant"] is False and rep["working"] == "float32"
     assert rep["unjudged"]["count"] > 0 and rep["unjudged"]["from_position"] == str(10**7 - 64)

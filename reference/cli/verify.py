@@ -1,72 +1,17 @@
-"""``sinpe verify``: the main job (SPEC.md REQ-VERIFY).
+"""``sinpe verify``: the main job (SPEC.md REQ-VERIFY), a thin shell over :func:`sinpe.reference.verify.verify`.
 
-Runs, in order, and reports in one table:
-
-1. the proof suite (``sinpe prove``): every THM-* proven by its decision procedure;
-2. golden self-certification (REQ-GOLDEN-PIN): the manifest's own SHA-256 against the hash pinned in
-   the code, every shipped file against the manifest, the table index, the schema; then the whole
-   golden set re-derived and compared byte for byte (seconds; ``--quick`` skips it), and a random
-   sample re-derived through the second oracle with a fresh seed (printed; ``--seed`` reruns it);
-3. certification of the bundled NumPy and PyTorch implementations against the correctly
-   rounded reference, per dtype, tier and position band.
-
-Exit status 0 only if every part holds; a part that cannot run (a missing extra, an import
-error) is a failure, never a skip.
+Runs, in order, and reports in one table: the proof suite; golden self-certification (REQ-GOLDEN-PIN:
+pinned manifest hash, every file, the table index, the whole set re-derived byte for byte unless
+``--quick``, and a second-oracle sample with a fresh printed seed); certification of the bundled NumPy
+and PyTorch implementations. Exit status 0 only if every part holds.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
-import traceback
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
-
-@dataclass
-class Part:
-    name: str
-    ok: bool
-    seconds: float
-    summary: str
-    detail: dict[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-
-def _proofs(args: argparse.Namespace) -> Part:
-    from sinpe.proofs.suite import run_all
-
-    results = run_all()
-    rows = [r.to_dict() for r in results]
-    bad = [r["id"] for r in rows if r["status"] != "proven"]
-    lines = [f"  {r['id']:<22} {r['status']:<11} {r['seconds']:7.2f}s  {r['method']}" for r in rows]
-    return Part("proofs", not bad and bool(rows), 0.0,
-                f"{len(rows) - len(bad)}/{len(rows)} theorems proven" + (f"; not proven: {', '.join(bad)}" if bad else ""),
-                {"theorems": rows}, "\n".join(lines))
-
-
-def _golden(args: argparse.Namespace) -> Part:
-    from sinpe.reference.golden.vectors import self_certify
-
-    rep = self_certify(sample=args.sample, seed=args.seed, full=not args.quick)
-    d = rep.to_dict()
-    return Part("golden", bool(rep.ok), 0.0, d.get("summary", "golden self-certification"), d, rep.render())
-
-
-def _certify(args: argparse.Namespace) -> Part:
-    from sinpe.reference.implementations.certify import certify_all
-
-    rep = certify_all(max_position=args.max_position, progress=args.progress)
-    d = rep.to_dict()
-    return Part("implementations", bool(rep.ok), 0.0, d.get("summary", "implementation certification"), d, rep.render())
-
-
-PARTS: dict[str, Callable[[argparse.Namespace], Part]] = {
-    "proofs": _proofs,
-    "golden": _golden,
-    "implementations": _certify,
-}
+from sinpe.reference.verify import PARTS, verify
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -85,31 +30,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.sample < 1:
-        raise ValueError("--sample must be >= 1")
-    args.progress = args.progress and sys.stderr.isatty()
-    parts: list[Part] = []
-    for name in args.only or list(PARTS):
-        if not args.json:
-            print(f"[sinpe verify] {name} ...", file=sys.stderr, flush=True)
-        t0 = time.perf_counter()
-        try:
-            part = PARTS[name](args)
-        except Exception as e:  # a part that cannot run is a failure, reported, never skipped
-            part = Part(name, False, 0.0, f"could not run: {type(e).__name__}: {e}",
-                        {"error": traceback.format_exc(limit=3)})
-        part.seconds = time.perf_counter() - t0
-        parts.append(part)
-    ok = all(p.ok for p in parts)
+    rep = verify(args.only, sample=args.sample, seed=args.seed, quick=args.quick, max_position=args.max_position,
+                 progress=args.progress and sys.stderr.isatty(),
+                 log=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))
     if args.json:
-        json.dump({"ok": ok, "parts": [{"name": p.name, "ok": p.ok, "seconds": round(p.seconds, 3),
-                                        "summary": p.summary, "detail": p.detail} for p in parts]},
-                  sys.stdout, indent=2, sort_keys=True, default=str)
+        json.dump(rep.to_json(), sys.stdout, indent=2, sort_keys=True, default=str)
         print()
     else:
-        for p in parts:
-            print(f"== {p.name}: {'OK' if p.ok else 'FAILED'} ({p.seconds:.1f}s) — {p.summary}")
-            if p.text:
-                print(p.text)
-        print(f"sinpe verify: {'all parts hold' if ok else 'FAILED: ' + ', '.join(p.name for p in parts if not p.ok)}")
-    return 0 if ok else 1
+        print(rep.render())
+    return 0 if rep.ok else 1

@@ -1,0 +1,34 @@
+"""Shared test helpers (the array-api-tests ``pytest_helpers`` model): one way to run the CLI, and
+assertions whose messages carry the command that reproduces the failure."""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from typing import Any
+
+SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
+
+
+def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = False) -> subprocess.CompletedProcess:
+    """``sinpe ARGS`` as a user runs it: the installed console script (``module``: ``python -m
+    sinpe.reference.cli``). The result carries ``.repro``, the command line to paste."""
+    cmd = [sys.executable, "-m", "sinpe.reference.cli"] if module else [SCRIPT]
+    res = subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    res.repro = "sinpe " + " ".join(shlex.quote(str(a)) for a in args)  # type: ignore[attr-defined]
+    return res
+
+
+def assert_exit(res: subprocess.CompletedProcess, code: int) -> None:
+    """The command exited ``code``; else the message says how to rerun it and what it printed."""
+    assert res.returncode == code, (f"exit {res.returncode}, expected {code}; reproduce: "
+                                    f"{getattr(res, 'repro', res.args)}\n{res.stdout[-2000:]}{res.stderr[-2000:]}")
+
+
+def assert_verdict(result: Any, verdict: str, repro: str = "") -> None:
+    """A CheckResult's verdict; the message gives the reason, the first failure's reproduction and ``repro``."""
+    first = result.failures[0].repro if getattr(result, "failures", None) else ""
+    assert result.verdict == verdict, (f"verdict {result.verdict!r}, expected {verdict!r}: {result.reason}"
+                                       + (f"; first failure: {first}" if first else "")
+                                       + (f"; reproduce: {repro}" if repro else ""))
