@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
+from .catalogue import lookup
 
 COMPARE_KINDS = ("round", "nearly", "exact", "true")
 
@@ -377,7 +378,4 @@ _BY_ID = {c.id: c for c in CLAIMS}
 
 def get_claim(claim_id: str) -> Claim:
     """The catalogue entry with this ID (ValueError naming the ID when unknown)."""
-    try:
-        return _BY_ID[claim_id]
-    except KeyError:
-        raise ValueError(f"unknown claim {claim_id!r}; see `sinpe claims`") from None
+    return lookup(_BY_ID, claim_id, "claim", listed=False, hint="; see `sinpe claims`")

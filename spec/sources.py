@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from .profiles import PRESETS, Profile, get_profile
+from .catalogue import lookup
 
 
 @dataclass(frozen=True)
@@ -255,10 +256,7 @@ _BY_KEY = {s.key: s for s in SOURCES}
 
 def get_source(key: str) -> Source:
     """The Source with this key (one-line error listing the keys otherwise)."""
-    try:
-        return _BY_KEY[key]
-    except KeyError:
-        raise ValueError(f"unknown source {key!r}; known: {', '.join(_BY_KEY)}") from None
+    return lookup(_BY_KEY, key, "source")
 
 
 def sources_for(preset: str) -> tuple[Source, ...]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sinpe.spec.schema import validate  # noqa: F401  (the one validator of sinpe's JSON data)
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
 SCHEMA = HERE / "results.schema.json"
@@ -18,55 +20,6 @@ SHORT = {"conforms": "ok", "fails": "FAIL", "inconclusive": "inc", "no profile y
 
 
 # ---------------------------------------------------------------- schema
-
-_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
-
-
-def validate(x, schema: dict, path: str = "$") -> list[str]:
-    """Errors of ``x`` against the JSON-Schema subset the results schema uses: type, enum, required,
-    properties, additionalProperties (false or a schema), items, minimum, $ref to #/$defs."""
-    root = schema
-    return _validate(x, schema, path, root)
-
-
-def _is_type(x, t: str) -> bool:
-    if t == "integer":
-        return isinstance(x, int) and not isinstance(x, bool)
-    if t == "number":
-        return isinstance(x, (int, float)) and not isinstance(x, bool)
-    return isinstance(x, _TYPES[t])
-
-
-def _validate(x, s: dict, path: str, root: dict) -> list[str]:
-    if "$ref" in s:
-        s = root["$defs"][s["$ref"].rsplit("/", 1)[1]]
-    errs: list[str] = []
-    if "type" in s:
-        types = s["type"] if isinstance(s["type"], list) else [s["type"]]
-        if not any(_is_type(x, t) for t in types):
-            return [f"{path}: expected {'/'.join(types)}, got {type(x).__name__}"]
-    if "enum" in s and x not in s["enum"]:
-        errs.append(f"{path}: {x!r} not one of {s['enum']}")
-    if "minimum" in s and _is_type(x, "number") and x < s["minimum"]:
-        errs.append(f"{path}: {x} < minimum {s['minimum']}")
-    if isinstance(x, dict):
-        for k in s.get("required", []):
-            if k not in x:
-                errs.append(f"{path}: missing required {k!r}")
-        props = s.get("properties", {})
-        extra = s.get("additionalProperties", True)
-        for k, v in x.items():
-            if k in props:
-                errs += _validate(v, props[k], f"{path}.{k}", root)
-            elif extra is False:
-                errs.append(f"{path}: unexpected property {k!r}")
-            elif isinstance(extra, dict):
-                errs += _validate(v, extra, f"{path}.{k}", root)
-    if isinstance(x, list) and "items" in s:
-        for i, v in enumerate(x):
-            errs += _validate(v, s["items"], f"{path}[{i}]", root)
-    return errs
-
 
 # ---------------------------------------------------------------- Markdown
 

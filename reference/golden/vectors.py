@@ -44,6 +44,7 @@ from sinpe.spec import SPEC_VERSION
 from sinpe.spec.definition import columns
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
+from sinpe.spec.schema import validate as _schema_validate
 
 from sinpe.reference.oracles.interval import DIGITS, Certifier, decimal_raw
 
@@ -244,46 +245,7 @@ def schema() -> dict[str, Any]:
     }
 
 
-def validate(doc: Any, sch: dict[str, Any], where: str = "$") -> list[str]:
-    """Errors of ``doc`` against the schema subset used here (type, required, properties,
-    additionalProperties, items, enum, const, pattern, minimum, minItems). Empty list = valid.
-
-    >>> validate({"a": 1}, {"type": "object", "required": ["a", "b"]})
-    ["$: missing required property 'b'"]
-    """
-    import re
-    errs: list[str] = []
-    t = sch.get("type")
-    types = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool}
-    if t is not None and (not isinstance(doc, types[t]) or (t in ("integer", "number") and isinstance(doc, bool))):
-        return [f"{where}: expected {t}, got {type(doc).__name__}"]
-    if "const" in sch and doc != sch["const"]:
-        errs.append(f"{where}: must be {sch['const']!r}")
-    if "enum" in sch and doc not in sch["enum"]:
-        errs.append(f"{where}: {doc!r} not one of {sch['enum']}")
-    if "pattern" in sch and isinstance(doc, str) and not re.search(sch["pattern"], doc):
-        errs.append(f"{where}: {doc!r} does not match {sch['pattern']}")
-    if "minimum" in sch and isinstance(doc, (int, float)) and doc < sch["minimum"]:
-        errs.append(f"{where}: {doc} < {sch['minimum']}")
-    if isinstance(doc, dict):
-        for k in sch.get("required", []):
-            if k not in doc:
-                errs.append(f"{where}: missing required property {k!r}")
-        props = sch.get("properties", {})
-        for k, v in doc.items():
-            if k in props:
-                errs += validate(v, props[k], f"{where}.{k}")
-            elif sch.get("additionalProperties") is False:
-                errs.append(f"{where}: unexpected property {k!r}")
-    if isinstance(doc, list):
-        if len(doc) < sch.get("minItems", 0):
-            errs.append(f"{where}: fewer than {sch['minItems']} items")
-        if "items" in sch:
-            for i, v in enumerate(doc):
-                errs += validate(v, sch["items"], f"{where}[{i}]")
-                if len(errs) > 20:
-                    break
-    return errs
+validate = _schema_validate  # the one validator of sinpe's JSON data (spec/schema.py)
 
 
 # --- progress ---------------------------------------------------------------------------------------------

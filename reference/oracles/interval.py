@@ -258,33 +258,14 @@ def round_fixed_all(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list
     """
     if not lo and not hi:
         return [0.0] * len(formats)
-    if lo > 0 or hi < 0:
-        try:
-            a = math.ldexp(float(lo), e)
-            b = math.ldexp(float(hi), e)
-        except OverflowError:
-            a, b = 0.0, 1.0
-        if a == b and _TINY <= abs(a) < math.inf:
-            out: list[float | None] = []
-            E = math.frexp(a)[1] - 1
-            for f in formats:
-                P = f.precision
-                if P == 53 and f.emin == -1022 and f.emax == 1023:
-                    out.append(a)
-                    continue
-                if P > 52 or f.emin < -1022 or f.emax > 1023:
-                    break
-                q = (E if E > f.emin else f.emin) - P + 1
-                s = math.ldexp(a, -q)
-                n = round(s)
-                if abs(s - n) == 0.5:
-                    break  # a is itself a boundary: the exact ends decide
-                if n.bit_length() + q - 1 > f.emax:
-                    out.append(-math.inf if n < 0 else math.inf)
-                else:
-                    out.append(math.ldexp(n, q) if n else (-0.0 if a < 0 else 0.0))
-            else:
-                return out
+    vals, ok = _fast_round([(lo, hi, e)], formats)
+    return vals[0] if ok[0] else _round_exact_ends(lo, hi, e, formats)
+
+
+def _round_exact_ends(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list[float | None]:
+    """The slow path: both ends as mpmath raw floats, rounded and compared (:func:`round_interval_all`)."""
+    if not lo and not hi:
+        return [0.0] * len(formats)
     return round_interval_all(from_man_exp(lo, e), from_man_exp(hi, e), formats)
 
 
@@ -328,14 +309,22 @@ def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Fo
     >>> round_fixed_batch([(1, 1, 0), (-3, -3, -2), (0, 0, 0)], [get_format("binary16")])
     [(1.0,), (-0.75,), (0.0,)]
     """
-    n = len(ends)
-    if not n:
+    if not ends:
         return []
+    vals, ok = _fast_round(ends, formats)
+    return [tuple(v) if k else _tuple_or_none(_round_exact_ends(*t, formats)) for v, k, t in zip(vals, ok, ends)]
+
+
+def _fast_round(ends: Sequence[tuple[int, int, int]], formats: Sequence[Format]) -> tuple[list[list[float]], list[bool]]:
+    """The fast path of :func:`round_fixed_all`, vectorised: (values per interval, decided?). An interval is
+    decided when both ends round (``float(int)`` and ``ldexp`` are correctly rounded) to one normal binary64
+    value a that is not itself a rounding boundary of any format asked for (``rint`` rounds ties to even)."""
+    n = len(ends)
     try:
         lo = np.array([float(t[0]) for t in ends])
         hi = np.array([float(t[1]) for t in ends])
-    except OverflowError:  # ends of more than 1024 bits (a deep Ziv escalation): one at a time
-        return [_tuple_or_none(round_fixed_all(*t, formats)) for t in ends]
+    except OverflowError:  # ends of more than 1024 bits (a deep Ziv escalation): the exact path decides
+        return [[]] * n, [False] * n
     ex = np.array([t[2] for t in ends], dtype=np.int64)
     with np.errstate(over="ignore"):
         a = np.ldexp(lo, ex)
@@ -360,9 +349,7 @@ def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Fo
             ok &= np.abs(s - r) != 0.5  # a itself on a boundary: the exact ends decide
             v = np.ldexp(r, q)
         cols.append(np.where(np.abs(v) > f.max_finite, np.copysign(math.inf, a), v))
-    vals = np.stack(cols, axis=1).tolist()
-    okl = ok.tolist()
-    return [tuple(vals[i]) if okl[i] else _tuple_or_none(round_fixed_all(*ends[i], formats)) for i in range(n)]
+    return np.stack(cols, axis=1).tolist(), ok.tolist()
 
 
 def _tuple_or_none(xs: list[float | None]) -> tuple | None:

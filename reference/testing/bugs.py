@@ -45,6 +45,7 @@ import numpy as np
 
 from sinpe.spec.definition import check_width, columns, exponent
 from sinpe.spec.profiles import Profile, get_profile
+from sinpe.spec.catalogue import lookup
 
 Table = np.ndarray
 # A column plan: (kind in sin/cos/zero, exponent e with w = base^(-e)); the spec's plan or a buggy one.
@@ -368,10 +369,7 @@ _BY_ID = {b.id: b for b in CATALOGUE}
 
 def get_bug(bug_id: str) -> Bug:
     """The catalogue entry with this id (one-line error listing the ids otherwise)."""
-    try:
-        return _BY_ID[bug_id]
-    except KeyError:
-        raise ValueError(f"unknown bug {bug_id!r}; known: {', '.join(_BY_ID)}") from None
+    return lookup(_BY_ID, bug_id, "bug")
 
 
 def max_abs_deviation(table: Table, reference: Table) -> float:
