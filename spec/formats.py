@@ -27,6 +27,16 @@ class Format:
         return 2.0 ** -self.precision
 
     @property
+    def storage(self) -> str:
+        """The NumPy dtype a table in this format is stored in: its own, and float32 for bfloat16 (NumPy
+        has none; the float32 array holds exactly the bfloat16 values).
+
+        >>> [f.storage for f in FORMATS.values()]
+        ['float64', 'float32', 'float16', 'float32']
+        """
+        return "float32" if self.name == "bfloat16" else self.dtype
+
+    @property
     def max_finite(self) -> float:
         return (2.0 - 2.0 ** (1 - self.precision)) * 2.0 ** self.emax
 

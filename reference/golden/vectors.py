@@ -164,7 +164,7 @@ def _npy_bytes(arr: np.ndarray) -> bytes:
 
 
 def _np_dtype(fmt: Format) -> type:
-    return {"binary64": np.float64, "binary32": np.float32, "binary16": np.float16, "bfloat16": np.float32}[fmt.name]
+    return np.dtype(fmt.storage).type
 
 
 def versions() -> dict[str, str]:

@@ -29,14 +29,14 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from sinpe.spec.formats import Format, get_format
+from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import Profile, get_profile
 
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables.rounded import WORK, Plan, Stats, rounded_pairs
 
-STORAGE = {"binary64": np.float64, "binary32": np.float32, "binary16": np.float16, "bfloat16": np.float32}
+STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
 MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
 BLOCK_ENTRIES = 1 << 17  # output entries per block (rows x d): the per-block memory bound
 SAFETENSORS_DTYPE = {"binary64": "F64", "binary32": "F32", "binary16": "F16", "bfloat16": "BF16"}
