@@ -80,8 +80,6 @@ class ProofResult:
                 "axioms": self.axioms, "rules": self.rules, "failures": self.failures[:5], "mutation": self.mutation,
                 "reproduce": f"sinpe prove --only {self.id}"}
 
-    to_dict = to_json  # sinpe verify reads it under this name
-
     def summary_line(self) -> str:
         sc = ", ".join(f"{k} {v}" for k, v in self.scope.items())
         head = (f"{self.id:<12} {self.status:<10} {self.seconds:6.2f}s  {self.obligations:>4} decided, {self.syntactic:>3} syntactic, "

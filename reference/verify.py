@@ -27,7 +27,7 @@ def _proofs(args: Any) -> Part:
     from sinpe.proofs.suite import run_all
 
     results = run_all()
-    rows = [r.to_dict() for r in results]
+    rows = [r.to_json() for r in results]
     bad = [r["id"] for r in rows if r["status"] != "proven"]
     lines = [f"  {r['id']:<22} {r['status']:<11} {r['seconds']:7.2f}s  {r['method']}" for r in rows]
     return Part("proofs", not bad and bool(rows), 0.0,
@@ -39,7 +39,7 @@ def _golden(args: Any) -> Part:
     from sinpe.reference.golden.vectors import self_certify
 
     rep = self_certify(sample=args.sample, seed=args.seed, full=not args.quick)
-    d = rep.to_dict()
+    d = rep.to_json()
     return Part("golden", bool(rep.ok), 0.0, d.get("summary", "golden self-certification"), d, rep.render())
 
 
@@ -47,7 +47,7 @@ def _certify(args: Any) -> Part:
     from sinpe.reference.implementations.certify import certify_all
 
     rep = certify_all(max_position=args.max_position, progress=args.progress)
-    d = rep.to_dict()
+    d = rep.to_json()
     return Part("implementations", bool(rep.ok), 0.0, d.get("summary", "implementation certification"), d, rep.render())
 
 

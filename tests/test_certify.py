@@ -42,7 +42,7 @@ def _assert_rejected(res, what: str) -> None:
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_correct_numpy_is_certified(dtype: str) -> None:
     res = certify_impl("numpy", dtype, np_impl(dtype), CASES, BANDS)
-    assert res.ok and res.tier == "phase" and not res.failures, res.to_dict()
+    assert res.ok and res.tier == "phase" and not res.failures, res.to_json()
     # TOL-PHASE-C is not loose by orders of magnitude: the measured ratio is within a factor 8 of c
     assert 1.0 < max(b.phase_ratio for b in res.bands) <= 8.0
 
@@ -131,7 +131,7 @@ def test_bands_reproducible() -> None:
 def test_certify_all_report_and_cli(capsys: pytest.CaptureFixture[str]) -> None:
     r = certify_all(max_position=1000, per_band=1, cases=[Case(VAS, 8)])
     assert r.ok and len(r.results) == 6
-    d = json.loads(json.dumps(r.to_dict()))
+    d = json.loads(json.dumps(r.to_json()))
     assert d["schema"] == "sinpe-certify/1" and {x["dtype"] for x in d["implementations"]} == \
         {"float64", "float32", "float16", "bfloat16"}
     assert "certification: OK" in r.render()

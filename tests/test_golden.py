@@ -159,7 +159,7 @@ def test_bulk_tables_rederived_by_arb() -> None:
 def test_self_certify_report() -> None:
     rep = G.self_certify(20, SEED)
     assert rep.ok, rep.render()
-    d = rep.to_dict()
+    d = rep.to_json()
     assert d["ok"] and d["seed"] == SEED and len(d["checks"]) == 6
     assert "OK" in rep.render()
 

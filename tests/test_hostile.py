@@ -367,7 +367,7 @@ def test_the_sample_seed_is_fresh_and_printed():
     from sinpe.reference.golden import vectors as G
     a, b = G.self_certify(1), G.self_certify(1)
     assert a.ok and b.ok and a.seed != b.seed
-    assert f"seed={a.seed}" in a.render() and f"--seed {a.seed}" in a.to_dict()["reproduce"]
+    assert f"seed={a.seed}" in a.render() and f"--seed {a.seed}" in a.to_json()["reproduce"]
 
 
 def test_the_pin_is_the_shipped_manifest_hash():

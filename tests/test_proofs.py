@@ -33,7 +33,7 @@ def test_every_spec_theorem_is_proven(results):  # THM-* all
 
 def test_results_report_the_interface_fields(results):
     for r in results.values():
-        d = r.to_dict()
+        d = r.to_json()
         for key in ("id", "statement", "scope", "method", "status", "seconds", "certificate_size", "witness", "obligations"):
             assert key in d, (r.id, key)
         assert d["seconds"] >= 0 and d["certificate_size"] > 0 and d["obligations"]["decided"] > 0, d

@@ -21,7 +21,7 @@ def test_mutated_statement_is_not_proven(tid, mutation):
     r = t.prove(mutation)
     assert r.status == "not-proven" and r.failures, (
         f"{tid} proved a mutated ({mutation}) statement; reproduce: "
-        f"python -c \"from sinpe.proofs.suite import get_theorem as g; print(g('{tid}').prove('{mutation}').to_dict())\"")
+        f"python -c \"from sinpe.proofs.suite import get_theorem as g; print(g('{tid}').prove('{mutation}').to_json())\"")
     # the decision procedure itself must reject it: a rejection by the numeric witness alone would
     # let this test pass with a broken procedure (engine.prove also fails a refuted statement)
     assert not any(f.startswith("numeric witness contradicts") for f in r.failures), (tid, mutation, r.failures)

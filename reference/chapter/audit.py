@@ -76,7 +76,7 @@ class AuditResult:
     checks: list[tuple[str, str, bool]] = field(default_factory=list)  # (reading, value shown, matches)
     reason: str = ""  # the note without the quantity's detail line
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         c = self.claim
         return {"id": c.id, "section": c.section, "where": c.where, "claim": c.statement, "claimed": c.claimed,
                 "precision": c.precision, "compare": c.compare, "computed": self.computed, "verdict": self.verdict,

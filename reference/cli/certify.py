@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     report = certify_all(max_position=args.max_position, progress=True, dtypes=args.dtype,
                          per_band=args.per_band, seed=args.seed)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=1, allow_nan=False, default=str))
+        print(json.dumps(report.to_json(), indent=1, allow_nan=False, default=str))
     else:
         print(report.render())
     return 0 if report.ok else 1

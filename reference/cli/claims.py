@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sinpe claims: undecided: {e} (reproduce: sinpe claims --json)", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([r.as_dict() for r in results], indent=1, ensure_ascii=False))
+        print(json.dumps([r.to_json() for r in results], indent=1, ensure_ascii=False))
     elif args.readme:
         print(readme_section(results), end="")
     else:

@@ -384,6 +384,20 @@ def _man_exp_frac(x: Any) -> tuple[int, int]:
     return (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
 
 
+class _Timer(dict):
+    """Seconds spent per oracle ("primary", "oracle"), accumulated with ``with timer("primary"):``."""
+
+    def __call__(self, key: str) -> "_Timer":
+        self._key, self._t0 = key, time.perf_counter()
+        return self
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        self[self._key] = self.get(self._key, 0.0) + time.perf_counter() - self._t0
+
+
 def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None = None,
              tables: bool = True, cases: bool = True, progress: bool | None = None) -> GenReport:
     """Compute the golden files (in memory) for the given presets and widths; cross-check every value.
@@ -392,105 +406,19 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
     manifest are included only for the full set (no ``presets``/``widths`` restriction).
     Raises ``ArithmeticError`` if the second oracle disagrees with the primary on any value.
     """
-    from sinpe.reference.oracles import arb as of
     full = presets is None and widths is None and tables and cases
     presets = list(PRESETS) if presets is None else list(presets)
     widths = list(WIDTHS) if widths is None else list(widths)
     formats = tuple(get_format(n) for n in FORMAT_ORDER)
-    cert = Certifier(formats)
-    rep = GenReport()
-    prov = provenance()
+    cert, rep, prov, timer = Certifier(formats), GenReport(), provenance(), _Timer(primary=0.0, oracle=0.0)
     bar = Progress(len(presets) * len(widths), "sinpe golden", progress)
-    t_primary = t_oracle = t_dec = 0.0
     for name in presets:
         prof = get_profile(name)
-        pjson = _params_json(prof)
         for d in widths:
-            plan = columns(prof, d)
-            cplan = cert.plan(prof, d)
             if tables:
-                t = time.perf_counter()
-                T = cert.tables(prof, d, BULK_POSITIONS)
-                t_primary += time.perf_counter() - t
-                t = time.perf_counter()
-                O = of.rounded_tables(prof, d, BULK_POSITIONS, formats)
-                t_oracle += time.perf_counter() - t
-                for f in formats:
-                    a, b = T[f.name], O[f.name]
-                    bad = np.argwhere(a.view(np.int64) != b.view(np.int64))
-                    for r, j in bad[:5]:
-                        rep.disagreements.append(f"{name} d={d} position={position_str(BULK_POSITIONS[r])} "
-                                                 f"column={j} {f.name}: mpmath {a[r, j]!r} vs Arb {b[r, j]!r}")
-                    rep.oracle_checked += a.size
-                    arr = a.astype(_np_dtype(f))
-                    if not np.array_equal(arr.astype(np.float64), a):
-                        raise AssertionError(f"{f.name} value not exact in its storage dtype")
-                    rep.files[f"tables/{name}/d{d}-{f.dtype}.npy"] = _npy_bytes(arr)
-                    rep.table_values += a.size
+                _bulk_tables(cert, prof, d, formats, rep, timer)
             if cases:
-                groups = {f.name: [] for f in formats}
-                # positions that share their sampled columns (all of them for d <= SMALL_D) are
-                # computed as one table by both paths; the cases are then written position by position
-                cols_at = {p: sampled_columns(name, d, position_str(p)) for p in GOLDEN_POSITIONS}
-                by_cols: dict[tuple[int, ...], list[Fraction]] = {}
-                for p in GOLDEN_POSITIONS:
-                    by_cols.setdefault(tuple(cols_at[p]), []).append(p)
-                rows: dict[Fraction, tuple[dict, dict, int]] = {}
-                for js_t, ps_list in by_cols.items():
-                    t = time.perf_counter()
-                    T = cert.tables(prof, d, ps_list, cols=list(js_t))
-                    t_primary += time.perf_counter() - t
-                    t = time.perf_counter()
-                    O = of.rounded_tables(prof, d, ps_list, formats, only=list(js_t))
-                    t_oracle += time.perf_counter() - t
-                    for r, p in enumerate(ps_list):
-                        rows[p] = (T, O, r)
-                for p in GOLDEN_POSITIONS:
-                    ps = position_str(p)
-                    js = cols_at[p]
-                    T, O, r = rows[p]
-                    t = time.perf_counter()
-                    decs = [cert.decimal(prof, d, p, j) for j in js]
-                    t_primary += time.perf_counter() - t
-                    t = time.perf_counter()
-                    for j, dec in zip(js, decs):
-                        if not _oracle_decimal_ok(prof, d, p, j, dec):
-                            rep.disagreements.append(f"{name} d={d} position={ps} column={j}: decimal {dec} "
-                                                     f"not confirmed by Arb")
-                    t_oracle += time.perf_counter() - t
-                    pairs = [None if plan[j].kind == "zero" else cert._pair(cplan, plan[j].k, p) for j in js]
-                    for fi, f in enumerate(formats):
-                        a, b = T[f.name][r], O[f.name][r]
-                        for i, j in enumerate(js):
-                            if a[i].view(np.int64) != b[i].view(np.int64):
-                                rep.disagreements.append(f"{name} d={d} position={ps} column={j} {f.name}: "
-                                                         f"mpmath {a[i]!r} vs Arb {b[i]!r}")
-                            col = plan[j]
-                            g = float(a[i])
-                            fl = _flags(f, col.kind, pairs[i], fi, p, g)
-                            for x in fl:
-                                rep.flag_counts[x] = rep.flag_counts.get(x, 0) + 1
-                            groups[f.name].append({"id": _case_id(pjson, d, ps, j, f.dtype), "position": ps,
-                                                   "column": j, "label": col.label, "hex": float_hex(g),
-                                                   "decimal": decs[i], "flags": fl})
-                        rep.oracle_checked += len(js)
-                        rep.case_values += len(js)
-                doc = {
-                    "schema": SCHEMA_NAME,
-                    "algorithm": "sinusoidal positional encoding (SPEC.md DEF-PE, DEF-FAMILY)",
-                    "specVersion": SPEC_VERSION,
-                    "dateReleased": prov["dateReleased"],
-                    "numberOfTests": sum(len(v) for v in groups.values()),
-                    "flags": FLAGS,
-                    "notes": (f"{prof.describe()}; d={d}; positions: 0..16, 2^5..2^23, 10^2..10^7, dyadic "
-                              f"non-integers and negatives; columns: "
-                              + ("all" if d <= SMALL_D else "first, last and 2 seeded per position")
-                              + "; hex = correctly rounded value, decimal = exact value to 40 significant digits"),
-                    "provenance": prov,
-                    "testGroups": [{"profile": name, "params": prof.params(), "d": d, "dtype": f.dtype,
-                                    "format": f.name, "provenance": prov, "tests": groups[f.name]}
-                                   for f in formats],
-                }
+                doc = _case_file(cert, prof, d, formats, prov, rep, timer)
                 rep.cases += doc["numberOfTests"]
                 rep.files[f"cases/{name}/d{d}.json"] = (_dump(doc) + "\n").encode()
             bar(1)
@@ -503,12 +431,99 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
     if full:
         rep.files[SCHEMA_NAME] = (_dump(schema(), expand=99) + "\n").encode()
         rep.files[MANIFEST_NAME] = manifest_bytes(rep.files, prov)
-    rep.seconds = {"primary": t_primary, "oracle": t_oracle}
-    rep.stats = cert.stats.to_dict()
+    rep.seconds = dict(timer)
+    rep.stats = cert.stats.to_json()
     if rep.disagreements:
         raise ArithmeticError(f"{len(rep.disagreements)} disagreement(s) between mpmath and Arb; first: "
                               f"{rep.disagreements[0]}")
     return rep
+
+
+def _bulk_tables(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format], rep: GenReport, timer: _Timer) -> None:
+    """``tables/<preset>/d<d>-<dtype>.npy``: full rows at BULK_POSITIONS, every value checked against Arb."""
+    from sinpe.reference.oracles import arb as of
+    name = prof.name
+    with timer("primary"):
+        T = cert.tables(prof, d, BULK_POSITIONS)
+    with timer("oracle"):
+        O = of.rounded_tables(prof, d, BULK_POSITIONS, formats)
+    for f in formats:
+        a, b = T[f.name], O[f.name]
+        for r, j in np.argwhere(a.view(np.int64) != b.view(np.int64))[:5]:
+            rep.disagreements.append(f"{name} d={d} position={position_str(BULK_POSITIONS[r])} "
+                                     f"column={j} {f.name}: mpmath {a[r, j]!r} vs Arb {b[r, j]!r}")
+        rep.oracle_checked += a.size
+        arr = a.astype(_np_dtype(f))
+        if not np.array_equal(arr.astype(np.float64), a):
+            raise AssertionError(f"{f.name} value not exact in its storage dtype")
+        rep.files[f"tables/{name}/d{d}-{f.dtype}.npy"] = _npy_bytes(arr)
+        rep.table_values += a.size
+
+
+def _case_rows(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format], cols_at: dict[Fraction, list[int]],
+               timer: _Timer) -> dict[Fraction, tuple[dict, dict, int]]:
+    """Per golden position: (primary tables, Arb tables, row). Positions that share their sampled columns
+    (all of them for d <= SMALL_D) are computed as one table by both oracles."""
+    from sinpe.reference.oracles import arb as of
+    by_cols: dict[tuple[int, ...], list[Fraction]] = {}
+    for p in GOLDEN_POSITIONS:
+        by_cols.setdefault(tuple(cols_at[p]), []).append(p)
+    rows: dict[Fraction, tuple[dict, dict, int]] = {}
+    for js_t, ps_list in by_cols.items():
+        with timer("primary"):
+            T = cert.tables(prof, d, ps_list, cols=list(js_t))
+        with timer("oracle"):
+            O = of.rounded_tables(prof, d, ps_list, formats, only=list(js_t))
+        for r, p in enumerate(ps_list):
+            rows[p] = (T, O, r)
+    return rows
+
+
+def _case_file(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format], prov: dict[str, Any],
+               rep: GenReport, timer: _Timer) -> dict[str, Any]:
+    """``cases/<preset>/d<d>.json``: one group per format, each case cross-checked (value and decimal) by Arb."""
+    name, plan, pjson = prof.name, columns(prof, d), _params_json(prof)
+    groups: dict[str, list[dict[str, Any]]] = {f.name: [] for f in formats}
+    cols_at = {p: sampled_columns(name, d, position_str(p)) for p in GOLDEN_POSITIONS}
+    rows = _case_rows(cert, prof, d, formats, cols_at, timer)
+    for p in GOLDEN_POSITIONS:
+        ps, js = position_str(p), cols_at[p]
+        T, O, r = rows[p]
+        with timer("primary"):
+            decs = [cert.decimal(prof, d, p, j) for j in js]
+        with timer("oracle"):
+            rep.disagreements += [f"{name} d={d} position={ps} column={j}: decimal {dec} not confirmed by Arb"
+                                  for j, dec in zip(js, decs) if not _oracle_decimal_ok(prof, d, p, j, dec)]
+        pairs = [None if plan[j].kind == "zero" else cert.pair(prof, d, plan[j].k, p) for j in js]
+        for fi, f in enumerate(formats):
+            a, b = T[f.name][r], O[f.name][r]
+            for i, j in enumerate(js):
+                if a[i].view(np.int64) != b[i].view(np.int64):
+                    rep.disagreements.append(f"{name} d={d} position={ps} column={j} {f.name}: "
+                                             f"mpmath {a[i]!r} vs Arb {b[i]!r}")
+                g = float(a[i])
+                fl = _flags(f, plan[j].kind, pairs[i], fi, p, g)
+                for x in fl:
+                    rep.flag_counts[x] = rep.flag_counts.get(x, 0) + 1
+                groups[f.name].append({"id": _case_id(pjson, d, ps, j, f.dtype), "position": ps, "column": j,
+                                       "label": plan[j].label, "hex": float_hex(g), "decimal": decs[i], "flags": fl})
+            rep.oracle_checked += len(js)
+            rep.case_values += len(js)
+    return {
+        "schema": SCHEMA_NAME,
+        "algorithm": "sinusoidal positional encoding (SPEC.md DEF-PE, DEF-FAMILY)",
+        "specVersion": SPEC_VERSION,
+        "dateReleased": prov["dateReleased"],
+        "numberOfTests": sum(len(v) for v in groups.values()),
+        "flags": FLAGS,
+        "notes": (f"{prof.describe()}; d={d}; positions: 0..16, 2^5..2^23, 10^2..10^7, dyadic "
+                  f"non-integers and negatives; columns: "
+                  + ("all" if d <= SMALL_D else "first, last and 2 seeded per position")
+                  + "; hex = correctly rounded value, decimal = exact value to 40 significant digits"),
+        "provenance": prov,
+        "testGroups": [{"profile": name, "params": prof.params(), "d": d, "dtype": f.dtype,
+                        "format": f.name, "provenance": prov, "tests": groups[f.name]} for f in formats],
+    }
 
 
 def manifest_bytes(files: dict[str, bytes], prov: dict[str, Any]) -> bytes:
@@ -639,7 +654,7 @@ class SelfCertReport:
     def ok(self) -> bool:
         return bool(self.checks) and all(c.ok for c in self.checks)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         passed = sum(c.ok for c in self.checks)
         return {"ok": self.ok, "seed": self.seed, "sample": self.sample, "full": self.full,
                 "summary": f"{passed}/{len(self.checks)} checks hold: pinned manifest, file hashes, table index, "

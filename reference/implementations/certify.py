@@ -191,7 +191,7 @@ class BandResult:
     late_cast_ratio: float = 0.0   # max |y - PE| / (REQ-IMPL-LATE-CAST bound)
     worst: dict[str, Any] | None = None  # the entry with the largest ulp error
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"band": self.band, "n": self.n, "n_exact": self.n_exact, "n_faithful": self.n_faithful,
                 "n_vacuous": self.n_vacuous,
                 "max_abs": self.max_abs, "max_ulp": self.max_ulp,
@@ -221,13 +221,13 @@ class ImplResult:
     def ok(self) -> bool:
         return _ORDER.index(self.tier) <= _ORDER.index(self.required) and self.late_cast is not False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"impl": self.impl, "dtype": self.dtype, "required": self.required, "tier": self.tier,
                 "work_dtype": self.work_dtype, "late_cast": self.late_cast, "ok": self.ok, "max_abs": max((b.max_abs for b in self.bands), default=0.0),
                 "max_ulp": max((b.max_ulp for b in self.bands), default=0.0),
                 "phase_ratio": max((b.phase_ratio for b in self.bands), default=0.0),
                 "phase_constant": phase_constant(self.dtype, rounded_frequencies=True),
-                "bands": [b.to_dict() for b in self.bands], "failures": self.failures}
+                "bands": [b.to_json() for b in self.bands], "failures": self.failures}
 
 
 def _python_call(impl: str, profile: Profile, d: int, ps: Sequence[float], j: int | None, dtype: str) -> str:
@@ -369,10 +369,10 @@ class CertReport:
     def ok(self) -> bool:
         return not self.missing and all(r.ok for r in self.results)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return _finite({"schema": "sinpe-certify/1", "ok": self.ok, "summary": self.summary(), "max_position": self.max_position,
                 "per_band": self.per_band, "seed": self.seed, "cases": self.cases,
-                "missing": self.missing, "implementations": [r.to_dict() for r in self.results]})
+                "missing": self.missing, "implementations": [r.to_json() for r in self.results]})
 
     def summary(self) -> str:
         """One line: how many implementation/dtype pairs meet their requirement, and the worst phase ratio."""

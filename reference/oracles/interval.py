@@ -666,7 +666,7 @@ class Stats:
     values: int = 0         # table entries filled (each format counted)
     max_prec: int = 0
 
-    def to_dict(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, int]:
         return dict(self.__dict__)
 
 
