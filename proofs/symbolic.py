@@ -21,7 +21,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import columns
 from sinpe.spec.profiles import Profile
-from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, OFFSET, P, SIGMA, SymbolicPlan
+from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, SymbolicPlan
 
 from .canonical import NotCanonical, coefficients
 

@@ -17,7 +17,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import exponent, n_frequencies, pairs_exponent
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-from sinpe.spec.theorems import GENERIC, K, N, P, Q, STATEMENTS, Instance, Obligation
+from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Instance, Obligation
 
 from .engine import ProofResult, decide_obligation, is_syntactic
 from .symbolic import positive_from, rational_identity

@@ -5,7 +5,6 @@ missing extra, an import error) is a failure, never a skip. ``sinpe verify`` pri
 """
 from __future__ import annotations
 
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field

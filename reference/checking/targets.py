@@ -8,7 +8,7 @@ for width d (a module's buffer, read whole like a file, is not).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

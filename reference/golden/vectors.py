@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.schema import validate as _schema_validate
 
-from sinpe.reference.oracles.interval import DIGITS, Certifier, decimal_raw
+from sinpe.reference.oracles.interval import DIGITS, Certifier
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "data"
 # REQ-GOLDEN-PIN: the SHA-256 of the shipped MANIFEST.json, pinned in code. The manifest pins every

@@ -57,7 +57,7 @@ from mpmath.libmp import (fnone, fone, from_int, from_man_exp, from_rational, fz
 
 from sinpe.spec.definition import Column, columns, exponent, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
-from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction
+from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction  # get_profile: doctests
 
 from sinpe.reference.numerics.rounding import round_to_format
 
