@@ -99,7 +99,9 @@ def _run(code: str, *args: str) -> dict[str, Any]:
 def sweep(max_position: int = 10**6, d: int = 64, presets: tuple[str, ...] = ("vaswani", "t2t"),
           dtypes: tuple[str, ...] = ("float64", "float32", "float16", "bfloat16"), block: int = 1 << 15) -> dict[str, Any]:
     """Zero false rejections: the bundled implementations checked at EVERY position 0..max_position-1
-    (REQ-CHECK-CONFORM), tier phase, in blocks of rows. Returns entries checked and failures per case."""
+    (REQ-CHECK-CONFORM), tier phase, default working precision (float16/bfloat16: computed in float32 and
+    cast once, the late-cast form), in blocks of rows. Returns entries checked, failures (pointwise and
+    structural) and unjudged entries per case."""
     import numpy as np
 
     from sinpe.reference.implementations import numpy_impl as impl_numpy, torch_impl as impl_torch
@@ -112,14 +114,16 @@ def sweep(max_position: int = 10**6, d: int = 64, presets: tuple[str, ...] = ("v
     for name in presets:
         prof = get_profile(name)
         for dt in dtypes:
-            n_fail = 0
+            n_fail = n_unj = 0
             for a in range(0, max_position, block):
                 pos = np.arange(a, min(max_position, a + block))
                 impl = impl_numpy if dt in ("float64", "float32") else impl_torch
                 r = check_table(impl.pe_table(prof, d, pos, dt), prof, positions=pos, detect=False)
-                n_fail += r.n_failures
+                n_fail += r.n_failures + r.structural["violations"]  # pointwise and structural (REQ-CHECK-STRUCT)
+                n_unj += r.unjudged["count"]
                 total += r.rows * d
             out[f"sweep_{name}_{dt}_failures"] = n_fail
+            out[f"sweep_{name}_{dt}_unjudged"] = n_unj
             fails += n_fail
     out["sweep_entries"] = total
     out["sweep_false_rejections"] = fails
