@@ -27,6 +27,8 @@ holds wherever both sides are defined. Only the *success* direction is a proof; 
 is "not proven" (atoms need not be independent), never "false".
 
 >>> import sympy as sp
+
+from .canonical import _unit  # the common unit of phase coefficients: one definition
 >>> x = sp.Symbol("x")                                   # complex
 >>> decide(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x)).proven
 True
@@ -43,9 +45,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import gcd, lcm
+from math import gcd
 
 import sympy as sp
+
+from .canonical import _unit  # the common unit of phase coefficients: one definition
 
 
 class Unsupported(ValueError):
@@ -141,12 +145,6 @@ def _terms(theta: sp.Expr) -> list[tuple[Fraction, sp.Expr]]:
             c, m = sp.Integer(1), t
         out.append((Fraction(int(c.p), int(c.q)), m))
     return out
-
-
-def _unit(cs: list[Fraction]) -> Fraction:
-    nums = [abs(c.numerator) for c in cs if c != 0]
-    dens = [c.denominator for c in cs if c != 0]
-    return Fraction(gcd(*nums), lcm(*dens)) if nums else Fraction(1)
 
 
 def _top_exps(e: sp.Expr) -> set[sp.Expr]:
