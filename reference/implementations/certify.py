@@ -36,7 +36,7 @@ from flint import arb, ctx
 from sinpe.spec.definition import columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array, unjudged
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, phase_constant, ulp_array, unjudged
 
 from sinpe.reference.oracles.arb import ARB
 from sinpe.reference.numerics.rounding import round_array
@@ -300,7 +300,7 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
             err = np.where(np.isfinite(y), err, np.inf)
             ex = hi + lo
             with np.errstate(over="ignore", invalid="ignore"):  # inf errors stay inf
-                ulps = err / ulp_array(ex, name)
+                ulps = error_ulps(err, ex, name, amp)  # ulps at max(|PE|, |alpha| 2^-10), as check reports them
                 ratio = np.where(np.isnan(th), 0.0, err / (u * (1 + np.abs(np.nan_to_num(th))) * max(abs(amp), 1e-300)))
             kw = {"base": float(case.profile.base), "rounded_frequencies": rounded_frequencies}
             bounds = {t: allowed(t, name, ex, th, amp, **kw) for t in TIERS}
