@@ -22,15 +22,13 @@ from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, 
 from sinpe.reference.checking.limits import binary64_parameters
 from sinpe.reference.checking.loaders import CALLS, LoadError, Table, input_errors, is_callable_target, load_table
 
-DEFAULT_CALLABLE_D = 64
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", help="table file (.npy .npz .safetensors .pt .pth .csv .json) "
                         "or module:callable")
     add_profile_arguments(parser)
-    parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; callables: "
-                        f"{DEFAULT_CALLABLE_D})")
+    parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; a callable "
+                        "must be given it: it cannot be inferred)")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
                         "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5; "
                         "--call n/forward: 0..2047; --call buffer: every row)")
@@ -71,18 +69,18 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
         # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
         return call_isolated(args.target, None, d, call="buffer", key=args.key, timeout=timeout), None, False
     if is_callable_target(args.target):
+        if d is None and args.call != "buffer":
+            raise LoadError(f"{args.target}: pass --d, the width to ask the callable for (it cannot be inferred "
+                            f"from a function; --call buffer reads a module's table at its own width)")
         if spec is None:
             pos = default_callable_positions() if args.call == "positions" else np.arange(2048, dtype=np.float64)
         else:
-            lim = MAX_CALL_ENTRIES // max(1, d or DEFAULT_CALLABLE_D)
-            pos = positions_from_spec(spec, lim, f"at d={d or DEFAULT_CALLABLE_D} a callable is asked for at most "
+            lim = MAX_CALL_ENTRIES // max(1, d or 1)
+            pos = positions_from_spec(spec, lim, f"at d={d} a callable is asked for at most "
                                                  f"{lim} ({MAX_CALL_ENTRIES} entries)")
         pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
         asks = args.call != "buffer"  # a buffer is not asked for a width: it has its own
-        table = call_isolated(args.target, arg, d if d is not None or not asks else DEFAULT_CALLABLE_D,
-                              call=args.call, key=args.key, timeout=timeout)  # REQ-CHECK-ISOLATE
-        if d is None and asks:
-            table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass --d to choose)")
+        table = call_isolated(args.target, arg, d, call=args.call, key=args.key, timeout=timeout)  # REQ-CHECK-ISOLATE
         if spec is None and asks:
             extra = "".join(f", {int(x)}" for x in pos[2048:])
             table.notes.append(f"positions 0..2047{extra} (the default; --positions to choose)")
@@ -116,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         return _check_must_raise(args, profile)
     with input_errors("check", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, is_callable = load_target(args, args.d)
-        d = args.d if args.d is not None else (DEFAULT_CALLABLE_D if is_callable else None)
+        d = args.d
         res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=d,
                           detect=args.detect, max_failures=args.max_failures, working=args.working)
     return _emit(args, res)
