@@ -131,6 +131,7 @@ class CheckResult:
     unjudged: dict[str, Any] = field(default_factory=lambda: {"count": 0, "share": 0.0, "from_position": None})
     structural: dict[str, Any] = field(default_factory=lambda: {"judged": 0, "violations": 0, "findings": []})
     alternatives: list[dict[str, Any]] = field(default_factory=list)
+    profile_source: str = "given"  # "detected" under --profile auto (REQ-CHECK-AUTO)
 
     @property
     def exit_code(self) -> int:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from sinpe.spec.definition import columns, exponent
-from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile
+from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, to_fraction
 
 from sinpe.reference.checking.loaders import read_rows, release_pages
 
@@ -523,7 +523,38 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     if corrupted:
         det.deviations["corrupted_columns"] = corrupted
         det.sentence = det.sentence[:-1] + f"; columns {corrupted[:8]}{'...' if len(corrupted) > 8 else ''} hold values of no family member."
+    elif not best.extra:  # the round trip: fitted (unsnapped) parameters too, no odd rule d cannot show
+        p = profile_of(det, against)
+        det.profile_flags = p.cli_flags() if p is not None else det.profile_flags
     return det
+
+
+def profile_of(det: Detection, against: Profile | None = None) -> Profile | None:
+    """The family member a detection names, its parameters read exactly as reported (a fitted amplitude
+    such as 0.04419417382415922 is that binary64 value), or None when it names none (no fit, a plan
+    outside the family, NaN/Inf entries). ``sinpe check --profile auto`` checks against it, and
+    ``profile_flags`` are its flags (the detect -> check round trip, REQ-DETECT-CLI).
+
+    >>> import numpy as np
+    >>> from sinpe.spec.profiles import get_profile
+    >>> from sinpe.reference.tables import table
+    >>> det = detect_table(table("t2t", 16, 64, "float64") / 8)
+    >>> profile_of(det).cli_flags()
+    '--profile t2t --amplitude 0.125'
+    """
+    if det.layout is None or det.base is None or any(k in det.deviations for k in (
+            "no_fit", "non_finite", "sin_cos_swapped", "exponent", "corrupted_columns", "seq_first")):
+        return None
+    try:
+        p = Profile(None, det.layout, None if det.shift in (None, "half") else Fraction(det.shift),
+                    base=to_fraction(det.base), phase_scale=to_fraction(det.phase_scale or "1"),
+                    amplitude=to_fraction(det.amplitude or "1"), offset=to_fraction(det.offset or "0"),
+                    odd=det.odd_rule or "trailing-sin")
+    except ValueError:
+        return None
+    if det.odd_rule is None:  # even d: the odd rule is not observable; the reading with the fewest flags
+        return min((p.replace(odd=o) for o in ODD_RULES), key=lambda q: (len(q.cli_flags().split()), q.odd != p.odd))
+    return p.replace()
 
 
 def _prefer_against(c: _Cand, against: Profile) -> _Cand:

@@ -19,6 +19,7 @@ import numpy as np
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
+from sinpe.spec.profiles import get_profile
 from sinpe.reference.checking.limits import binary64_parameters
 from sinpe.reference.checking.loaders import CALLS, LoadError, Table, input_errors, is_callable_target, load_table
 
@@ -26,7 +27,8 @@ from sinpe.reference.checking.loaders import CALLS, LoadError, Table, input_erro
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", help="table file (.npy .npz .safetensors .pt .pth .csv .json) "
                         "or module:callable")
-    add_profile_arguments(parser)
+    add_profile_arguments(parser, extra=("auto",), extra_help="; auto: check against what detect finds "
+                          "(the report says so)")
     parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; a callable "
                         "must be given it: it cannot be inferred)")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
@@ -42,6 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions",
                         help="calling convention of a callable TARGET (default positions: fn(positions, d))")
+    add_selection_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     parser.add_argument("--max-failures", dest="max_failures", type=int, default=10,
@@ -51,6 +54,82 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_timeout_argument(parser)
 
 
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """--rows/--skip-rows/--columns (REQ-CHECK-SELECT)."""
+    g = parser.add_argument_group("selection (SPEC.md REQ-CHECK-SELECT)")
+    g.add_argument("--rows", help="rows to use, by index: a:b, a:b:step, a: or a comma list (a row keeps its "
+                   "position: row i is position i unless --positions names the selected rows' positions)")
+    g.add_argument("--skip-rows", dest="skip_rows", type=int, help="drop the first N rows (padding rows): --rows N:")
+    g.add_argument("--columns", help="columns to use, by index: a:b, a:b:step, a: or a comma list (d defaults "
+                   "to their number)")
+
+
+def index_spec(spec: str, n: int, what: str) -> np.ndarray:
+    """Indices into an axis of length n: ``a:b``, ``a:b:step``, ``a:``, ``:b`` or a comma list.
+
+    >>> index_spec("2:", 5, "--rows").tolist(), index_spec("0:6:2", 8, "--columns").tolist(), index_spec("4,1", 5, "--rows").tolist()
+    ([2, 3, 4], [0, 2, 4], [4, 1])
+    """
+    s = spec.strip()
+    try:
+        if ":" in s:
+            parts = s.split(":")
+            if len(parts) > 3:
+                raise ValueError
+            a = int(parts[0]) if parts[0] else 0
+            b = int(parts[1]) if parts[1] else n
+            step = int(parts[2]) if len(parts) == 3 and parts[2] else 1
+            if a < 0 or b < 0 or step < 1:
+                raise ValueError
+            idx = np.arange(a, min(b, n), step)
+        else:
+            idx = np.array([int(x) for x in s.split(",")], dtype=np.int64)
+    except ValueError:
+        raise LoadError(f"{what} {spec!r}: expected a:b, a:b:step, a:, :b or a comma list of indices >= 0") from None
+    if idx.size == 0:
+        raise LoadError(f"{what} {spec!r} selects nothing (the axis has {n})")
+    if idx.min() < 0 or idx.max() >= n:
+        raise LoadError(f"{what} {spec!r}: index {int(idx.max())} out of range (the axis has {n})")
+    return idx
+
+
+def select(args: argparse.Namespace, table: Table, positions: Any) -> tuple[Table, Any]:
+    """Apply --rows/--skip-rows/--columns: the selected rows keep their positions (row i is position i, or
+    the i-th of the table's --positions); the report notes the selection (REQ-CHECK-SELECT)."""
+    rows_spec, skip, cols_spec = getattr(args, "rows", None), getattr(args, "skip_rows", None), getattr(args, "columns", None)
+    if rows_spec is None and skip is None and cols_spec is None:
+        return table, positions
+    if rows_spec is not None and skip is not None:
+        raise LoadError("--rows and --skip-rows: give one of them")
+    if skip is not None and skip < 0:
+        raise LoadError(f"--skip-rows must be >= 0; got {skip}")
+    n, w = table.data.shape
+    rows = index_spec(f"{skip}:" if skip is not None else rows_spec, n, "--rows" if skip is None else "--skip-rows") \
+        if rows_spec is not None or skip is not None else None
+    cols = index_spec(cols_spec, w, "--columns") if cols_spec is not None else None
+    data = np.asarray(table.data if rows is None else table.data[rows])
+    if cols is not None:
+        data = data[:, cols]
+    pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions)
+    if len(pos) != n:
+        raise LoadError(f"{n} rows but {len(pos)} positions")
+    new_pos = pos if rows is None else pos[rows]
+    notes = list(table.notes)
+    if rows is not None:
+        notes.append(f"rows {_indices(rows)} of {n} selected ({len(rows)} rows)")
+    if cols is not None:
+        notes.append(f"columns {_indices(cols)} of {w} selected ({len(cols)} columns)")
+    t = Table(np.ascontiguousarray(data), table.dtype, table.source, notes)
+    return t, new_pos
+
+
+def _indices(idx: np.ndarray) -> str:
+    if len(idx) > 2 and np.all(np.diff(idx) == idx[1] - idx[0]) and idx[1] > idx[0]:
+        step = int(idx[1] - idx[0])
+        return f"{idx[0]}:{idx[-1] + 1}" + (f":{step}" if step != 1 else "")
+    return ",".join(str(int(i)) for i in idx[:8]) + ("..." if len(idx) > 8 else "")
+
+
 def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
     from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
@@ -58,8 +137,14 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bool]:
-    """(table, positions or None, called) for TARGET and the --positions/--key/--call flags; ``called``:
-    a callable was asked for width d (a buffer read whole, like a file, was not)."""
+    """(table, positions or None, called) for TARGET and the --positions/--key/--call flags, with the
+    --rows/--skip-rows/--columns selection applied; ``called``: a callable was asked for width d (a buffer
+    read whole, like a file, was not)."""
+    table, positions, called = _load_target(args, d)
+    return (*select(args, table, positions), called)
+
+
+def _load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bool]:
     from sinpe.reference.checking.check import callable_positions, default_callable_positions
     from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
     from sinpe.reference.numerics.positions import positions_from_spec
@@ -93,13 +178,28 @@ def load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, bo
     table = load_table(args.target, key=args.key)
     rows = table.data.shape[0]  # counted before any position is built (REQ-CHECK-LIMITS)
     positions = None if spec is None else positions_from_spec(spec, max(table.data.shape), f"the table has {rows} rows")
+    selected = getattr(args, "rows", None) is not None or getattr(args, "skip_rows", None) is not None
+    if positions is not None and selected:  # --positions names the selected rows: give the others a placeholder
+        sel = select(argparse.Namespace(rows=getattr(args, "rows", None), skip_rows=getattr(args, "skip_rows", None),
+                                        columns=None), Table(np.empty((rows, 0)), "", ""), None)[1]
+        if len(positions) != len(sel):
+            raise LoadError(f"--positions names {len(positions)} positions for the {len(sel)} selected rows")
+        full = np.zeros(rows, dtype=positions.dtype)
+        full[sel.astype(np.int64)] = positions
+        positions = full
     return table, positions, False
 
 
 def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.check import check_table
 
-    profile = profile_from_args(args)
+    auto = args.profile == "auto"
+    if auto:
+        overrides = [f for f in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
+                     if getattr(args, f) is not None]
+        if overrides:
+            raise LoadError(f"--profile auto takes the parameters detect finds; drop --{overrides[0].replace('_', '-')}")
+    profile = profile_from_args(args) if not auto else get_profile("vaswani")
     binary64_parameters(profile)  # REQ-CHECK-LIMITS: a non-finite reference is refused before any work
     if args.d is not None and args.d < 1:
         raise LoadError(f"--d must be >= 1; got {args.d}")
@@ -115,9 +215,43 @@ def run(args: argparse.Namespace) -> int:
     with input_errors("check", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, is_callable = load_target(args, args.d)
         d = args.d
+        if auto:
+            profile, found = auto_profile(table, positions, d)
+            if profile is None:
+                return _emit(args, _no_auto(found, table, args, d))
         res = check_table(table, profile, positions=positions, dtype=args.dtype, tier=args.tier, d=d,
                           detect=args.detect, max_failures=args.max_failures, working=args.working)
+    if auto:
+        res.notes.insert(0, f"--profile auto: checked against what detect found: {profile.cli_flags()} "
+                            f"({found['sentence']})")
+        res.profile_source = "detected"
     return _emit(args, res)
+
+
+def auto_profile(table: Table, positions: Any, d: int | None) -> tuple[Any, dict[str, Any]]:
+    """(the profile detect names for the table, the detection as JSON); the profile is None when detect
+    names no family member (REQ-CHECK-AUTO)."""
+    from sinpe.reference.checking.detect import detect_table, profile_of
+    det = detect_table(table.data, positions=positions, d=d)
+    p = profile_of(det)
+    if p is not None:
+        binary64_parameters(p)
+    return p, det.to_json()
+
+
+def _no_auto(found: dict[str, Any], table: Table, args: argparse.Namespace, d: int | None) -> Any:
+    """The report when --profile auto finds nothing to check against: a finding (exit 1), never a pass."""
+    from sinpe.reference.checking.check import _new_result
+    from sinpe.spec.profiles import get_profile as _gp
+    res = _new_result(_gp("vaswani"), args.tier, args.dtype or table.dtype, d or table.data.shape[1],
+                      table.data.shape[0], table.source)
+    res.profile, res.profile_flags, res.profile_params = None, "auto", {}
+    res.width = table.data.shape[1]
+    res.conformant, res.verdict = False, "fails"
+    res.reason = f"--profile auto: detect names no member of the family to check against: {found.get('sentence')}"
+    res.detected = found
+    res.profile_source = "detected"
+    return res
 
 
 def _emit(args: argparse.Namespace, res: Any) -> int:

@@ -22,6 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions", help="calling convention of a callable")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    from sinpe.reference.cli.check import add_selection_arguments
+    add_selection_arguments(parser)
     add_profile_arguments(parser)
     from sinpe.reference.cli.check import add_timeout_argument
     add_timeout_argument(parser)
