@@ -25,10 +25,14 @@ from sinpe.reference.checking.loaders import CALLS, LoadError, Table, input_erro
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", metavar="TARGET", help="table file (.npy .npz .safetensors .pt .pth .csv .json) "
-                        "or module:callable")
-    add_profile_arguments(parser, extra=("auto",), extra_help="; auto: check against what detect finds "
-                          "(the report says so)")
+    parser.add_argument("target", metavar="TARGET", nargs="?", help="table file (.npy .npz .safetensors .pt .pth "
+                        ".csv .json) or module:callable (a rotary cache may come as --cos/--sin instead)")
+    from sinpe.spec.grid import GRID_PRESETS
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    add_profile_arguments(parser, extra=("auto", *GRID_PRESETS, *ROTARY_PRESETS),
+                          extra_help="; auto: check against what detect finds (the report says so); "
+                          f"2-D grids: {', '.join(GRID_PRESETS)}; rotary caches: {', '.join(ROTARY_PRESETS)}")
+    add_angle_arguments(parser)
     parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; a callable "
                         "must be given it: it cannot be inferred)")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
@@ -52,6 +56,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-detect", dest="detect", action="store_false",
                         help="do not run detect on a non-conforming table")
     add_timeout_argument(parser)
+
+
+def add_angle_arguments(parser: argparse.ArgumentParser) -> None:
+    """The grid (SPEC.md DEF-GRID) and rotary (DEF-ROPE) flags ``sinpe check`` takes with their presets."""
+    g = parser.add_argument_group("2-D grids (--profile mae|diffusers|timm|...; SPEC.md DEF-GRID)")
+    g.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
+    g.add_argument("--cls", type=int, default=0, help="leading zero rows (cls/extra tokens)")
+    g.add_argument("--base-size", dest="base_size", help="diffusers base_size (exact decimal)")
+    g.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale")
+    g.add_argument("--temperature", help="timm/DETR temperature (frequency base)")
+    g.add_argument("--reverse-coord", dest="reverse_coord", action="store_true", help="timm reverse_coord")
+    g.add_argument("--channels-first", dest="channels_first", action="store_true",
+                   help="the file holds (C, H, W) (DETR's output)")
+    r = parser.add_argument_group("rotary caches (--profile llama|gptj|llama3.1; SPEC.md DEF-ROPE)")
+    r.add_argument("--cos", help="cos cache file (TARGET, if given, is read as the cos cache)")
+    r.add_argument("--sin", help="sin cache file")
+    r.add_argument("--dim", type=int, help="head dimension (default: the cache width)")
+    r.add_argument("--rule", help="frequency rule (default, linear, dynamic, llama3, yarn, explicit)")
+    r.add_argument("--factor", help="scaling factor s")
+    r.add_argument("--original-max", dest="original_max", type=int, help="pre-training context L")
+    r.add_argument("--seq-len", dest="seq_len", type=int, help="dynamic NTK: the length the cache was built for")
+    r.add_argument("--low-freq-factor", dest="low_freq_factor")
+    r.add_argument("--high-freq-factor", dest="high_freq_factor")
+    r.add_argument("--beta-fast", dest="beta_fast")
+    r.add_argument("--beta-slow", dest="beta_slow")
+    r.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
+
+
+ANGLE_ONLY = ("shape", "base_size", "interpolation_scale", "temperature", "cos", "sin", "dim", "rule", "factor",
+              "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow",
+              "attention_factor")
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -191,6 +226,25 @@ def _load_target(args: argparse.Namespace, d: int | None) -> tuple[Table, Any, b
 
 
 def run(args: argparse.Namespace) -> int:
+    from sinpe.spec.grid import GRID_PRESETS
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    if args.profile in GRID_PRESETS:
+        return _run_grid(args)
+    if args.profile in ROTARY_PRESETS or args.cos or args.sin:
+        return _run_rotary(args)
+    if args.target is None:
+        raise LoadError("TARGET is required (a table file or module:callable; a rotary cache: --cos/--sin "
+                        "with --profile llama|gptj|llama3.1)")
+    used = [f for f in ANGLE_ONLY if getattr(args, f, None)] + (["cls"] if args.cls else []) + \
+        (["reverse_coord"] if args.reverse_coord else []) + (["channels_first"] if args.channels_first else [])
+    if used:
+        raise LoadError(f"--{used[0].replace('_', '-')} applies to grid or rotary profiles, not {args.profile}")
+    if args.layout in ("halves", "pairs", "single"):
+        raise LoadError(f"--layout {args.layout} is a rotary layout: pass --profile llama|gptj|llama3.1")
+    return _run_1d(args)
+
+
+def _run_1d(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.check import check_table
 
     auto = args.profile == "auto"
@@ -228,6 +282,94 @@ def run(args: argparse.Namespace) -> int:
     return _emit(args, res)
 
 
+def _angle_emit(args: argparse.Namespace, r: Any, kind: str, describe: str, flags: str, notes: list[str],
+                repro: str) -> int:
+    """A grid/rotary AngleResult reported with the 1-D report contract (REQ-CHECK-KINDS): the same verdicts,
+    exit codes and JSON keys, plus ``kind`` and ``parts``."""
+    out = angle_report(r, kind, describe, flags, notes, repro)
+    out["target"] = args.target or args.cos or args.sin
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[r.verdict]
+        L = [f"sinpe check {out['target']}: {r.rows} x {r.d} {kind} table, profile {flags}, tier {r.tier}, "
+             f"dtype {r.dtype}", f"  {describe}"]
+        L += [f"  note: {n}" for n in notes]
+        L.append(f"{verdict}: {r.reason or 'every entry within the ' + r.tier + ' tolerance'}")
+        for k, p in r.parts.items():
+            L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max abs error {p.max_abs_error:.3g}")
+        L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; {r.undecided} entries undecided")
+        for f in r.failures[:args.max_failures]:
+            L.append(f"  {f.get('cache', '')} row {f['row']} (position {f['position']}) column {f['index']} "
+                     f"({f['column']}): {f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > "
+                     f"{f['allowed']:.3g}); reproduce: {repro}")
+        print("\n".join(L))
+    return r.exit_code
+
+
+def angle_report(r: Any, kind: str, describe: str, flags: str, notes: list[str], repro: str) -> dict[str, Any]:
+    """The ``sinpe check --json`` keys of a 1-D report, filled from a grid/rotary AngleResult."""
+    entries = r.rows * r.d * max(1, len(r.parts))
+    worst = max(r.failures, key=lambda f: f["abs_error"], default=None)
+    return {"kind": kind, "conformant": r.verdict == "conforms", "verdict": r.verdict, "profile": r.profile,
+            "profile_flags": flags, "profile_params": {"describe": describe}, "profile_source": "given",
+            "tier": r.tier, "dtype": r.dtype, "working": r.dtype, "d": r.d, "rows": r.rows, "width": r.d,
+            "max_abs_error": r.to_json()["max_abs_error"], "max_ulp_error": r.to_json()["max_ulp_error"],
+            "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
+                                                                        "column": worst["index"]},
+            "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason, "detected": None,
+            "oracle_decided": r.oracle_decided, "notes": notes, "source": "", "seconds": 0.0,
+            "unjudged": {"count": r.undecided, "share": r.undecided / entries if entries else 0.0,
+                         "from_position": None},
+            "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
+            "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": repro}
+
+
+def _run_grid(args: argparse.Namespace) -> int:
+    """``sinpe check FILE --profile mae|...``: the grid checker (REQ-CHECK-GRID) under check's contract."""
+    from sinpe.reference.cli.grid import grid_check, load_grid
+    if args.target is None:
+        raise LoadError(f"--profile {args.profile} (a 2-D grid) needs TARGET, the grid table file")
+    _refuse(args, ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd", "cos", "sin", "dim", "rule",
+                   "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
+                   "beta_slow", "attention_factor", "positions", "rows", "skip_rows", "columns", "d"), "a 2-D grid")
+    if args.working not in (None, "native"):
+        raise LoadError("--working applies to 1-D profiles; a grid is checked in its --dtype")
+    with input_errors("check", args.target):
+        data, dtype = load_grid(args)
+    r, g, repro = grid_check(args, data, args.dtype or dtype)
+    return _angle_emit(args, r, "grid", g.describe(), f"--profile {args.profile}", [], repro)
+
+
+def _run_rotary(args: argparse.Namespace) -> int:
+    """``sinpe check [COS] --cos/--sin FILE --profile llama|...``: the rotary checker (REQ-CHECK-ROPE)."""
+    from sinpe.reference.cli.rotary import load_caches, rotary_check
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    if args.profile not in ROTARY_PRESETS:
+        raise LoadError(f"--cos/--sin are rotary caches: pass --profile {'|'.join(ROTARY_PRESETS)}, not {args.profile}")
+    if args.target and args.cos:
+        raise LoadError("give the cos cache as TARGET or as --cos, not both")
+    _refuse(args, ("shift", "phase_scale", "amplitude", "offset", "odd", "shape", "base_size", "interpolation_scale",
+                   "temperature", "rows", "skip_rows", "columns", "d"), "a rotary cache")
+    if args.working not in (None, "native"):
+        raise LoadError("--working applies to 1-D profiles; a rotary cache is checked in its --dtype")
+    ns = argparse.Namespace(**vars(args))
+    ns.cos = args.cos or args.target
+    if ns.layout is not None and ns.layout not in ("halves", "pairs", "single"):
+        raise LoadError(f"--layout {ns.layout} is a 1-D layout; rotary layouts: halves, pairs, single")
+    cos, sin, positions, dtype = load_caches(ns)
+    r, rp, dim = rotary_check(ns, cos, sin, positions, dtype)
+    given = " ".join(f"--{k} FILE" for k in ("cos", "sin") if getattr(ns, k))
+    repro = f"sinpe check {given} --profile {args.profile}"
+    return _angle_emit(args, r, "rotary", rp.describe() + f", dim {dim}", f"--profile {args.profile}", [], repro)
+
+
+def _refuse(args: argparse.Namespace, flags: tuple[str, ...], what: str) -> None:
+    for f in flags:
+        if getattr(args, f, None) not in (None, False):
+            raise LoadError(f"--{f.replace('_', '-')} does not apply to {what} (--profile {args.profile})")
+
+
 def auto_profile(table: Table, positions: Any, d: int | None) -> tuple[Any, dict[str, Any]]:
     """(the profile detect names for the table, the detection as JSON); the profile is None when detect
     names no family member (REQ-CHECK-AUTO)."""
@@ -258,6 +400,7 @@ def _emit(args: argparse.Namespace, res: Any) -> int:
     """Print the report (text or ``--json``), write ``--junit``; the exit status of the verdict."""
     report = res.to_json()
     report["target"] = args.target
+    report.setdefault("kind", "1d")  # REQ-CHECK-KINDS: grids and rotary caches say "grid" / "rotary"
     if args.json:
         print(json.dumps(report, indent=1))
     else:
