@@ -76,10 +76,12 @@ def test_json_contract_and_cli(tmp_path):
     res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--json"], capture_output=True, text=True)
     assert res.returncode == 1, res.stderr
     out = json.loads(res.stdout)
-    for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd_rule",
+    for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd",
               "precision", "profile", "residual", "runner_up", "margin", "sentence"):
         assert k in out
-    assert out["layout"] == "sin-cos" and out["shift"] == "1" and out["offset"] == "2"
+    assert "odd_rule" not in out  # REQ-CLI-JSON, REQ-DETECT-CLI: one name per concept (odd, as --odd and profile_params)
+    assert out["layout"] == "sin-cos" and out["shift"] == 1 and out["offset"] == 2 and out["offset_exact"] == "2"
+    assert out["base"] == 10000 and out["base_exact"] == "10000" and isinstance(out["runner_up"]["base"], (int, float))
     assert out["deviations"] == {"layout": "sin-cos", "shift": 1, "offset": 2}
     res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--profile", "t2t", "--offset", "2"],
                          capture_output=True, text=True)

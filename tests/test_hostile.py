@@ -109,7 +109,7 @@ def test_a_callable_that_shifts_its_positions_in_place_does_not_conform(work):
     assert r.rc == 1, r.stderr
     rep = json.loads(r.stdout)
     assert not rep["conformant"]
-    assert {f["position"] for f in rep["failures"]} <= {"0.5", "1.5", "2.25"}  # the checker's own positions
+    assert {f["position_exact"] for f in rep["failures"]} <= {"0.5", "1.5", "2.25"}  # the checker's own positions
 
 
 def test_in_process_callables_get_a_copy_of_the_positions():

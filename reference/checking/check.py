@@ -151,6 +151,12 @@ class CheckResult:
         for b in out["bands"]:
             for k in ("max_abs_error", "max_ulp_error", "hi", "max_bound_ratio"):
                 b[k] = _json_float(b[k])
+        from sinpe.reference.checking.jsonout import profile_params_json, with_exact  # REQ-CLI-JSON
+        out["profile_params"] = profile_params_json(out["profile_params"])
+        for f in out["failures"]:
+            with_exact(f, ("position",))
+        with_exact(out["worst"], ("position",))
+        with_exact(out["unjudged"], ("from_position",))
         return out
 
 

@@ -90,7 +90,21 @@ class Detection:
         return {"profile": self.margin, "precision": self.precision_margin}
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (REQ-CLI-JSON): parameters as numbers with ``<key>_exact`` strings, ``shift`` "half"
+        for D = d/2, ``odd`` for the odd-d rule, zeroed rows as numbers; ``score`` and ``margin`` as in
+        REQ-DETECT-FIT."""
+        from sinpe.reference.checking.jsonout import PARAMS, exact_number, rename_odd, shift_json, with_exact
         out = asdict(self)
+        with_exact(out, PARAMS)
+        shift_json(out)
+        rename_odd(out)
+        out["zeroed_rows"] = [exact_number(z) for z in out["zeroed_rows"]]
+        if out["runner_up"]:
+            out["runner_up"] = dict(out["runner_up"])
+            with_exact(out["runner_up"], ("base",))
+            shift_json(out["runner_up"])
+        if "shift" in out["deviations"] and out["deviations"]["shift"] is None:
+            out["deviations"]["shift"] = "half"
         out["confidence"] = {k: (_jf(v) if v is not None else None) for k, v in self.confidence.items()}
         out["precision_margin"] = _jf(self.precision_margin) if self.precision_margin is not None else None
         out["residual"] = _jf(self.residual)

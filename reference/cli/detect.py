@@ -66,7 +66,12 @@ def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, A
 
 def _emit_other(args: argparse.Namespace, kind: str, readings: dict[str, Any]) -> int:
     """A table whose best reading is a grid or a rotary cache: the sentence, the preset, exit 0."""
+    from sinpe.reference.checking.jsonout import exact_number, with_exact
     r = readings[kind]
+    if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
+        r["params"] = dict(r["params"])
+        with_exact(r["params"], tuple(k for k, v in r["params"].items()
+                                      if isinstance(v, str) and not isinstance(exact_number(v), str)))
     if kind == "grid":
         sentence = (f"A 2-D sin-cos grid: preset {r['profile']}, shape {r['shape'][0]}x{r['shape'][1]}, "
                     f"{r['cls']} cls rows" + (f", options {r['options']}" if r.get("options") else "") +
