@@ -125,3 +125,19 @@ def test_non_finite_entries_anywhere_are_a_deviation():  # REQ-DETECT-CLI
     t[2222, 5] = np.nan
     r = detect_table(t)
     assert r.deviations == {"non_finite": 1} and r.profile is None and "nearest preset vaswani" in r.sentence
+
+
+@pytest.mark.parametrize("name,other", [("vaswani-concat", "t2t"), ("t2t", "vaswani-concat")])
+def test_canonical_reading_and_its_equivalents(name, other):  # REQ-DETECT-CANONICAL
+    """d = 6: base 464.159 with shift 1 is the same frequencies as base 10^4 with D = d/2; the preset reading
+    is named and the other listed as equivalent (with its exact-frequency base); the neighbouring preset,
+    whose frequencies differ, is not named."""
+    from sinpe.reference.tables import table
+    det = detect_table(table(name, 6, 64, "float32"))
+    assert det.profile == name and det.base == "10000"
+    (eq,) = det.equivalent
+    D, D2 = (3, 2) if name == "vaswani-concat" else (2, 3)
+    assert eq["shift"] == ("1" if D2 == 2 else "half") and abs(eq["base"] - 10000 ** (D2 / D)) < 1e-9 * eq["base"]
+    assert det.profile != other and detect_table(table(other, 6, 64, "float32")).profile == other
+    out = det.to_json()
+    assert out["equivalent"][0]["base"] == eq["base"]

@@ -82,6 +82,7 @@ class Detection:
     precision_residuals: dict[str, float] = field(default_factory=dict)
     precision_margin: float | None = None
     precision_note: str = ""
+    equivalent: list[dict[str, Any]] = field(default_factory=list)  # other (shift, base) readings, same frequencies
 
     @property
     def confidence(self) -> dict[str, Any]:
@@ -758,7 +759,31 @@ def _assemble(c: _Cand, params: dict[str, float], snapped: bool, w: int, zeroed:
         nearest_preset=nearest, runner_up=ru, margin=margin, deviations=dev,
         profile_flags=prof.cli_flags() if prof is not None else None, precision_residuals=pres)
     det.sentence = _sentence(det, c)
+    if not c.extra:
+        det.equivalent = equivalent_readings(c.shift, b, c.d, c.layout)
     return det
+
+
+def equivalent_readings(shift: Fraction | None, base: float, d: int, layout: str | None) -> list[dict[str, Any]]:
+    """The other schedule readings with exactly the same frequencies (REQ-DETECT-CANONICAL): for D' of another
+    shift, base' = base^(D'/D) gives base'^(-k/D') = base^(-k/D) for every k. The reading reported is the
+    canonical one (a preset first, then an integer base); these are listed, not preferred.
+
+    >>> [(e["shift"], round(e["base"], 3)) for e in equivalent_readings(None, 10000.0, 6, "sin-cos")]
+    [('1', 464.159)]
+    """
+    D = _denominator(shift, d)
+    out = []
+    for s in (None, Fraction(0), Fraction(1)):
+        D2 = _denominator(s, d)
+        if D2 <= 0 or D2 == D or any(e["denominator"] == str(D2) for e in out):
+            continue
+        b2 = float(base) ** (float(D2) / float(D))
+        if not (math.isfinite(b2) and b2 > 0 and b2 != 1):
+            continue
+        out.append({"shift": "half" if s is None else str(s), "base": b2, "denominator": str(D2), "layout": layout,
+                    "note": f"w_k = {_str_num(b2)}^(-k/{D2}) is the same frequency as {_str_num(base)}^(-k/{D})"})
+    return out
 
 
 def _denominator(shift: Fraction | None, d: int) -> Fraction:
