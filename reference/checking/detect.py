@@ -773,7 +773,9 @@ def equivalent_readings(shift: Fraction | None, base: float, d: int, layout: str
     [('1', 464.159)]
     """
     D = _denominator(shift, d)
-    out = []
+    out: list[dict[str, Any]] = []
+    if D <= 0:  # a single frequency (w_0 = 1): every base is the same table
+        return out
     for s in (None, Fraction(0), Fraction(1)):
         D2 = _denominator(s, d)
         if D2 <= 0 or D2 == D or any(e["denominator"] == str(D2) for e in out):
