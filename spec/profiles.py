@@ -50,8 +50,112 @@ def to_fraction(x: Number, what: str = "value") -> Fraction:
     try:
         f = Fraction(x) if not isinstance(x, str) else Fraction(x.strip())
     except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        if isinstance(x, str):  # a simple expression (1/sqrt(64), 2**-3), read through a whitelist
+            return parse_exact_expression(x, what)
         raise ValueError(f"{what} must be a finite number, got {x!r}") from None
     return f
+
+
+EXPRESSION_FORMS = ("decimals (1e4, 0.125)", "fractions (1/8)", "+ - * / and parentheses",
+                    "integer powers (2**-3, 10**4)", "sqrt of a perfect square (1/sqrt(64))")
+
+
+def parse_exact_expression(text: str, what: str = "value") -> Fraction:
+    """The exact rational a simple expression denotes, read through a whitelist (never ``eval``):
+    decimal literals (each read exactly), ``+ - * /``, parentheses, ``**`` with an integer exponent of
+    magnitude at most 64, and ``sqrt(x)`` when x is the square of a rational. An irrational value is
+    refused, naming the binary64 value to pass instead (parameters are exact rationals, DEF-FAMILY).
+
+    >>> parse_exact_expression("1/sqrt(64)"), parse_exact_expression("2**-3 * (1e4 - 1)")
+    (Fraction(1, 8), Fraction(9999, 8))
+    >>> parse_exact_expression("1/sqrt(512)", "--amplitude")
+    Traceback (most recent call last):
+    ...
+    ValueError: --amplitude '1/sqrt(512)' is irrational (sqrt(512) is not rational); parameters are exact rationals: pass the value your implementation uses, e.g. its binary64 value 0.044194173824159216 (or float32 0.0441941730678081512451171875)
+    >>> parse_exact_expression("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    ValueError: value must be a finite number or a simple expression, got "__import__('os')"; accepted: decimals (1e4, 0.125), fractions (1/8), + - * / and parentheses, integer powers (2**-3, 10**4), sqrt of a perfect square (1/sqrt(64))
+    """
+    import ast
+    import math as _m
+    src = text.strip()
+    bad = ValueError(f"{what} must be a finite number or a simple expression, got {text!r}; accepted: "
+                     f"{', '.join(EXPRESSION_FORMS)}")
+    if len(src) > 200:
+        raise bad
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        raise bad from None
+
+    class _Irrational(Exception):
+        pass
+
+    def ev(n: ast.AST) -> Fraction:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            seg = ast.get_source_segment(src, n) or ""
+            m = _EXPONENT.search(seg)
+            if not re.fullmatch(r"[0-9.eE+-]+", seg) or m and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
+                raise bad
+            return Fraction(seg)  # the literal's text, exactly (1e-3 is 1/1000)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.UAdd, ast.USub)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.Div):
+                if b == 0:
+                    raise ValueError(f"{what} {text!r} divides by zero")
+                return a / b
+            if b.denominator != 1 or abs(b) > 64:
+                raise ValueError(f"{what} {text!r}: only integer powers of magnitude <= 64 are accepted")
+            if a == 0 and b < 0:
+                raise ValueError(f"{what} {text!r} divides by zero")
+            return a ** int(b)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "sqrt" and len(n.args) == 1 \
+                and not n.keywords:
+            v = ev(n.args[0])
+            if v < 0:
+                raise ValueError(f"{what} {text!r}: sqrt of a negative number")
+            rn, rd = _m.isqrt(v.numerator), _m.isqrt(v.denominator)
+            if rn * rn != v.numerator or rd * rd != v.denominator:
+                raise _Irrational(f"sqrt({format_number(v)})")
+            return Fraction(rn, rd)
+        raise bad
+
+    try:
+        return ev(tree.body)
+    except _Irrational as e:
+        import numpy as _np  # only on this error path
+        approx = _approximate(tree.body, src)
+        raise ValueError(f"{what} {text!r} is irrational ({e} is not rational); parameters are exact rationals: pass "
+                         f"the value your implementation uses, e.g. its binary64 value {approx!r} (or float32 "
+                         f"{format_number(float(_np.float32(approx)))})") from None
+
+
+def _approximate(node: object, src: str) -> float:
+    """The binary64 value of a whitelisted expression (for the message refusing an irrational one)."""
+    import ast
+    import math as _m
+    if isinstance(node, ast.Constant):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp):
+        v = _approximate(node.operand, src)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        a, b = _approximate(node.left, src), _approximate(node.right, src)
+        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
+            node.op, (ast.Div, ast.Pow)) else (a / b if isinstance(node.op, ast.Div) else a ** b)
+    if isinstance(node, ast.Call):
+        return _m.sqrt(_approximate(node.args[0], src))
+    raise ValueError("not an expression")
 
 
 def format_number(x: Number) -> str:

@@ -35,6 +35,19 @@ PENDING_PROFILES = {
     "rope2d-timm": "2-D rotary cache (timm build_rotary_pos_embed)",
 }
 
+# The sinpe presets (spec/grid.py GRID_PRESETS, spec/rotary.py ROTARY_PRESETS) each pending name now has, with
+# the flags a check needs (`sinpe check FILE --profile P ...`, REQ-CHECK-KINDS); None: no preset covers it yet.
+PRESET_FOR_PENDING = {
+    "grid2d-mae": ("mae", []),                  # diffusers' base-size scaling: preset "diffusers"
+    "grid2d-timm": ("timm", []),
+    "grid2d-detr": ("detr", ["--channels-first"]),
+    "grid2d-pe": None,                          # positional-encodings' 2-D layout: no grid preset yet
+    "rope-halves": ("llama", []),
+    "rope-pairs": ("gptj", []),
+    "rope-halves-explicit": ("llama", ["--rule"]),  # the rule (linear, dynamic, llama3, yarn) per case
+    "rope2d-timm": None,                        # 2-D rotary: no preset yet
+}
+
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 
 

@@ -72,3 +72,20 @@ def test_os_errors_are_one_line_exit_2(tmp_path, capsys, monkeypatch):
     assert main(["check", "x.npy"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Is a directory" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args,msg", [(("check", "no-such.npy", "--json"), "no such file"),
+                                      (("detect", "no-such.npy", "--json"), "no such file"),
+                                      (("check", "x.npy", "--json", "--tier", "bogus"), "invalid choice"),
+                                      (("check", "x.npy", "--json", "--amplitude", "1/sqrt(512)"), "irrational")])
+def test_json_error_object_on_stdout(args, msg, tmp_path):
+    """REQ-CLI-JSON-ERROR: under --json an error is a JSON object on stdout (and one line on stderr, exit 2)."""
+    import json
+    res = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *args], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    err = json.loads(res.stdout)["error"]
+    assert err["exit_code"] == 2 and msg in err["message"] and err["command"] == args[0]
+    plain = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *[a for a in args if a != "--json"]],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert plain.returncode == 2 and plain.stdout == ""  # without --json stdout stays empty

@@ -107,3 +107,20 @@ def test_cli_flags_round_trip():  # REQ-CLI-PROFILE
     add_profile_arguments(ap)
     q = profile_from_args(ap.parse_args(p.cli_flags().split()))
     assert q == p
+
+
+@pytest.mark.parametrize("text,value", [("1/sqrt(64)", Fraction(1, 8)), ("1/8", Fraction(1, 8)),
+                                        ("2**-3", Fraction(1, 8)), ("(1e4 - 1) * 2", Fraction(19998)),
+                                        ("-sqrt(9/4)", Fraction(-3, 2)), ("1e-3", Fraction(1, 1000))])
+def test_simple_expressions_are_exact(text, value):
+    """REQ-CLI-PROFILE: --amplitude 1/sqrt(64) and friends, read exactly through a whitelist."""
+    assert get_profile("vaswani", amplitude=text).amplitude == value
+
+
+@pytest.mark.parametrize("text,msg", [("1/sqrt(512)", "irrational.*0.044194173824159216"),
+                                      ("__import__('os').getcwd()", "accepted: decimals"),
+                                      ("2**100", "integer powers"), ("1/0", "divides by zero"),
+                                      ("sqrt(-4)", "negative"), ("abs(-1)", "accepted"), ("0x10", "accepted")])
+def test_expressions_outside_the_whitelist_are_refused(text, msg):
+    with pytest.raises(ValueError, match=msg):
+        get_profile("vaswani", amplitude=text)

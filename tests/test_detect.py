@@ -76,10 +76,12 @@ def test_json_contract_and_cli(tmp_path):
     res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--json"], capture_output=True, text=True)
     assert res.returncode == 1, res.stderr
     out = json.loads(res.stdout)
-    for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd_rule",
+    for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd",
               "precision", "profile", "residual", "runner_up", "margin", "sentence"):
         assert k in out
-    assert out["layout"] == "sin-cos" and out["shift"] == "1" and out["offset"] == "2"
+    assert "odd_rule" not in out  # REQ-CLI-JSON, REQ-DETECT-CLI: one name per concept (odd, as --odd and profile_params)
+    assert out["layout"] == "sin-cos" and out["shift"] == 1 and out["offset"] == 2 and out["offset_exact"] == "2"
+    assert out["base"] == 10000 and out["base_exact"] == "10000" and isinstance(out["runner_up"]["base"], (int, float))
     assert out["deviations"] == {"layout": "sin-cos", "shift": 1, "offset": 2}
     res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--profile", "t2t", "--offset", "2"],
                          capture_output=True, text=True)
@@ -123,3 +125,19 @@ def test_non_finite_entries_anywhere_are_a_deviation():  # REQ-DETECT-CLI
     t[2222, 5] = np.nan
     r = detect_table(t)
     assert r.deviations == {"non_finite": 1} and r.profile is None and "nearest preset vaswani" in r.sentence
+
+
+@pytest.mark.parametrize("name,other", [("vaswani-concat", "t2t"), ("t2t", "vaswani-concat")])
+def test_canonical_reading_and_its_equivalents(name, other):  # REQ-DETECT-CANONICAL
+    """d = 6: base 464.159 with shift 1 is the same frequencies as base 10^4 with D = d/2; the preset reading
+    is named and the other listed as equivalent (with its exact-frequency base); the neighbouring preset,
+    whose frequencies differ, is not named."""
+    from sinpe.reference.tables import table
+    det = detect_table(table(name, 6, 64, "float32"))
+    assert det.profile == name and det.base == "10000"
+    (eq,) = det.equivalent
+    D, D2 = (3, 2) if name == "vaswani-concat" else (2, 3)
+    assert eq["shift"] == ("1" if D2 == 2 else "half") and abs(eq["base"] - 10000 ** (D2 / D)) < 1e-9 * eq["base"]
+    assert det.profile != other and detect_table(table(other, 6, 64, "float32")).profile == other
+    out = det.to_json()
+    assert out["equivalent"][0]["base"] == eq["base"]

@@ -90,7 +90,7 @@ def test_nothing_beside_the_target_is_imported(work, tmp_path, shadow, module):
 def test_only_the_named_module_comes_from_the_current_directory(tmp_path):
     (tmp_path / "helper.py").write_text(H.MARKER_MODULE)
     (tmp_path / "impl.py").write_text("import helper\ndef f(p, d):\n    return None\n")
-    r = H.sinpe("check", "impl:f", cwd=tmp_path)
+    r = H.sinpe("check", "impl:f", "--d", "8", cwd=tmp_path)
     one_line_error(r, "cannot import 'impl'", "helper")
     assert not (tmp_path / "helper.imported").exists()
 
@@ -109,7 +109,7 @@ def test_a_callable_that_shifts_its_positions_in_place_does_not_conform(work):
     assert r.rc == 1, r.stderr
     rep = json.loads(r.stdout)
     assert not rep["conformant"]
-    assert {f["position"] for f in rep["failures"]} <= {"0.5", "1.5", "2.25"}  # the checker's own positions
+    assert {f["position_exact"] for f in rep["failures"]} <= {"0.5", "1.5", "2.25"}  # the checker's own positions
 
 
 def test_in_process_callables_get_a_copy_of_the_positions():
@@ -161,8 +161,8 @@ OVERSIZED = [
     ("csv of 64 MiB + 1", ["check", "big.csv"], 2, "bytes of text"),
     ("json nested 10^5 deep", ["check", "deep.json"], 2, "not valid JSON"),
     ("callable --d 1e9", ["check", "hostile_impls:good", "--d", "1000000000"], 2, "entries"),
-    ("callable 10^8 positions", ["check", "hostile_impls:good", "--positions", "0:100000000"], 2, "entries"),
-    ("callable n-style 10^12", ["check", "hostile_impls:good", "--call", "n", "--positions", "999999999999"], 2,
+    ("callable 10^8 positions", ["check", "hostile_impls:good", "--d", "64", "--positions", "0:100000000"], 2, "entries"),
+    ("callable n-style 10^12", ["check", "hostile_impls:good", "--d", "64", "--call", "n", "--positions", "999999999999"], 2,
      "entries"),
 ]
 
@@ -207,7 +207,7 @@ def test_every_way_a_callable_fails_is_one_line(work, name, words):
 
 def test_an_import_that_hangs_is_killed(tmp_path):
     (tmp_path / "slow.py").write_text("import time\ntime.sleep(3600)\n")
-    r = H.sinpe("check", "slow:f", "--timeout", "2", cwd=tmp_path)
+    r = H.sinpe("check", "slow:f", "--d", "8", "--timeout", "2", cwd=tmp_path)
     one_line_error(r, "did not return within 2 s")
 
 
@@ -259,7 +259,7 @@ def test_control_characters_in_a_file_name_stay_escaped(tmp_path, name):
 
 def test_control_characters_from_a_callable_stay_escaped(tmp_path):
     (tmp_path / "esc.py").write_text("def f(p, d):\n    raise ValueError('a\\nb\\x1b[2J')\n")
-    line = one_line_error(H.sinpe("check", "esc:f", cwd=tmp_path), "a b\\x1b[2J")  # whitespace runs: one space
+    line = one_line_error(H.sinpe("check", "esc:f", "--d", "8", cwd=tmp_path), "a b\\x1b[2J")  # whitespace runs: one space
     assert "\x1b" not in line
 
 

@@ -218,8 +218,8 @@ def test_bad_callables(tmp_path):
     assert_one_line_exit_2(run_clean(tmp_path, "check", "bad_impls:nothing", "--d", "8"), "returned None")
     assert_one_line_exit_2(run_clean(tmp_path, "check", "bad_impls:flat", "--d", "8"), "1-D array")
     assert_one_line_exit_2(run_clean(tmp_path, "check", "bad_impls:NOT_CALLABLE", "--d", "8"), "holds integers")
-    assert_one_line_exit_2(run_clean(tmp_path, "check", "no_such_module:f"), "cannot import")
-    assert_one_line_exit_2(run_clean(tmp_path, "check", "bad_impls:missing"), "no attribute")
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "no_such_module:f", "--d", "8"), "cannot import")
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "bad_impls:missing", "--d", "8"), "no attribute")
     res = run_clean(tmp_path, "check", "bad_impls:wide", "--d", "8", "--no-detect")
     assert res.returncode == 1 and "width: 9 columns" in res.stdout
 

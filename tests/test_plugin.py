@@ -21,6 +21,14 @@ VAS = get_profile("vaswani")
 def good(positions, d):
     return pe_table(VAS, d, positions, "float32")
 
+def scaled_offset(positions, d):    # x-transformers-like amplitude, fairseq-like offset 2
+    return pe_table(get_profile("t2t", amplitude="1/8", offset=2), d, positions, "float32")
+
+def raising_t2t(positions, d):      # Whisper-like: raises at odd d
+    if d % 2:
+        raise ValueError("odd d")
+    return pe_table(get_profile("t2t"), d, positions, "float32")
+
 def swapped(positions, d):          # sin and cos of the first pair exchanged
     t = good(positions, d)
     if d >= 2:
@@ -107,3 +115,36 @@ def test_plugin_choices_equal_the_library_ones():  # REQ-PLUGIN-RUN: the plugin'
     from sinpe.reference.conformance import plugin
     from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
     assert (plugin.TIERS, plugin.CALLS, plugin.WORKING_CHOICES) == (TIERS, CALLS, WORKING_CHOICES)
+
+
+def test_profile_overrides_recompute_the_references(impl_dir):  # REQ-PLUGIN-OVERRIDES
+    """--sinpe-amplitude/-offset: the references are the overridden profile's; the plain preset fails, and a
+    wrong override (offset 1) fails too."""
+    args = ("--sinpe-impl", "plugin_impls:scaled_offset", "--sinpe-profile", "t2t", "--sinpe-d", "4,64",
+            "--sinpe-max-position", "1000")
+    ok = run_pytest(impl_dir, *args, "--sinpe-amplitude", "1/sqrt(64)", "--sinpe-offset", "2", "-rA")
+    assert ok.returncode == 0, ok.stdout[-2000:]
+    assert "t2t[amplitude=1/sqrt(64),offset=2]-d64-float32-p" in ok.stdout
+    assert run_pytest(impl_dir, *args).returncode == 1
+    bad = run_pytest(impl_dir, *args, "--sinpe-amplitude", "1/8", "--sinpe-offset", "1")
+    assert bad.returncode == 1 and "--sinpe-amplitude 1/8 --sinpe-offset 1" in bad.stdout
+
+
+def test_odd_error_override_requires_a_raise(impl_dir):  # REQ-PLUGIN-OVERRIDES
+    args = ("--sinpe-profile", "t2t", "--sinpe-d", "4,65", "--sinpe-max-position", "100")
+    ok = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:raising_t2t", *args, "--sinpe-odd", "error", "-rA")
+    assert ok.returncode == 0 and "t2t-d65-raises" in ok.stdout, ok.stdout[-2000:]
+    bad = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:scaled_offset", *args, "--sinpe-odd", "error")
+    assert bad.returncode == 1 and "odd rule 'error' requires it to raise" in bad.stdout
+
+
+def test_plugin_override_options_match_the_cli():  # REQ-PLUGIN-OVERRIDES: every profile flag of `sinpe check`
+    import argparse
+    from sinpe.reference.cli.args import add_profile_arguments
+    from sinpe.reference.conformance import plugin
+    from sinpe.spec.profiles import LAYOUTS, ODD_RULES
+    p = argparse.ArgumentParser()
+    add_profile_arguments(p)
+    cli = {a.dest for a in p._actions if a.option_strings and a.dest not in ("help", "profile")}
+    assert {dest for _, dest, _, _ in plugin.OVERRIDE_OPTIONS} == cli
+    assert (plugin.LAYOUTS, plugin.ODD_RULES) == (LAYOUTS, ODD_RULES)

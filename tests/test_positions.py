@@ -18,7 +18,8 @@ def test_forms(tmp_path):
 
 
 @pytest.mark.parametrize("spec,msg", [
-    ("", "empty"), ("1:2:3", "start:stop"), ("4:4", "empty"), ("0.5:3", "integer bounds"),
+    ("", "empty"), ("1:2:3:4", "start:stop"), ("0:9:0", "step must be a positive integer"),
+    ("0:9:-1", "step must be"), ("0:9:1.5", "step must be"), ("4:4", "empty"), ("0.5:3", "integer bounds"),
     ("1,x", "finite number"), ("0:1000000000", "more than"), ("nope.npy", "does not exist"),
 ])
 def test_bad_specs(spec, msg):
@@ -51,3 +52,14 @@ def test_spec_round_trip_of_binary_fractions():
     ps = [Fraction(0.1), Fraction(2.5), Fraction(-0.3)]
     assert parse_positions(positions_spec(ps)) == ps
     assert positions_spec([Fraction(2.5), Fraction(-3)]) == "2.5,-3"
+
+
+def test_range_with_step():
+    """REQ-CLI-POSITIONS: start:stop:step (stop excluded), counted before it is built."""
+    from sinpe.reference.numerics.positions import count_positions, parse_position_source, positions_from_spec
+    assert parse_positions("0:10:3") == [Fraction(i) for i in (0, 3, 6, 9)]
+    assert positions_from_spec("5:1e6:250000").tolist() == [5.0, 250005.0, 500005.0, 750005.0]
+    assert count_positions("0:10:3") == 4 and count_positions("0:12:3") == 4
+    assert parse_position_source("0:10:5").block(0, 2).tolist() == [0.0, 5.0]
+    with pytest.raises(ValueError, match="more than 3"):
+        positions_from_spec("0:100:25", limit=3)

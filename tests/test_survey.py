@@ -95,3 +95,19 @@ def test_readme_section_changes_with_results(results):
     for c in bad["entries"][0]["variants"][0]["checks"]:
         c["verdict"] = "fails" if c["verdict"] == "conforms" else "conforms"
     assert report.readme_section(bad) not in (ROOT / "README.md").read_text()
+
+
+def test_pending_names_map_to_real_presets():  # REQ-CHECK-KINDS: the survey's pending names and sinpe's presets
+    import sys
+    sys.path.insert(0, str(ROOT / "survey"))
+    try:
+        import cases
+    finally:
+        sys.path.remove(str(ROOT / "survey"))
+    from sinpe.spec.grid import GRID_PRESETS
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    assert set(cases.PRESET_FOR_PENDING) == set(cases.PENDING_PROFILES)
+    mapped = {k: v[0] for k, v in cases.PRESET_FOR_PENDING.items() if v is not None}
+    for pending, preset in mapped.items():
+        assert preset in (GRID_PRESETS if pending.startswith("grid") else ROTARY_PRESETS), (pending, preset)
+    assert {"grid2d-mae", "grid2d-timm", "grid2d-detr", "rope-halves", "rope-pairs"} <= set(mapped)

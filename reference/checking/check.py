@@ -131,6 +131,7 @@ class CheckResult:
     unjudged: dict[str, Any] = field(default_factory=lambda: {"count": 0, "share": 0.0, "from_position": None})
     structural: dict[str, Any] = field(default_factory=lambda: {"judged": 0, "violations": 0, "findings": []})
     alternatives: list[dict[str, Any]] = field(default_factory=list)
+    profile_source: str = "given"  # "detected" under --profile auto (REQ-CHECK-AUTO)
 
     @property
     def exit_code(self) -> int:
@@ -150,6 +151,12 @@ class CheckResult:
         for b in out["bands"]:
             for k in ("max_abs_error", "max_ulp_error", "hi", "max_bound_ratio"):
                 b[k] = _json_float(b[k])
+        from sinpe.reference.checking.jsonout import profile_params_json, with_exact  # REQ-CLI-JSON
+        out["profile_params"] = profile_params_json(out["profile_params"])
+        for f in out["failures"]:
+            with_exact(f, ("position",))
+        with_exact(out["worst"], ("position",))
+        with_exact(out["unjudged"], ("from_position",))
         return out
 
 

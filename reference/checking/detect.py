@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from sinpe.spec.definition import columns, exponent
-from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile
+from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, to_fraction
 
 from sinpe.reference.checking.loaders import read_rows, release_pages
 
@@ -82,6 +82,7 @@ class Detection:
     precision_residuals: dict[str, float] = field(default_factory=dict)
     precision_margin: float | None = None
     precision_note: str = ""
+    equivalent: list[dict[str, Any]] = field(default_factory=list)  # other (shift, base) readings, same frequencies
 
     @property
     def confidence(self) -> dict[str, Any]:
@@ -90,7 +91,21 @@ class Detection:
         return {"profile": self.margin, "precision": self.precision_margin}
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (REQ-CLI-JSON): parameters as numbers with ``<key>_exact`` strings, ``shift`` "half"
+        for D = d/2, ``odd`` for the odd-d rule, zeroed rows as numbers; ``score`` and ``margin`` as in
+        REQ-DETECT-FIT."""
+        from sinpe.reference.checking.jsonout import PARAMS, exact_number, rename_odd, shift_json, with_exact
         out = asdict(self)
+        with_exact(out, PARAMS)
+        shift_json(out)
+        rename_odd(out)
+        out["zeroed_rows"] = [exact_number(z) for z in out["zeroed_rows"]]
+        if out["runner_up"]:
+            out["runner_up"] = dict(out["runner_up"])
+            with_exact(out["runner_up"], ("base",))
+            shift_json(out["runner_up"])
+        if "shift" in out["deviations"] and out["deviations"]["shift"] is None:
+            out["deviations"]["shift"] = "half"
         out["confidence"] = {k: (_jf(v) if v is not None else None) for k, v in self.confidence.items()}
         out["precision_margin"] = _jf(self.precision_margin) if self.precision_margin is not None else None
         out["residual"] = _jf(self.residual)
@@ -523,7 +538,38 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     if corrupted:
         det.deviations["corrupted_columns"] = corrupted
         det.sentence = det.sentence[:-1] + f"; columns {corrupted[:8]}{'...' if len(corrupted) > 8 else ''} hold values of no family member."
+    elif not best.extra:  # the round trip: fitted (unsnapped) parameters too, no odd rule d cannot show
+        p = profile_of(det, against)
+        det.profile_flags = p.cli_flags() if p is not None else det.profile_flags
     return det
+
+
+def profile_of(det: Detection, against: Profile | None = None) -> Profile | None:
+    """The family member a detection names, its parameters read exactly as reported (a fitted amplitude
+    such as 0.04419417382415922 is that binary64 value), or None when it names none (no fit, a plan
+    outside the family, NaN/Inf entries). ``sinpe check --profile auto`` checks against it, and
+    ``profile_flags`` are its flags (the detect -> check round trip, REQ-DETECT-CLI).
+
+    >>> import numpy as np
+    >>> from sinpe.spec.profiles import get_profile
+    >>> from sinpe.reference.tables import table
+    >>> det = detect_table(table("t2t", 16, 64, "float64") / 8)
+    >>> profile_of(det).cli_flags()
+    '--profile t2t --amplitude 0.125'
+    """
+    if det.layout is None or det.base is None or any(k in det.deviations for k in (
+            "no_fit", "non_finite", "sin_cos_swapped", "exponent", "corrupted_columns", "seq_first")):
+        return None
+    try:
+        p = Profile(None, det.layout, None if det.shift in (None, "half") else Fraction(det.shift),
+                    base=to_fraction(det.base), phase_scale=to_fraction(det.phase_scale or "1"),
+                    amplitude=to_fraction(det.amplitude or "1"), offset=to_fraction(det.offset or "0"),
+                    odd=det.odd_rule or "trailing-sin")
+    except ValueError:
+        return None
+    if det.odd_rule is None:  # even d: the odd rule is not observable; the reading with the fewest flags
+        return min((p.replace(odd=o) for o in ODD_RULES), key=lambda q: (len(q.cli_flags().split()), q.odd != p.odd))
+    return p.replace()
 
 
 def _prefer_against(c: _Cand, against: Profile) -> _Cand:
@@ -713,7 +759,33 @@ def _assemble(c: _Cand, params: dict[str, float], snapped: bool, w: int, zeroed:
         nearest_preset=nearest, runner_up=ru, margin=margin, deviations=dev,
         profile_flags=prof.cli_flags() if prof is not None else None, precision_residuals=pres)
     det.sentence = _sentence(det, c)
+    if not c.extra:
+        det.equivalent = equivalent_readings(c.shift, b, c.d, c.layout)
     return det
+
+
+def equivalent_readings(shift: Fraction | None, base: float, d: int, layout: str | None) -> list[dict[str, Any]]:
+    """The other schedule readings with exactly the same frequencies (REQ-DETECT-CANONICAL): for D' of another
+    shift, base' = base^(D'/D) gives base'^(-k/D') = base^(-k/D) for every k. The reading reported is the
+    canonical one (a preset first, then an integer base); these are listed, not preferred.
+
+    >>> [(e["shift"], round(e["base"], 3)) for e in equivalent_readings(None, 10000.0, 6, "sin-cos")]
+    [('1', 464.159)]
+    """
+    D = _denominator(shift, d)
+    out: list[dict[str, Any]] = []
+    if D <= 0:  # a single frequency (w_0 = 1): every base is the same table
+        return out
+    for s in (None, Fraction(0), Fraction(1)):
+        D2 = _denominator(s, d)
+        if D2 <= 0 or D2 == D or any(e["denominator"] == str(D2) for e in out):
+            continue
+        b2 = float(base) ** (float(D2) / float(D))
+        if not (math.isfinite(b2) and b2 > 0 and b2 != 1):
+            continue
+        out.append({"shift": "half" if s is None else str(s), "base": b2, "denominator": str(D2), "layout": layout,
+                    "note": f"w_k = {_str_num(b2)}^(-k/{D2}) is the same frequency as {_str_num(base)}^(-k/{D})"})
+    return out
 
 
 def _denominator(shift: Fraction | None, d: int) -> Fraction:

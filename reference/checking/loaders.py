@@ -15,12 +15,21 @@ Callables, the one calling convention (``call="positions"``, the default)::
 
     fn(positions: numpy.ndarray[int64 or float64], d: int) -> array-like of shape (len(positions), d)
 
-Adapters for the other common shapes (``call=``): ``"n"`` -- ``fn(n, d)`` returns the table of
-positions 0..n-1 (rows are then taken at the requested positions); ``"buffer"`` -- the object
-(or what ``fn()`` returns) is an ``nn.Module`` whose registered buffer ``key`` (or its only
-buffer/parameter with two non-singleton axes) is the table; ``"forward"`` -- ``module(zeros(1, n, d))``
-in eval mode is the table (``x + pe`` modules). A NumPy array or tensor attribute is a table as is.
-Torch tensors come back as NumPy (bfloat16 as float32 holding the same values, ``dtype`` says bfloat16).
+Adapters for the other common shapes (``call=``), the callable contract of SPEC.md REQ-CHECK-CALL:
+
+- ``"n"`` -- ``fn(n, d)`` returns the table of positions 0..n-1 (rows are then taken at the requested
+  positions);
+- ``"buffer"`` -- the object is an ``nn.Module`` (or a factory returning one: a class or function called
+  as ``factory(d)`` when it takes an argument and ``--d`` is given, else ``factory()``) whose state-dict
+  entry ``key`` (a name of ``module.state_dict()`` or of ``named_buffers()``, non-persistent buffers
+  included; default the only one with two non-singleton axes) is the table;
+- ``"forward"`` -- the module (or ``factory(d)``) applied to ``zeros(1, n, d)`` in eval mode is the
+  table (``x + pe`` modules).
+
+A NumPy array or tensor attribute is a table as is. Torch tensors come back as NumPy (bfloat16 as
+float32 holding the same values, ``dtype`` says bfloat16). When a call fails, the error carries a hint
+(:func:`call_hint`) naming the convention the callable's signature suggests: the wrong convention never
+ends in a bare ``TypeError: empty()``.
 
 >>> import numpy as np, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "t.npy")
@@ -542,13 +551,13 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
         raise LoadError(f"{target}: a callable needs --d (the width to ask for)")
     pos = np.array(positions, copy=True)  # the callable gets a copy: the checker's own stay as they were
     if call == "positions":
-        res = _invoke(obj, target, "(positions, d={d})".format(d=d), pos, d)
+        res = _invoke(obj, target, "(positions, d={d})".format(d=d), pos, d, call=call)
         t = _finish(_as_table(res, f"{target}(positions, d={d})"))
     else:  # "n": fn(n, d) gives positions 0..n-1
         if pos.dtype.kind not in "iu" and not np.all(pos == np.rint(pos)) or np.any(pos < 0):
             raise LoadError(f"{target}: the (n, d) convention covers positions 0..n-1 only")
         n = int(pos.max()) + 1
-        res = _invoke(obj, target, f"(n={n}, d={d})", n, d)
+        res = _invoke(obj, target, f"(n={n}, d={d})", n, d, call=call)
         t = _finish(_as_table(res, f"{target}(n={n}, d={d})"))
         t = _rows_at(t, pos, f"{target}(n={n}, d={d})")
     return t
@@ -573,13 +582,56 @@ def _pos_str(pos: np.ndarray) -> str:
     return f"[{pos.min()}..{pos.max()}]" if pos.size else "[]"
 
 
-def _invoke(fn: Any, target: str, sig: str, *args: Any) -> Any:
+def _invoke(fn: Any, target: str, sig: str, *args: Any, call: str | None = None) -> Any:
     try:
         return fn(*args)
     except KeyboardInterrupt:  # the user's Ctrl-C, not the callable's answer
         raise
     except BaseException as e:  # noqa: B036 -- sys.exit(), GeneratorExit, any BaseException subclass
-        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}") from None
+        # the errors a wrong calling convention ends in (an array where an int was meant, or the reverse)
+        hint = call_hint(fn, call) if call is not None and isinstance(
+            e, (TypeError, AttributeError, IndexError, RuntimeError, ValueError)) else ""
+        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}" + (f"; hint: {hint}" if hint else "")) \
+            from None
+
+
+# parameter names that say "a count of positions" / "the positions themselves" (call_hint)
+_COUNT_NAMES = {"n", "seq_len", "seqlen", "length", "max_len", "max_length", "max_seq_len", "num_positions",
+                "n_positions", "num_embeddings", "n_ctx", "context_length", "size", "num_pos", "max_position_embeddings",
+                "length_or_positions"}
+_POSITION_NAMES = {"positions", "pos", "position_ids", "timesteps", "t", "x", "p", "grid", "position", "idx"}
+
+
+def call_hint(fn: Any, call: str) -> str:
+    """What to try when ``fn`` failed under convention ``call`` (REQ-CHECK-CALL), read from its signature.
+
+    >>> def sinusoids(length, channels): ...
+    >>> call_hint(sinusoids, "positions")[:96]
+    'its signature is sinusoids(length, channels): if it takes a count n of positions 0..n-1, pass --'
+    >>> call_hint(lambda positions, d: None, "n").startswith("its signature is <lambda>(positions, d): if it takes")
+    True
+    """
+    import inspect
+    conventions = ("conventions: --call positions fn(positions, d), --call n fn(n, d), --call buffer "
+                   "(an nn.Module, or a factory(d) returning one, and --key NAME of its state dict), "
+                   "--call forward (module(zeros(1, n, d)))")
+    if _is_module(fn) or isinstance(fn, type) and any(c.__name__ == "Module" and c.__module__.startswith("torch.nn")
+                                                      for c in fn.__mro__):
+        return "it is a torch nn.Module (or its class): pass --call buffer (--key NAME) or --call forward; " + conventions
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return conventions
+    names = [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    shown = f"its signature is {getattr(fn, '__name__', type(fn).__name__)}({', '.join(names)})"
+    first = names[0].lower() if names else ""
+    if call == "positions" and first in _COUNT_NAMES:
+        return f"{shown}: if it takes a count n of positions 0..n-1, pass --call n; {conventions}"
+    if call == "n" and first in _POSITION_NAMES:
+        return f"{shown}: if it takes the positions themselves, pass --call positions; {conventions}"
+    if len(names) < 2 and call in ("positions", "n"):
+        return f"{shown} takes {len(names)} positional argument(s), not (positions, d): wrap it, or use " + conventions
+    return f"{shown}; {conventions}"
 
 
 def _as_table(res: Any, where: str) -> Table:
@@ -597,8 +649,11 @@ def _is_module(obj: Any) -> bool:
 
 def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | None, call: str,
                  key: str | None) -> Table:
-    if not _is_module(obj) and callable(obj):
-        obj = _invoke(obj, target, "()")  # a factory returning the module
+    if not _is_module(obj) and callable(obj):  # a factory returning the module: factory(d) when it takes d
+        if d is not None and _takes_one_argument(obj):
+            obj = _invoke(obj, target, f"(d={d})", d, call=call)
+        else:
+            obj = _invoke(obj, target, "()", call=call)
     if not _is_module(obj):
         raise LoadError(f"{target}: expected a torch nn.Module for --call {call}; got {type(obj).__name__}")
     import torch
@@ -619,6 +674,20 @@ def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | N
     k, tensor = _pick(named, key, f"{target} (module buffers)", lambda v: tuple(v.shape))
     t = _finish(Table(*_to_numpy(tensor, f"{target}.{k}"), f"{target}.{k}"))
     return t if pos is None else _rows_at(t, pos, f"{target}.{k}")
+
+
+def _takes_one_argument(fn: Any) -> bool:
+    """Whether ``fn(d)`` is a valid call (a factory that receives the width)."""
+    import inspect
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind(0)
+    except TypeError:
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in sig.parameters.values())
 
 
 def release_pages(data: np.ndarray, row_stop: int) -> None:

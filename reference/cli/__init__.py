@@ -34,7 +34,13 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    json_errors = False  # set when --json is on the command line: usage errors are JSON on stdout too
+
     def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
+        if self.json_errors:
+            import json
+            print(json.dumps({"error": {"command": self.prog.partition(" ")[2] or self.prog, "message": message,
+                                        "exit_code": 2}}))
         self.exit(2, f"{self.prog}: error: {_escape(message)}\n")
 
 
@@ -50,6 +56,16 @@ def _path_hygiene() -> None:
     cwd = os.getcwd()
     sys.path[:] = [p for p in sys.path if not (p in ("", ".") or os.path.abspath(p) == cwd) or
                    (p not in ("", ".") and os.path.abspath(p) in explicit)]
+
+
+def _error(name: str, args: argparse.Namespace, message: str) -> int:
+    """REQ-CLI-EXIT / REQ-CLI-JSON-ERROR: one line on stderr; under ``--json`` also a JSON error object on
+    stdout (a script reading stdout always gets JSON). Exit 2."""
+    print(f"sinpe {name}: error: {_escape(message)}", file=sys.stderr)
+    if getattr(args, "json", False):
+        import json
+        print(json.dumps({"error": {"command": name, "message": message, "exit_code": 2}}))
+    return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = argv[0]
     module = importlib.import_module(COMMANDS[name][0])
     sub = _Parser(prog=f"sinpe {name}", description=COMMANDS[name][1])
+    sub.json_errors = "--json" in argv[1:]
     module.configure(sub)
     try:
         args = sub.parse_args(argv[1:])
@@ -102,11 +119,9 @@ def _run(module: object, name: str, args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
-        print(f"sinpe {name}: error: {_escape(str(e))}", file=sys.stderr)
-        return 2
+        return _error(name, args, str(e))
     except MemoryError:
-        print(f"sinpe {name}: error: out of memory", file=sys.stderr)
-        return 2
+        return _error(name, args, "out of memory")
     except KeyboardInterrupt:
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130

@@ -5,13 +5,17 @@ import argparse
 
 from sinpe.spec.formats import DTYPES
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, get_profile
+from sinpe.spec.rotary import ROTARY_LAYOUTS
 
 
-def add_profile_arguments(parser: argparse.ArgumentParser, default: str | None = "vaswani") -> None:
-    """--profile and the parameter flags that override it."""
+def add_profile_arguments(parser: argparse.ArgumentParser, default: str | None = "vaswani",
+                          extra: tuple[str, ...] = (), extra_help: str = "") -> None:
+    """--profile and the parameter flags that override it (``extra``: more --profile names a command takes)."""
     g = parser.add_argument_group("profile (SPEC.md DEF-FAMILY)")
-    g.add_argument("--profile", default=default, choices=list(PRESETS), help=f"preset (default {default})")
-    g.add_argument("--layout", choices=LAYOUTS, help="column layout")
+    g.add_argument("--profile", default=default, choices=list(PRESETS) + list(extra),
+                   help=f"preset (default {default}){extra_help}")
+    g.add_argument("--layout", choices=LAYOUTS + ROTARY_LAYOUTS if extra else LAYOUTS,
+                   help="column layout" + (" (rotary: halves, pairs, single)" if extra else ""))
     g.add_argument("--shift", help="schedule shift s: D = floor(d/2) - s ('half' for Vaswani's D = d/2)")
     g.add_argument("--base", help="frequency base b (exact decimal, e.g. 10000 or 1e4)")
     g.add_argument("--phase-scale", dest="phase_scale", help="phase scale sigma (argument sigma*p*w)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from sinpe.reference.cli.args import add_profile_arguments, profile_from_args
 from sinpe.reference.checking.loaders import CALLS, input_errors
@@ -22,9 +23,70 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions", help="calling convention of a callable")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    from sinpe.reference.cli.check import add_selection_arguments
+    add_selection_arguments(parser)
     add_profile_arguments(parser)
     from sinpe.reference.cli.check import add_timeout_argument
     add_timeout_argument(parser)
+
+
+MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)
+
+
+def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, Any]]:
+    """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``.
+    Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
+    from sinpe.reference.checking.angles import detect_grid, detect_rotary
+    import numpy as np
+    rows, w = data.shape
+    fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
+    if fits and rows * w > MAX_OTHER_ENTRIES:
+        skipped = {"found": False, "reason": f"not tried: the 1-D reading fits and the table has over "
+                                             f"{MAX_OTHER_ENTRIES} entries"}
+        return {"grid": dict(skipped), "rotary": dict(skipped)}
+    t = np.asarray(data, dtype=np.float64) if np.asarray(data).dtype.itemsize > 8 else np.asarray(data)
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        out["grid"] = detect_grid(t) if positions is None else {"found": False, "reason": "rows at --positions"}
+    except ValueError as e:
+        out["grid"] = {"found": False, "reason": str(e)}
+    pos = None if positions is None else [float(p) for p in positions]
+    rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
+    for which in ("cos", "sin"):
+        try:
+            r = detect_rotary(**{which: t}, positions=pos)
+        except ValueError as e:
+            r = {"found": False, "reason": str(e)}
+        if r.get("found"):
+            rot = dict(r, cache=which)
+            break
+    out["rotary"] = rot
+    return out
+
+
+def _emit_other(args: argparse.Namespace, kind: str, readings: dict[str, Any]) -> int:
+    """A table whose best reading is a grid or a rotary cache: the sentence, the preset, exit 0."""
+    from sinpe.reference.checking.jsonout import exact_number, with_exact
+    r = readings[kind]
+    if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
+        r["params"] = dict(r["params"])
+        with_exact(r["params"], tuple(k for k, v in r["params"].items()
+                                      if isinstance(v, str) and not isinstance(exact_number(v), str)))
+    if kind == "grid":
+        sentence = (f"A 2-D sin-cos grid: preset {r['profile']}, shape {r['shape'][0]}x{r['shape'][1]}, "
+                    f"{r['cls']} cls rows" + (f", options {r['options']}" if r.get("options") else "") +
+                    (f"; equivalent here: {', '.join(e['profile'] for e in r['equivalent'])}" if r.get("equivalent") else "")
+                    + ".")
+        flags = (f"--profile {r['profile']} --shape {r['shape'][0]}x{r['shape'][1]} --cls {r['cls']}" +
+                 "".join(f" --{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in r.get("options", {}).items()))
+    else:
+        sentence = (f"A rotary {r['cache']} cache: {r['describe']}, head dim {r['dim']}" +
+                    (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
+        flags = (f"--{r['cache']} FILE --profile {r['profile']}" if r.get("profile") else None)
+    out = {"kind": kind, "profile": r.get("profile"), "profile_flags": flags, "sentence": sentence,
+           "target": args.target, "readings": readings}
+    print(json.dumps(out, indent=1) if args.json else f"{sentence}\n  check with: sinpe check {args.target} {flags or ''}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,11 +98,23 @@ def run(args: argparse.Namespace) -> int:
     binary64_parameters(against)
     with input_errors("detect", args.target):  # never a traceback for bad input: one line, exit 2
         table, positions, _ = load_target(args, args.d)
-        det = detect_table(table.data, positions=positions, against=against, d=args.d)
-    if args.d is not None and det.d != args.d and "width" not in det.deviations:
+    try:
+        det, why = detect_table(table.data, positions=positions, against=against, d=args.d), None
+    except ValueError as e:  # too few rows for the 1-D fit: the grid and rotary readings may still name it
+        det, why = None, str(e)
+    if det is not None and args.d is not None and det.d != args.d and "width" not in det.deviations:
         det.deviations["width"] = det.width  # asked for d, it has other columns: never "the profile asked for"
+    readings = other_readings(table.data, positions, det)
+    readings["1d"] = {"found": det is not None and det.profile_flags is not None and "no_fit" not in det.deviations,
+                      **({"profile": det.profile, "profile_flags": det.profile_flags, "sentence": det.sentence}
+                         if det is not None else {"reason": why})}
+    kind = "1d" if readings["1d"]["found"] else next((k for k in ("grid", "rotary") if readings[k]["found"]), "1d")
+    if kind != "1d":
+        return _emit_other(args, kind, readings)
+    if det is None:
+        raise ValueError(f"{why}; no grid or rotary preset conforms either")
     out = det.to_json()
-    out["target"] = args.target
+    out["target"], out["kind"], out["readings"] = args.target, "1d", readings
     if args.json:
         print(json.dumps(out, indent=1))
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +82,32 @@ def _channels_first(args: argparse.Namespace) -> tuple[np.ndarray, str]:
     return np.asarray(t.data), t.dtype
 
 
+def grid_check(args: argparse.Namespace, data: np.ndarray, dtype: str) -> tuple[Any, Any, str]:
+    """(the AngleResult, the Grid, the reproducing command) of checking ``data`` against ``--profile``
+    with the grid flags (shape, cls, options): shared by ``sinpe grid check`` and ``sinpe check``."""
+    from sinpe.reference.checking.angles import check_grid
+    from sinpe.spec.grid import Grid, get_grid
+    shape = _shape(args, data.shape[0])
+    if shape is None:
+        n = data.shape[0] - args.cls
+        s = int(round(max(n, 0) ** 0.5))
+        if n <= 0 or s * s != n:
+            raise ValueError(f"{n} grid rows are not a square: pass --shape HxW")
+        shape = (s, s)
+    opts = {k: getattr(args, k) for k in ("base_size", "interpolation_scale", "temperature") if getattr(args, k)}
+    if args.reverse_coord:
+        opts["reverse_coord"] = True
+    try:
+        g = get_grid(args.profile, data.shape[1], shape, **opts)
+    except TypeError:
+        raise ValueError(f"grid {args.profile} takes none of these options: {sorted(opts)}") from None
+    if args.cls:
+        g = Grid(g.name, g.shape, g.axes, g.order, args.cls)
+    r = check_grid(data, g, dtype=dtype, tier=args.tier)
+    repro = f"sinpe check {args.target} --profile {args.profile} --shape {shape[0]}x{shape[1]} --cls {args.cls}"
+    return r, g, repro
+
+
 def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.angles import check_grid, detect_grid
     from sinpe.spec.grid import Grid, get_grid
@@ -99,25 +126,9 @@ def run(args: argparse.Namespace) -> int:
         return 0 if det["found"] else 1
     if not args.profile:
         raise ValueError("grid check needs --profile (or run `sinpe grid detect`)")
-    if shape is None:
-        n = data.shape[0] - args.cls
-        s = int(round(n ** 0.5))
-        if s * s != n:
-            raise ValueError(f"{n} grid rows are not a square: pass --shape HxW")
-        shape = (s, s)
-    opts = {k: getattr(args, k) for k in ("base_size", "interpolation_scale", "temperature") if getattr(args, k)}
-    if args.reverse_coord:
-        opts["reverse_coord"] = True
-    try:
-        g = get_grid(args.profile, data.shape[1], shape, **opts)
-    except TypeError:
-        raise ValueError(f"grid {args.profile} takes none of these options: {sorted(opts)}") from None
-    if args.cls:
-        g = Grid(g.name, g.shape, g.axes, g.order, args.cls)
-    r = check_grid(data, g, dtype=dtype, tier=args.tier)
+    r, g, repro = grid_check(args, data, dtype)
     out = r.to_json()
     out["target"], out["describe"] = args.target, g.describe()
-    repro = f"sinpe grid check {args.target} --profile {args.profile} --shape {shape[0]}x{shape[1]} --cls {args.cls}"
     out["reproduce"] = repro
     if args.json:
         print(json.dumps(out, indent=1))

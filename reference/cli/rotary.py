@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +62,32 @@ def _load(path: str | None, key: str | None) -> tuple[np.ndarray | None, str | N
     return data, t.dtype
 
 
+def load_caches(args: argparse.Namespace) -> tuple[Any, Any, Any, str]:
+    """(cos, sin, positions, dtype) from --cos/--sin/--key/--positions/--dtype."""
+    from sinpe.reference.numerics.positions import parse_positions
+    if not args.cos and not args.sin:
+        raise ValueError("give --cos FILE, --sin FILE or both")
+    cos, dt_c = _load(args.cos, args.key)
+    sin, dt_s = _load(args.sin, args.key)
+    if cos is not None and sin is not None and cos.shape != sin.shape:
+        raise ValueError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
+    t = cos if cos is not None else sin
+    positions = parse_positions(args.positions) if args.positions else None
+    if positions is not None and len(positions) != t.shape[0]:
+        raise ValueError(f"{len(positions)} positions for {t.shape[0]} rows")
+    return cos, sin, positions, args.dtype or dt_c or dt_s
+
+
+def rotary_check(args: argparse.Namespace, cos: Any, sin: Any, positions: Any, dtype: str) -> tuple[Any, Any, int]:
+    """(the AngleResult, the RotaryProfile, dim): shared by ``sinpe rotary check`` and ``sinpe check``."""
+    from sinpe.reference.checking.angles import check_rotary
+    from sinpe.spec.rotary import get_rotary
+    t = cos if cos is not None else sin
+    rp = get_rotary(args.profile, **{k: getattr(args, k, None) for k in OVERRIDES})
+    dim = args.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
+    return check_rotary(rp, dim, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=args.tier), rp, dim
+
+
 def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.angles import check_rotary, detect_rotary
     from sinpe.reference.numerics.positions import parse_positions
@@ -84,9 +111,7 @@ def run(args: argparse.Namespace) -> int:
               (f"rotary cache: {det['describe']}, dim {det['dim']}" + (f" (preset {det['profile']})" if det["profile"] else "")
                if det["found"] else f"rotary cache: {det['reason']} (layouts seen: {', '.join(det['layouts'])})"))
         return 0 if det["found"] else 1
-    rp = get_rotary(args.profile, **{k: getattr(args, k) for k in OVERRIDES})
-    dim = args.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
-    r = check_rotary(rp, dim, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=args.tier)
+    r, rp, dim = rotary_check(args, cos, sin, positions, dtype)
     out = r.to_json()
     out["describe"] = rp.describe()
     if args.json:

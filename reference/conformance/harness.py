@@ -44,8 +44,64 @@ def select_cases(profile: str, dtype: str, widths: list[int] | None = None,
 
 
 def case_test_id(c: dict[str, Any]) -> str:
-    """``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``."""
-    return f"{c['profile']}-d{c['d']}-{c['dtype']}-p{c['position']}-c{c['column']}-{c['id']}"
+    """``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``; with overrides the profile part is
+    ``<preset>[name=value,...]`` (e.g. ``t2t[offset=2]``)."""
+    ov = c.get("overrides") or {}
+    tag = f"[{','.join(f'{k}={v}' for k, v in ov.items())}]" if ov else ""
+    return f"{c['profile']}{tag}-d{c['d']}-{c['dtype']}-p{c['position']}-c{c['column']}-{c['id']}"
+
+
+OVERRIDES = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
+
+
+def retarget(cases: list[dict[str, Any]], profile: str, overrides: dict[str, str]) -> list[dict[str, Any]]:
+    """The golden cases' positions and columns, with the reference recomputed for ``profile`` with the
+    parameter overrides of the CLI (REQ-PLUGIN-OVERRIDES): the exact value (mpmath at 60 digits, as a
+    decimal) and the correctly rounded value (Arb, Ziv) of the overridden profile. Without overrides the
+    cases are returned as they are (the golden files' own values). Under odd rule ``error`` the odd widths
+    are dropped here and tested to raise (:func:`odd_error_widths`).
+
+    >>> c = retarget(select_cases("t2t", "float32", widths=[4], max_position=2), "t2t", {"amplitude": "1/8"})
+    >>> # c[4] is position 1, column sin0: sin(1)/8 = 0.10518387310...
+    >>> c[0]["overrides"], c[4]["decimal"][:12], case_test_id(c[0]).startswith("t2t[amplitude=1/8]-d4-float32-p0-")
+    ({'amplitude': '1/8'}, '0.1051838731', True)
+    """
+    ov = {k: v for k, v in overrides.items() if v is not None}
+    if not ov:
+        return cases
+    import mpmath
+    from sinpe.reference.oracles.arb import rounded_tables
+    from sinpe.reference.oracles.mp import pe_value
+    prof = get_profile(profile, **ov)
+    out = []
+    by_d: dict[int, list[dict[str, Any]]] = {}
+    for c in cases:
+        if prof.odd == "error" and c["d"] % 2:
+            continue
+        by_d.setdefault(c["d"], []).append(c)
+    for d, cs in by_d.items():
+        positions = list(dict.fromkeys(c["position"] for c in cs))
+        cols = sorted({c["column"] for c in cs})
+        fmt = cs[0]["dtype"]
+        rt = rounded_tables(prof, d, [Fraction(p) for p in positions], [fmt], only=cols)[get_format(fmt).name]
+        for c in cs:
+            with mpmath.workdps(60):
+                exact = pe_value(prof, d, Fraction(c["position"]), c["column"])
+                dec = mpmath.nstr(exact, 40, strip_zeros=False) if exact != 0 else "0"
+            v = float(rt[positions.index(c["position"]), cols.index(c["column"])])
+            out.append(dict(c, decimal=dec, value=v, overrides=dict(ov),
+                            repro=f"sinpe table {prof.cli_flags()} --d {d} --positions {c['position']} --dtype {fmt} "
+                                  f"--out pe.npy  # column {c['column']}"))
+    return out
+
+
+def odd_error_widths(cases: list[dict[str, Any]], profile: str, overrides: dict[str, str]) -> list[int]:
+    """The odd widths of the selection when the (overridden) odd rule is ``error``: PE is undefined there,
+    so the implementation must raise (REQ-PLUGIN-OVERRIDES)."""
+    ov = {k: v for k, v in overrides.items() if v is not None}
+    if get_profile(profile, **ov).odd != "error":
+        return []
+    return sorted({c["d"] for c in cases if c["d"] % 2})
 
 
 def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...]) -> np.ndarray | str:
@@ -79,7 +135,7 @@ def verdict(case: dict[str, Any], y: float, tier: str, working: str | None = Non
 
 
 def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tuple[bool, str, bool]:
-    prof = get_profile(case["profile"])
+    prof = get_profile(case["profile"], **case.get("overrides", {}))
     d, j = case["d"], case["column"]
     pe = Fraction(case["decimal"]) if case["decimal"] not in ("inf", "-inf", "nan") else None
     if not np.isfinite(y):

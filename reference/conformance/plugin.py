@@ -8,6 +8,8 @@ Run the suite against your implementation::
     pytest --pyargs sinpe.reference.conformance --sinpe-impl mypkg.mod:fn \\
         --sinpe-profile vaswani --sinpe-dtype float32 [--sinpe-tier phase] \\
         [--sinpe-xfail-file known.txt] [--junitxml report.xml]
+        [--sinpe-amplitude 1/8] [--sinpe-offset 2] [--sinpe-odd error] [--sinpe-base ...] [--sinpe-layout ...]
+        [--sinpe-shift ...] [--sinpe-phase-scale ...]   # every profile override `sinpe check` takes
 
 ``fn(positions, d)`` returns the table (rows = positions, columns = channels); see
 :mod:`sinpe.reference.checking.loaders` for the adapters (``--sinpe-call n|buffer|forward``). Test IDs are
@@ -27,6 +29,18 @@ TIERS = ("exact", "faithful", "phase")
 CALLS = ("positions", "n", "buffer", "forward")
 WORKING_CHOICES = ("native", "float32", "float64")
 CONFORMANCE_MODULE = "test_conformance.py"
+LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
+ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split", "error")
+# the profile overrides `sinpe check` takes, as --sinpe-<flag> (REQ-PLUGIN-OVERRIDES): (flag, dest, choices, help)
+OVERRIDE_OPTIONS = (
+    ("layout", "layout", LAYOUTS, "column layout"),
+    ("shift", "shift", None, "schedule shift s: D = floor(d/2) - s ('half' for Vaswani's D = d/2)"),
+    ("base", "base", None, "frequency base b (exact decimal or simple expression)"),
+    ("phase-scale", "phase_scale", None, "phase scale sigma"),
+    ("amplitude", "amplitude", None, "amplitude alpha (e.g. 1/8 or 1/sqrt(64))"),
+    ("offset", "offset", None, "position offset (e.g. 2 for fairseq-style positions)"),
+    ("odd", "odd", ODD_RULES, "rule for odd d (error: the implementation must raise at odd d)"),
+)
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -43,6 +57,9 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--sinpe-d", default=None, metavar="D[,D...]", help="only these widths (default every golden width)")
     g.addoption("--sinpe-max-position", type=float, default=None,
                 help="only golden positions with |p| <= this (default: all; 2047 for --sinpe-call n/forward/buffer)")
+    for flag, _, choices, help_ in OVERRIDE_OPTIONS:
+        g.addoption(f"--sinpe-{flag}", default=None, choices=choices,
+                    help=f"override the profile's {help_} (as `sinpe check --{flag}`; references recomputed)")
     g.addoption("--sinpe-xfail-file", default=None, metavar="FILE",
                 help="lines 'xfail PREFIX # reason' or 'skip PREFIX # reason' matched against test IDs")
 

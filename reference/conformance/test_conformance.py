@@ -43,7 +43,29 @@ def pytest_generate_tests(metafunc: Any) -> None:
         raise pytest.UsageError(f"sinpe conformance: {e}") from None
     if call != "positions":  # (n, d), buffers and forward cover positions 0..n-1 only
         cases = [c for c in cases if float(c["position_float"]).is_integer() and c["position_float"] >= 0]
-    metafunc.parametrize("golden_case", cases, ids=[case_test_id(c) for c in cases])
+    from sinpe.reference.conformance.harness import odd_error_widths, retarget
+    overrides = overrides_of(cfg)
+    profile = _opt(cfg, "--sinpe-profile", "vaswani")
+    try:
+        raising = odd_error_widths(cases, profile, overrides)
+        cases = retarget(cases, profile, overrides)  # REQ-PLUGIN-OVERRIDES: references of the overridden profile
+    except ValueError as e:
+        raise pytest.UsageError(f"sinpe conformance: {e}") from None
+    cases = cases + [{"raises_at_odd_d": w, "profile": profile, "overrides": overrides} for w in raising]
+    metafunc.parametrize("golden_case", cases, ids=[case_test_id(c) if "raises_at_odd_d" not in c else
+                                                    f"{profile}-d{c['raises_at_odd_d']}-raises" for c in cases])
+
+
+def overrides_of(cfg: Any) -> dict[str, str]:
+    """The --sinpe-<flag> profile overrides given (REQ-PLUGIN-OVERRIDES)."""
+    from sinpe.reference.conformance.plugin import OVERRIDE_OPTIONS
+    return {dest: v for flag, dest, _, _ in OVERRIDE_OPTIONS if (v := _opt(cfg, f"--sinpe-{flag}")) is not None}
+
+
+def _override_flags(cfg: Any) -> str:
+    from sinpe.reference.conformance.plugin import OVERRIDE_OPTIONS
+    return "".join(f" --sinpe-{flag} {v}" for flag, _, _, _ in OVERRIDE_OPTIONS
+                   if (v := _opt(cfg, f"--sinpe-{flag}")) is not None)
 
 
 def test_golden_case(golden_case: Any, request: Any) -> None:
@@ -54,11 +76,19 @@ def test_golden_case(golden_case: Any, request: Any) -> None:
     from sinpe.reference.conformance.harness import impl_table, positions_of, verdict
     call = _opt(cfg, "--sinpe-call", "positions")
     tier = _opt(cfg, "--sinpe-tier", "phase")
-    params = [c for c in _session_cases(request) if c["d"] == golden_case["d"]]
+    if "raises_at_odd_d" in golden_case:  # odd rule error: PE is undefined at odd d, the call must raise
+        d = golden_case["raises_at_odd_d"]
+        got = impl_table(impl, call, d, ("0", "1", "2"))
+        if not isinstance(got, str):
+            pytest.fail(f"{impl} returned a table at odd d={d}; odd rule 'error' requires it to raise\n  reproduce: "
+                        f"pytest --pyargs sinpe.reference.conformance --sinpe-impl {impl}{_override_flags(cfg)} "
+                        f"-k d{d}-raises", pytrace=False)
+        return
+    params = [c for c in _session_cases(request) if c.get("d") == golden_case["d"]]
     positions = positions_of(params, golden_case["d"])
     table = impl_table(impl, call, golden_case["d"], positions)
     rerun = (f"pytest --pyargs sinpe.reference.conformance --sinpe-impl {impl} --sinpe-profile "
-             f"{golden_case['profile']} --sinpe-dtype {golden_case['dtype']} --sinpe-tier {tier} "
+             f"{golden_case['profile']}{_override_flags(cfg)} --sinpe-dtype {golden_case['dtype']} --sinpe-tier {tier} "
              f"-k {golden_case['id']}")
     if isinstance(table, str):
         pytest.fail(f"{table}\n  reproduce: {rerun}", pytrace=False)

@@ -1,10 +1,12 @@
 """Position specs on the command line (SPEC.md REQ-CLI-POSITIONS).
 
-``start:stop`` (stop excluded), a comma list (``0,1,65535,1e6,-3,2.5``), or a ``.npy`` file.
+``start:stop`` or ``start:stop:step`` (stop excluded, step a positive integer), a comma list (``0,1,65535,1e6,-3,2.5``), or a ``.npy`` file.
 Positions are exact rationals; a ``.npy`` file's floats are taken at their exact binary value.
 
 >>> parse_positions("0:4")
 [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1), Fraction(3, 1)]
+>>> parse_positions("0:10:4")
+[Fraction(0, 1), Fraction(4, 1), Fraction(8, 1)]
 >>> parse_positions("1e6,-3,2.5")
 [Fraction(1000000, 1), Fraction(-3, 1), Fraction(5, 2)]
 >>> parse_positions("5:2")
@@ -31,15 +33,15 @@ EXACT_FLOAT = 2**53  # integers up to this magnitude are binary64 values
 def count_positions(spec: str) -> int:
     """How many positions ``spec`` names, found without building them (REQ-CHECK-LIMITS).
 
-    >>> count_positions("0:100000000"), count_positions("1,2,3")
-    (100000000, 3)
+    >>> count_positions("0:100000000"), count_positions("1,2,3"), count_positions("0:1e6:1000")
+    (100000000, 3, 1000)
     """
     s = str(spec).strip()
     if s.endswith(".npy"):
         return _npy_header(s).size
     if ":" in s:
-        start, stop = _range_bounds(s)
-        return max(0, int(stop - start))
+        start, stop, step = _range_bounds(s)
+        return max(0, -(-int(stop - start) // step))
     return s.count(",") + 1
 
 
@@ -66,9 +68,9 @@ def positions_from_spec(spec: str, limit: int | None = MAX_POSITIONS, why: str |
     s = str(spec).strip()
     _limit(s, limit, why)
     if ":" in s and not s.endswith(".npy"):
-        start, stop = _range_bounds(s)
+        start, stop, step = _range_bounds(s)
         if abs(start) <= EXACT_FLOAT and abs(stop) <= EXACT_FLOAT:
-            return np.arange(int(start), int(stop), dtype=np.float64)
+            return np.arange(int(start), int(stop), step, dtype=np.float64)
     if s.endswith(".npy"):
         arr = _read_npy(s)
         if arr.dtype.kind == "f" or np.all(np.abs(arr.astype(np.float64)) <= EXACT_FLOAT):
@@ -79,14 +81,18 @@ def positions_from_spec(spec: str, limit: int | None = MAX_POSITIONS, why: str |
     return np.array(fr, dtype=object)
 
 
-def _range_bounds(s: str) -> tuple[Fraction, Fraction]:
+def _range_bounds(s: str) -> tuple[Fraction, Fraction, int]:
+    """(start, stop, step) of ``start:stop`` or ``start:stop:step``."""
     parts = s.split(":")
-    if len(parts) != 2:
-        raise ValueError(f"position range {s!r} must be start:stop")
-    start, stop = (to_fraction(x, "range bound") for x in parts)
+    if len(parts) not in (2, 3):
+        raise ValueError(f"position range {s!r} must be start:stop or start:stop:step")
+    start, stop, *rest = (to_fraction(x, "range bound") for x in parts)
+    step = rest[0] if rest else Fraction(1)
     if start.denominator != 1 or stop.denominator != 1:
         raise ValueError(f"position range {s!r} needs integer bounds")
-    return start, stop
+    if step.denominator != 1 or step < 1:
+        raise ValueError(f"position range {s!r}: the step must be a positive integer")
+    return start, stop, int(step)
 
 
 def parse_positions(spec: str, limit: int | None = MAX_POSITIONS) -> list[Fraction]:
@@ -101,12 +107,12 @@ def parse_positions(spec: str, limit: int | None = MAX_POSITIONS) -> list[Fracti
     if s.endswith(".npy"):
         return _from_npy(s)
     if ":" in s:
-        start, stop = _range_bounds(s)
+        start, stop, step = _range_bounds(s)
         if stop <= start:
             raise ValueError(f"position range {s!r} is empty (stop must exceed start)")
-        if stop - start > MAX_POSITIONS:
+        if (stop - start) / step > MAX_POSITIONS:
             raise ValueError(f"position range {s!r} has more than {MAX_POSITIONS} positions")
-        return [Fraction(i) for i in range(int(start), int(stop))]
+        return [Fraction(i) for i in range(int(start), int(stop), step)]
     return [to_fraction(x, "position") for x in s.split(",")]
 
 
@@ -220,14 +226,11 @@ def parse_position_source(spec: str) -> PositionSource:
             return PositionSource(values=[Fraction(int(x)) for x in arr.tolist()])
         return PositionSource(values=arr)
     if ":" in s and "," not in s:
-        parts = s.split(":")
-        if len(parts) != 2:
-            raise ValueError(f"position range {s!r} must be start:stop")
-        start, stop = (to_fraction(x, "range bound") for x in parts)
-        if start.denominator != 1 or stop.denominator != 1:
-            raise ValueError(f"position range {s!r} needs integer bounds")
+        start, stop, step = _range_bounds(s)
         if stop <= start:
             raise ValueError(f"position range {s!r} is empty (stop must exceed start)")
+        if step != 1:
+            return PositionSource(values=positions_from_spec(s))
         return PositionSource(start=int(start), stop=int(stop))
     return PositionSource(values=parse_positions(s))
 
