@@ -170,7 +170,7 @@ def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, t
         return u1
     if tier == "faithful" or theta is None:
         return u1
-    w = f if isinstance(working, Format) else working_format(f, working)
+    w = working if isinstance(working, Format) else working_format(f, working)
     c = phase_constant(f.dtype, base, rounded_frequencies)
     bound = np.abs(np.asarray(theta, dtype=np.float64))
     bound += 1.0
@@ -213,7 +213,7 @@ def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dt
     [inf]
     """
     f = dtype if isinstance(dtype, Format) else get_format(dtype)
-    w = f if isinstance(working, Format) else working_format(f, working)
+    w = working if isinstance(working, Format) else working_format(f, working)
     amp = abs(float(amplitude))
     u = w.unit_roundoff
     vf = (VALUE_ERROR_U * 1.01) * u * amp + (float(ulp_array(np.array([amp]), f)[0]) if w.precision > f.precision else 0.0)

@@ -28,7 +28,8 @@ def assert_exit(res: subprocess.CompletedProcess, code: int) -> None:
 
 def assert_verdict(result: Any, verdict: str, repro: str = "") -> None:
     """A CheckResult's verdict; the message gives the reason, the first failure's reproduction and ``repro``."""
-    first = result.failures[0].repro if getattr(result, "failures", None) else ""
+    fails = getattr(result, "failures", None) or [None]
+    first = fails[0].get("repro", fails[0]) if isinstance(fails[0], dict) else getattr(fails[0], "repro", "")
     assert result.verdict == verdict, (f"verdict {result.verdict!r}, expected {verdict!r}: {result.reason}"
                                        + (f"; first failure: {first}" if first else "")
                                        + (f"; reproduce: {repro}" if repro else ""))

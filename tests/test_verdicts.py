@@ -91,6 +91,12 @@ def test_working_bound_is_tighter_than_native_and_validated():  # TOL-WORKING
     assert np.all(w32 < nat / 100)
     with pytest.raises(ValueError, match="narrower"):
         working_format("float64", "float32")
+    # a Format object names the same W as its name (review regression: it silently meant the table's format)
+    from sinpe.spec.formats import get_format
+    from sinpe.spec.tolerance import angle_slack
+    assert np.array_equal(allowed_abs_error("phase", "float16", ref, th, working=get_format("float32")), w32)
+    s = angle_slack(np.array([100.0]), np.array([101.0]), np.array([1.0]), "float16", get_format("float32"))
+    assert np.array_equal(s, angle_slack(np.array([100.0]), np.array([101.0]), np.array([1.0]), "float16", "float32"))
 
 
 # --- REQ-CHECK-UNJUDGED ------------------------------------------------------------------------------
@@ -190,3 +196,37 @@ def test_detect_does_not_call_a_float32_evaluation_float64():  # REQ-DETECT-PREC
     assert cast.precision == "float64" and cast.to_json()["confidence"]["precision"] is not None
     name, margin, note = decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)
     assert name == "float64 or float32" and margin < 2 and "do not separate" in note
+
+
+# --- the same rules for rotary caches and grids (REQ-CHECK-KINDS) ----------------------------------
+
+def _rope_emb(pos, dim, dtype):
+    import torch
+    inv = 1.0 / (torch.tensor(10000.0, dtype=dtype) ** (torch.arange(0, dim, 2, dtype=dtype) / dim))
+    emb = torch.outer(torch.as_tensor(pos, dtype=dtype), inv)
+    return torch.cat([emb, emb], dim=1)
+
+
+def test_rotary_caches_follow_the_working_precision_and_unjudged_rules():  # REQ-CHECK-UNJUDGED, TOL-WORKING
+    import torch
+    from sinpe.reference.checking.angles import check_rotary
+    from sinpe.spec.rotary import get_rotary
+    llama = get_rotary("llama")
+    pos = np.arange(3000, 3064)
+    late = _rope_emb(pos, 64, torch.float32)            # float32 phase, then one rounding to bfloat16
+    cos_late = late.cos().to(torch.bfloat16).float().numpy()
+    r = check_rotary(llama, 64, cos=cos_late, positions=pos, dtype="bfloat16")
+    assert_verdict(r, "conforms")
+    assert r.working == "float32" and r.unjudged == 0
+    native = _rope_emb(torch.arange(3000, 3064, dtype=torch.bfloat16), 64, torch.bfloat16).cos().float().numpy()
+    assert_verdict(check_rotary(llama, 64, cos=native, positions=pos, dtype="bfloat16"), "fails")
+    # checked as native bfloat16, nothing fails but most of the cache is unjudged: never "conforms"
+    nat = check_rotary(llama, 64, cos=native, positions=pos, dtype="bfloat16", working="native")
+    assert nat.verdict == "inconclusive" and nat.unjudged > 0 and nat.n_failures == 0, nat.reason
+    # a float32 cache near position 10^6: its fastest columns are unjudged under W = float32
+    far = np.arange(10**6, 10**6 + 16)
+    c32 = _rope_emb(far, 64, torch.float32).cos().numpy()
+    r32 = check_rotary(llama, 64, cos=c32, positions=far)
+    assert r32.verdict == "inconclusive" and r32.unjudged > 0 and "could not be judged" in r32.reason
+    c64 = _rope_emb(far, 64, torch.float64).cos().numpy().astype(np.float32)
+    assert_verdict(check_rotary(llama, 64, cos=c64, positions=far, working="float64"), "conforms")

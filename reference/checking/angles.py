@@ -7,7 +7,9 @@ the float64 reference of :func:`sinpe.reference.oracles.angles.reference_f64` de
 whose error is clear of the bound by more than the reference's own error; the rest go to the
 certified interval oracle at rising precision. A verdict is ``conforms`` (every entry within),
 ``fails`` (some entry certainly outside; the first ones are listed) or ``inconclusive`` (nothing
-failed but some entry could not be decided).
+failed but some entry could not be judged -- its bound lets any value in [-|alpha|, |alpha|] pass,
+REQ-CHECK-UNJUDGED -- or decided). The phase bound is TOL-WORKING's: a float16/bfloat16 cache is by
+default held to a float32 evaluation rounded once, as for 1-D tables.
 
 >>> import numpy as np
 >>> from sinpe.spec.rotary import get_rotary
@@ -34,7 +36,7 @@ import numpy as np
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 from sinpe.spec.rotary import RotaryProfile, frequencies, get_rotary, width
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, ulp_array
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, unjudged, working_format
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
@@ -56,7 +58,10 @@ class AngleResult:
     rows: int
     d: int
     n_failures: int = 0
-    undecided: int = 0
+    undecided: int = 0      # close to the bound and left undecided by the oracle (its budget ran out)
+    unjudged: int = 0       # bound >= |alpha| + |PE|: any value passes (REQ-CHECK-UNJUDGED)
+    unjudged_from: str | None = None  # the first row label with an unjudged entry
+    working: str = ""       # the working precision of the phase bound (TOL-WORKING)
     oracle_decided: int = 0
     max_abs_error: float = 0.0
     max_ulp_error: float = 0.0
@@ -99,8 +104,11 @@ def stored_dtype(table: np.ndarray) -> str:
     return "float64"
 
 
-def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None = None, tier: str = "phase") -> AngleResult:
-    """Compare every entry of ``table`` (rows, d) with the plan's exact values under ``tier`` in ``dtype``."""
+def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None = None, tier: str = "phase",
+               working: str | None = None) -> AngleResult:
+    """Compare every entry of ``table`` (rows, d) with the plan's exact values under ``tier`` in ``dtype``,
+    the phase bound for a table computed in ``working`` (TOL-WORKING; default float32 for half formats).
+    ``inconclusive`` when nothing fails but some entry is unjudged (REQ-CHECK-UNJUDGED) or undecided."""
     if tier not in TIERS:
         raise ValueError(f"unknown tolerance tier {tier!r}; tiers: {', '.join(TIERS)}")
     arr = np.asarray(table)
@@ -108,6 +116,8 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
     fmt = get_format(dt)
     rows, d = plan.shape
     res = AngleResult("conforms", profile, tier, dt, rows, d)
+    wfmt = working_format(fmt, working) if tier == "phase" else fmt
+    res.working = wfmt.dtype
     if arr.shape != (rows, d):
         res.verdict, res.reason = "fails", f"shape {tuple(arr.shape)} is not the profile's ({rows}, {d})"
         res.n_failures = 1
@@ -117,10 +127,13 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
     eb = fastref.error_bound(ref, np.nan_to_num(theta)) + 2 * np.spacing(np.abs(ref))
     amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
     allowed = np.empty_like(ref)
+    free = np.zeros(ref.shape, dtype=bool)
     for a, amp in enumerate(amps):
         cols = np.nonzero(plan.axes == a)[0]
         if cols.size:
-            allowed[:, cols] = allowed_abs_error(tier, fmt, ref[:, cols], theta[:, cols], amp, base=plan.base)
+            allowed[:, cols] = allowed_abs_error(tier, fmt, ref[:, cols], theta[:, cols], amp, base=plan.base,
+                                                 working=wfmt)
+            free[:, cols] = unjudged(allowed[:, cols], ref[:, cols], amp)
     err = np.abs(y - ref)
     bad = ~np.isfinite(y) | (err - eb > allowed)
     unsure = ~bad & (err + eb > allowed)
@@ -129,7 +142,7 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
         if res.oracle_decided >= MAX_ORACLE:
             res.undecided += 1
             continue
-        ok = _oracle(cert, r, j, y[r, j], tier, fmt, theta[r, j], amps[plan.axes[j]], plan.base)
+        ok = _oracle(cert, r, j, y[r, j], tier, fmt, theta[r, j], amps[plan.axes[j]], plan.base, wfmt)
         res.oracle_decided += 1
         if ok is None:
             res.undecided += 1
@@ -138,29 +151,37 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
     res.n_failures = int(bad.sum())
     finite = np.isfinite(err)
     res.max_abs_error = float(err.max()) if finite.all() else math.inf
-    with np.errstate(over="ignore", invalid="ignore"):
-        ulp = err / ulp_array(ref, fmt)
-    res.max_ulp_error = float(ulp.max()) if finite.all() else math.inf
+    ulp = np.concatenate([error_ulps(err[:, plan.axes == a], ref[:, plan.axes == a], fmt, amp).ravel()
+                          for a, amp in enumerate(amps)])
+    res.max_ulp_error = float(ulp.max()) if finite.all() and ulp.size else (0.0 if finite.all() else math.inf)
+    res.unjudged = int(free.sum())
+    if res.unjudged:
+        res.unjudged_from = str(plan.row_labels[int(np.argmax(free.any(axis=1)))])
     for r, j in list(zip(*np.nonzero(bad)))[:MAX_LISTED]:
         res.failures.append({"row": int(r), "position": plan.row_labels[r], "column": plan.labels[j], "index": int(j),
                              "value": float(y[r, j]), "reference": float(ref[r, j]),
                              "abs_error": float(err[r, j]), "allowed": float(allowed[r, j])})
     if res.n_failures:
         res.verdict = "fails"
-    elif res.undecided:
-        res.verdict, res.reason = "inconclusive", f"{res.undecided} entries could not be decided"
+    elif res.undecided or res.unjudged:
+        res.verdict = "inconclusive"
+        res.reason = "; ".join(
+            ([f"{res.unjudged} entries could not be judged from row {res.unjudged_from} on: the {tier} bound of a "
+              f"{dt} table computed in {wfmt.dtype} lets any value in [-|alpha|, |alpha|] pass"] if res.unjudged else [])
+            + ([f"{res.undecided} entries could not be decided by the oracle"] if res.undecided else []))
     return res
 
 
 def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, theta: float, amp: float,
-            base: float) -> bool | None:
+            base: float, working: Any = "native") -> bool | None:
     prec = 128
     yy = mpmath.mpf(y)
     while prec <= 1 << 12:
         lo, hi = cert.enclose(r, j, prec)
         mid = (lo + hi) / 2
         th = np.array([theta])
-        allowed = mpmath.mpf(float(allowed_abs_error(tier, fmt, np.array([float(mid)]), th, amp, base=base)[0]))
+        allowed = mpmath.mpf(float(allowed_abs_error(tier, fmt, np.array([float(mid)]), th, amp, base=base,
+                                                     working=working)[0]))
         e_hi = max(abs(yy - lo), abs(yy - hi))
         e_lo = mpmath.mpf(0) if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
         same_binade = (lo * hi > 0 and mpmath.floor(mpmath.log(abs(lo), 2)) == mpmath.floor(mpmath.log(abs(hi), 2))) \
@@ -173,14 +194,15 @@ def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, the
     return None
 
 
-def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase",
+def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase", working: str | None = None,
                cells: Sequence[Sequence[int]] | None = None) -> AngleResult:
     """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid profile, or rows at ``cells`` (spatial indices)."""
-    return check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), dtype=dtype, tier=tier)
+    return check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), dtype=dtype, tier=tier,
+                      working=working)
 
 
 def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
-                 dtype: str | None = None, tier: str = "phase") -> AngleResult:
+                 dtype: str | None = None, tier: str = "phase", working: str | None = None) -> AngleResult:
     """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1) against DEF-ROPE.
 
     The verdict is the worse of the parts (fails > inconclusive > conforms); ``parts`` holds each."""
@@ -192,12 +214,14 @@ def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = Non
     for which, t in given.items():
         arr = np.asarray(t)
         pos = list(range(arr.shape[0])) if positions is None else list(positions)
-        parts[which] = check_plan(arr, rotary_plan(rp, dim, pos, which), name, dtype=dtype, tier=tier)
+        parts[which] = check_plan(arr, rotary_plan(rp, dim, pos, which), name, dtype=dtype, tier=tier, working=working)
     order = {"fails": 0, "inconclusive": 1, "conforms": 2}
     worst = min(parts.values(), key=lambda r: order[r.verdict])
     res = AngleResult(worst.verdict, name, tier, worst.dtype, worst.rows, worst.d,
                       n_failures=sum(p.n_failures for p in parts.values()),
                       undecided=sum(p.undecided for p in parts.values()),
+                      unjudged=sum(p.unjudged for p in parts.values()), working=worst.working,
+                      unjudged_from=next((p.unjudged_from for p in parts.values() if p.unjudged_from), None),
                       oracle_decided=sum(p.oracle_decided for p in parts.values()),
                       max_abs_error=max(p.max_abs_error for p in parts.values()),
                       max_ulp_error=max(p.max_ulp_error for p in parts.values()),

@@ -298,7 +298,8 @@ def _angle_emit(args: argparse.Namespace, r: Any, kind: str, describe: str, flag
         L.append(f"{verdict}: {r.reason or 'every entry within the ' + r.tier + ' tolerance'}")
         for k, p in r.parts.items():
             L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max abs error {p.max_abs_error:.3g}")
-        L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; {r.undecided} entries undecided")
+        L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; unjudged entries: {r.unjudged}"
+                 + (f" from row {r.unjudged_from} on" if r.unjudged else "") + f"; {r.undecided} undecided")
         for f in r.failures[:args.max_failures]:
             L.append(f"  {f.get('cache', '')} row {f['row']} (position {f['position']}) column {f['index']} "
                      f"({f['column']}): {f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > "
@@ -313,14 +314,14 @@ def angle_report(r: Any, kind: str, describe: str, flags: str, notes: list[str],
     worst = max(r.failures, key=lambda f: f["abs_error"], default=None)
     return {"kind": kind, "conformant": r.verdict == "conforms", "verdict": r.verdict, "profile": r.profile,
             "profile_flags": flags, "profile_params": {"describe": describe}, "profile_source": "given",
-            "tier": r.tier, "dtype": r.dtype, "working": r.dtype, "d": r.d, "rows": r.rows, "width": r.d,
+            "tier": r.tier, "dtype": r.dtype, "working": r.working, "d": r.d, "rows": r.rows, "width": r.d,
             "max_abs_error": r.to_json()["max_abs_error"], "max_ulp_error": r.to_json()["max_ulp_error"],
             "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
                                                                         "column": worst["index"]},
             "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason, "detected": None,
             "oracle_decided": r.oracle_decided, "notes": notes, "source": "", "seconds": 0.0,
-            "unjudged": {"count": r.undecided, "share": r.undecided / entries if entries else 0.0,
-                         "from_position": None},
+            "unjudged": {"count": r.unjudged, "share": r.unjudged / entries if entries else 0.0,
+                         "from_position": r.unjudged_from}, "undecided": r.undecided,
             "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
             "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": repro}
 

@@ -103,7 +103,7 @@ def grid_check(args: argparse.Namespace, data: np.ndarray, dtype: str) -> tuple[
         raise ValueError(f"grid {args.profile} takes none of these options: {sorted(opts)}") from None
     if args.cls:
         g = Grid(g.name, g.shape, g.axes, g.order, args.cls)
-    r = check_grid(data, g, dtype=dtype, tier=args.tier)
+    r = check_grid(data, g, dtype=dtype, tier=args.tier, working=getattr(args, "working", None))
     repro = f"sinpe check {args.target} --profile {args.profile} --shape {shape[0]}x{shape[1]} --cls {args.cls}"
     return r, g, repro
 

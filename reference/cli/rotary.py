@@ -85,7 +85,8 @@ def rotary_check(args: argparse.Namespace, cos: Any, sin: Any, positions: Any, d
     t = cos if cos is not None else sin
     rp = get_rotary(args.profile, **{k: getattr(args, k, None) for k in OVERRIDES})
     dim = args.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
-    return check_rotary(rp, dim, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=args.tier), rp, dim
+    return check_rotary(rp, dim, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=args.tier,
+                        working=getattr(args, "working", None)), rp, dim
 
 
 def run(args: argparse.Namespace) -> int:
