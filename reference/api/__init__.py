@@ -94,26 +94,34 @@ def write_table(path: str, profile_: "str | Profile" = "vaswani", d: int = 64, p
 
 def check(target: Any, profile_: "str | Profile" = "vaswani", *, d: int | None = None, positions: Any = None,
           dtype: str | None = None, tier: str = "phase", working: str | None = None, key: str | None = None,
-          call: str = "positions", timeout: float | None = None, detect: bool = True, **overrides: Any) -> Any:
+          call: str = "positions", timeout: float | None = None, detect: bool = True, rows: str | None = None,
+          skip_rows: int | None = None, columns: str | None = None, **overrides: Any) -> Any:
     """Check ``target`` -- an array or tensor (rows = positions), a file path, ``"module:callable"`` (run
     isolated in a child process) or a Python callable ``fn(positions, d)`` -- against a profile with the
     CLI's overrides. Returns a ``CheckResult``: ``verdict`` (conforms / fails / inconclusive), ``conformant``,
-    ``failures`` (each with ``repro``), ``unjudged``, ``structural``, ``to_json()`` (REQ-CHECK-VERDICT)."""
+    ``failures`` (each with ``repro``), ``unjudged``, ``structural``, ``to_json()`` (REQ-CHECK-VERDICT).
+    ``profile_="auto"`` checks against what :func:`detect` finds (REQ-CHECK-AUTO); ``rows``/``skip_rows``/
+    ``columns`` select part of the table (REQ-CHECK-SELECT)."""
     from sinpe.reference.checking.targets import check_target
     prof, rest = _split(dict(overrides))
     if rest:
         raise TypeError(f"unknown argument(s) {sorted(rest)}")
-    return check_target(target, profile(profile_, **prof), d=d, positions=positions, dtype=dtype, tier=tier,
-                        working=working, key=key, call=call, timeout=timeout, detect=detect)
+    if profile_ == "auto" and prof:
+        raise TypeError(f"profile 'auto' takes the parameters detect finds; drop {sorted(prof)}")
+    return check_target(target, "auto" if profile_ == "auto" else profile(profile_, **prof), d=d, positions=positions,
+                        dtype=dtype, tier=tier, working=working, key=key, call=call, timeout=timeout, detect=detect,
+                        rows=rows, skip_rows=skip_rows, columns=columns)
 
 
 def detect(target: Any, *, positions: Any = None, d: int | None = None, against: "str | Profile" = "vaswani",
-           key: str | None = None, call: str = "positions", timeout: float | None = None) -> Any:
+           key: str | None = None, call: str = "positions", timeout: float | None = None, rows: str | None = None,
+           skip_rows: int | None = None, columns: str | None = None) -> Any:
     """Name the member of the family ``target`` implements (layout, schedule, base, offset, amplitude,
     precision, with margins): a ``Detection`` with ``profile``, ``sentence``, ``deviations``, ``to_json()``."""
     from sinpe.reference.checking.detect import detect_table
     from sinpe.reference.checking.targets import load_target
-    tab, pos, _ = load_target(target, d, positions=positions, key=key, call=call, timeout=timeout)
+    tab, pos, _ = load_target(target, d, positions=positions, key=key, call=call, timeout=timeout, rows=rows,
+                              skip_rows=skip_rows, columns=columns)
     return detect_table(tab.data, positions=pos, against=profile(against), d=d)
 
 

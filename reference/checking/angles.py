@@ -74,6 +74,12 @@ class AngleResult:
         return {"conforms": True, "fails": False}.get(self.verdict)
 
     @property
+    def fits(self) -> bool:
+        """What detect takes as a reading that fits: nothing fails and something was judged (entries a bound
+        cannot judge, REQ-CHECK-UNJUDGED, name nothing; a reading judged nowhere would fit any table)."""
+        return self.verdict != "fails" and self.unjudged < self.rows * self.d * max(1, len(self.parts))
+
+    @property
     def exit_code(self) -> int:
         return {"conforms": 0, "fails": 1}.get(self.verdict, 3)
 
@@ -323,7 +329,7 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
                 r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier)
             except ValueError:
                 continue
-            if r.verdict == "conforms":
+            if r.fits:
                 found.append((rp, dim))
                 if len(found) >= 4:
                     break
@@ -419,7 +425,7 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
              else _grid_candidates(dim, rows, None if shape is None else tuple(shape)))
     for g, o in cands:
         r = check_grid(t, g, dtype=dtype, tier=tier, cells=cells)
-        if r.verdict == "conforms":
+        if r.fits:
             hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
     if not hits:
         return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}

@@ -113,7 +113,7 @@ def detect_sparse(table: Any, positions: Any, dtype: str | None = None, max_equi
             r = check_plan(y, profile_plan(prof, w, pos), prof.name or "", dtype=dt, tier="phase")
         except (ValueError, ArithmeticError):
             continue
-        if r.verdict == "conforms":
+        if r.fits:
             if not hits:
                 residual = r.max_abs_error / float(abs(prof.amplitude))
             hits.append(prof)

@@ -1,9 +1,12 @@
-"""What a check is run on (SPEC.md REQ-CHECK-INPUT, REQ-CHECK-ISOLATE): a table given as an array, a file,
-a ``module:callable`` named by text (run isolated in a child process), or a Python callable the caller
-hands over (called in process: the caller already imported it).
+"""What a check is run on, and the check of it (SPEC.md REQ-CHECK-INPUT, REQ-CHECK-ISOLATE, REQ-CHECK-CALL,
+REQ-CHECK-SELECT, REQ-CHECK-AUTO).
 
-:func:`load_target` returns ``(table, positions or None, called)``; ``called`` says a callable was asked
-for width d (a module's buffer, read whole like a file, is not).
+A target is a table given as an array or tensor, a file, a ``module:callable`` named by text (run isolated
+in a child process), or a Python callable the caller hands over (called in process: the caller already
+imported it). :func:`load_target` returns ``(table, positions or None, called)`` with the row and column
+selection applied; ``called`` says a callable was asked for width d (a module's buffer, read whole like a
+file, is not). :func:`check_target` loads and checks, with the odd-rule ``error`` semantics and
+``--profile auto``. The ``sinpe check``/``detect`` commands and :func:`sinpe.check` are shells over these.
 """
 from __future__ import annotations
 
@@ -12,15 +15,88 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.spec.profiles import Profile, get_profile
+
 from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, call_table, is_callable_target, load_table
 
-DEFAULT_CALLABLE_D = 64
 
+# --- selection (REQ-CHECK-SELECT) ---------------------------------------------------------------------
+
+def index_spec(spec: str, n: int, what: str) -> np.ndarray:
+    """Indices into an axis of length n: ``a:b``, ``a:b:step``, ``a:``, ``:b`` or a comma list.
+
+    >>> index_spec("2:", 5, "--rows").tolist(), index_spec("0:6:2", 8, "--columns").tolist(), index_spec("4,1", 5, "--rows").tolist()
+    ([2, 3, 4], [0, 2, 4], [4, 1])
+    """
+    s = spec.strip()
+    try:
+        if ":" in s:
+            parts = s.split(":")
+            if len(parts) > 3:
+                raise ValueError
+            a = int(parts[0]) if parts[0] else 0
+            b = int(parts[1]) if parts[1] else n
+            step = int(parts[2]) if len(parts) == 3 and parts[2] else 1
+            if a < 0 or b < 0 or step < 1:
+                raise ValueError
+            idx = np.arange(a, min(b, n), step)
+        else:
+            idx = np.array([int(x) for x in s.split(",")], dtype=np.int64)
+    except ValueError:
+        raise LoadError(f"{what} {spec!r}: expected a:b, a:b:step, a:, :b or a comma list of indices >= 0") from None
+    if idx.size == 0:
+        raise LoadError(f"{what} {spec!r} selects nothing (the axis has {n})")
+    if idx.min() < 0 or idx.max() >= n:
+        raise LoadError(f"{what} {spec!r}: index {int(idx.max())} out of range (the axis has {n})")
+    return idx
+
+
+def _row_indices(n: int, rows: str | None, skip_rows: int | None) -> np.ndarray | None:
+    if rows is not None and skip_rows is not None:
+        raise LoadError("--rows and --skip-rows: give one of them")
+    if skip_rows is not None and skip_rows < 0:
+        raise LoadError(f"--skip-rows must be >= 0; got {skip_rows}")
+    if rows is None and skip_rows is None:
+        return None
+    return index_spec(f"{skip_rows}:" if skip_rows is not None else rows, n, "--rows" if skip_rows is None else "--skip-rows")
+
+
+def _indices(idx: np.ndarray) -> str:
+    if len(idx) > 2 and np.all(np.diff(idx) == idx[1] - idx[0]) and idx[1] > idx[0]:
+        step = int(idx[1] - idx[0])
+        return f"{idx[0]}:{idx[-1] + 1}" + (f":{step}" if step != 1 else "")
+    return ",".join(str(int(i)) for i in idx[:8]) + ("..." if len(idx) > 8 else "")
+
+
+def select(table: Table, positions: Any, rows: str | None = None, skip_rows: int | None = None,
+           columns: str | None = None) -> tuple[Table, Any]:
+    """Keep the selected rows and columns: a selected row keeps its position (row i is position i, or the
+    i-th of ``positions``); the table's notes say what was selected (REQ-CHECK-SELECT)."""
+    if rows is None and skip_rows is None and columns is None:
+        return table, positions
+    n, w = table.data.shape
+    ridx = _row_indices(n, rows, skip_rows)
+    cidx = index_spec(columns, w, "--columns") if columns is not None else None
+    data = np.asarray(table.data if ridx is None else table.data[ridx])
+    if cidx is not None:
+        data = data[:, cidx]
+    pos = np.arange(n, dtype=np.float64) if positions is None else np.asarray(positions)
+    if len(pos) != n:
+        raise LoadError(f"{n} rows but {len(pos)} positions")
+    notes = list(table.notes)
+    if ridx is not None:
+        notes.append(f"rows {_indices(ridx)} of {n} selected ({len(ridx)} rows)")
+    if cidx is not None:
+        notes.append(f"columns {_indices(cidx)} of {w} selected ({len(cidx)} columns)")
+    return Table(np.ascontiguousarray(data), table.dtype, table.source, notes), (pos if ridx is None else pos[ridx])
+
+
+# --- loading -------------------------------------------------------------------------------------------
 
 def _positions(spec: Any, limit: int, why: str) -> np.ndarray | None:
     """Positions from a spec string (``0:2048``, ``0,1,1e6``, a .npy path) or a sequence of numbers."""
-    from sinpe.reference.numerics.positions import positions_from_spec
     from sinpe.reference.checking.check import positions_array
+    from sinpe.reference.numerics.positions import positions_from_spec
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -38,86 +114,144 @@ def _callable_table(target: Any, spec: Any, d: int | None, call: str, key: str |
     from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
 
     named = isinstance(target, str)
+    where = target if named else getattr(target, "__name__", repr(target))
     if call == "buffer" and spec is None:
         # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
         t = call_isolated(target, None, d, call="buffer", key=key, timeout=timeout) if named else \
-            call_table(target, repr(target), None, d, call="buffer", key=key)
+            call_table(target, where, None, d, call="buffer", key=key)
         return t, None, False
-    lim = MAX_CALL_ENTRIES // max(1, d or DEFAULT_CALLABLE_D)
-    pos = _positions(spec, lim, f"at d={d or DEFAULT_CALLABLE_D} a callable is asked for at most {lim} "
-                                f"({MAX_CALL_ENTRIES} entries)")
+    if d is None and call != "buffer":
+        raise LoadError(f"{where}: pass --d, the width to ask the callable for (it cannot be inferred from a "
+                        f"function; --call buffer reads a module's table at its own width)")
+    lim = MAX_CALL_ENTRIES // max(1, d or 1)
+    pos = _positions(spec, lim, f"at d={d} a callable is asked for at most {lim} ({MAX_CALL_ENTRIES} entries)")
     if pos is None:
         pos = default_callable_positions() if call == "positions" else np.arange(2048, dtype=np.float64)
     pos, arg, rounded = callable_positions(pos)  # int64 or float64 (REQ-CHECK-INPUT)
     asks = call != "buffer"
-    width = d if d is not None or not asks else DEFAULT_CALLABLE_D
     if named:
-        table = call_isolated(target, arg, width, call=call, key=key, timeout=timeout)  # REQ-CHECK-ISOLATE
+        table = call_isolated(target, arg, d, call=call, key=key, timeout=timeout)  # REQ-CHECK-ISOLATE
     else:
-        table = call_table(target, getattr(target, "__name__", repr(target)), np.array(arg, copy=True), width,
-                           call=call, key=key)
-    if d is None and asks:
-        table.notes.append(f"called with d={DEFAULT_CALLABLE_D} (pass d to choose)")
+        table = call_table(target, where, np.array(arg, copy=True), d, call=call, key=key)
     if spec is None and asks:
         extra = "".join(f", {int(x)}" for x in pos[2048:])
-        table.notes.append(f"positions 0..2047{extra} (the default; pass positions to choose)")
+        table.notes.append(f"positions 0..2047{extra} (the default; --positions to choose)")
     if rounded:
         table.notes.append("positions that are not binary64 values were passed (and are checked) "
                            "as the nearest binary64 values")
     return table, pos, asks
 
 
-def load_target(target: Any, d: int | None = None, *, positions: Any = None, key: str | None = None,
-                call: str = "positions", timeout: float | None = None) -> tuple[Table, Any, bool]:
-    """(table, positions or None, called) for ``target``: an array or tensor (rows = positions), a file path,
-    ``"module:callable"`` text (run isolated), or a Python callable (called here).
+def _file_positions(spec: Any, rows: int, width: int, row_sel: np.ndarray | None) -> Any:
+    """A file's --positions: one per row, or (with a row selection) one per selected row, the others
+    given a placeholder that the selection drops."""
+    positions = _positions(spec, max(rows, width), f"the table has {rows} rows")
+    if positions is None or row_sel is None:
+        return positions
+    if len(positions) != len(row_sel):
+        raise LoadError(f"--positions names {len(positions)} positions for the {len(row_sel)} selected rows")
+    full = np.zeros(rows, dtype=positions.dtype)
+    full[row_sel] = positions
+    return full
 
-    >>> t, pos, called = load_target(np.zeros((3, 4)))
-    >>> t.data.shape, pos, called
-    ((3, 4), None, False)
+
+def load_target(target: Any, d: int | None = None, *, positions: Any = None, key: str | None = None,
+                call: str = "positions", timeout: float | None = None, rows: str | None = None,
+                skip_rows: int | None = None, columns: str | None = None) -> tuple[Table, Any, bool]:
+    """(table, positions or None, called) for ``target``: an array or tensor (rows = positions), a file path,
+    ``"module:callable"`` text (run isolated), or a Python callable (called here); the row/column
+    selection applied.
+
+    >>> t, pos, called = load_target(np.zeros((3, 4)), columns="1:3")
+    >>> t.data.shape, pos.tolist(), called
+    ((3, 2), [0.0, 1.0, 2.0], False)
     """
     if callable(target) or (isinstance(target, str) and is_callable_target(target)):
-        return _callable_table(target, positions, d, call, key, timeout)
+        table, pos, called = _callable_table(target, positions, d, call, key, timeout)
+        return (*select(table, pos, rows, skip_rows, columns), called)
     if call != "positions":
-        raise LoadError(f"call={call!r} applies to a callable target, not a table")
+        raise LoadError(f"--call {call} applies to a module:callable TARGET, not a file")
     if isinstance(target, (str, Path)):
         table = load_table(str(target), key=key)
     else:
         table = _finish(Table(*_to_numpy(target, "table"), "table"))
-    rows = table.data.shape[0]  # counted before any position is built (REQ-CHECK-LIMITS)
-    return table, _positions(positions, max(table.data.shape), f"the table has {rows} rows"), False
+    n, w = table.data.shape  # counted before any position is built (REQ-CHECK-LIMITS)
+    pos = _file_positions(positions, n, w, _row_indices(n, rows, skip_rows))
+    return (*select(table, pos, rows, skip_rows, columns), False)
 
 
-def check_target(target: Any, profile: Any, *, d: int | None = None, positions: Any = None, dtype: str | None = None,
-                 tier: str = "phase", working: str | None = None, key: str | None = None, call: str = "positions",
-                 timeout: float | None = None, detect: bool = True, max_failures: int = 10) -> Any:
-    """Load ``target`` (:func:`load_target`) and check it against ``profile`` (REQ-CHECK-CONFORM).
+# --- checking --------------------------------------------------------------------------------------------
 
-    Under DEF-ODD rule ``error`` at odd d, PE is undefined there: a conforming callable MUST raise at d
-    and conform at the even d + 1, where it is checked (a callable that returns a table at odd d, or
-    raises at every d, does not conform).
-    """
+def auto_profile(table: Table, positions: Any, d: int | None) -> tuple[Profile | None, dict[str, Any]]:
+    """(the profile detect names for the table, the detection as JSON); the profile is None when detect
+    names no family member (REQ-CHECK-AUTO)."""
+    from sinpe.reference.checking.detect import detect_table, profile_of
+    from sinpe.reference.checking.limits import binary64_parameters
+    det = detect_table(table.data, positions=positions, d=d)
+    p = profile_of(det)
+    if p is not None:
+        binary64_parameters(p)
+    return p, det.to_json()
+
+
+def _unnamed(found: dict[str, Any], table: Table, tier: str, dtype: str | None, d: int | None) -> Any:
+    """The report when ``auto`` finds nothing to check against: a finding (exit 1), never a pass."""
+    from sinpe.reference.checking.check import _new_result
+    res = _new_result(get_profile("vaswani"), tier, dtype or table.dtype, d or table.data.shape[1],
+                      table.data.shape[0], table.source)
+    res.profile, res.profile_flags, res.profile_params = None, "auto", {}
+    res.width = table.data.shape[1]
+    res.conformant, res.verdict = False, "fails"
+    res.reason = f"--profile auto: detect names no member of the family to check against: {found.get('sentence')}"
+    res.detected, res.profile_source = found, "detected"
+    return res
+
+
+def _must_raise(target: Any, profile: Profile, d: int, load: dict[str, Any], ck: dict[str, Any]) -> Any:
+    """DEF-ODD rule ``error``: PE is undefined at odd d, so a conforming callable MUST raise there, and MUST
+    conform at the even d + 1, where it is checked (one that returns a table at odd d, or raises at every d,
+    does not conform)."""
     from sinpe.reference.checking.check import _new_result, check_table
+    try:
+        odd_table, _, _ = load_target(target, d, **load)
+    except LoadError as e:
+        if "raised" not in str(e):
+            raise
+        raised = str(e)
+    else:
+        res = _new_result(profile, ck["tier"], ck["dtype"] or odd_table.dtype, d, odd_table.data.shape[0], str(target))
+        res.width = odd_table.data.shape[1]
+        res.conformant, res.verdict = False, "fails"
+        res.reason = f"returned a table for odd d={d}; odd rule 'error' requires it to raise"
+        return res
+    table, pos, _ = load_target(target, d + 1, **load)
+    res = check_table(table, profile, positions=pos, d=d + 1, **ck)
+    res.notes.insert(0, f"raises for odd d={d}, as odd rule 'error' requires ({raised}); checked at the even d={d + 1}")
+    return res
 
-    kw = dict(positions=positions, key=key, call=call, timeout=timeout)
+
+def check_target(target: Any, profile: "Profile | str", *, d: int | None = None, positions: Any = None,
+                 dtype: str | None = None, tier: str = "phase", working: str | None = None, key: str | None = None,
+                 call: str = "positions", timeout: float | None = None, detect: bool = True, max_failures: int = 10,
+                 rows: str | None = None, skip_rows: int | None = None, columns: str | None = None) -> Any:
+    """Load ``target`` (:func:`load_target`) and check it against ``profile`` (REQ-CHECK-CONFORM), a
+    :class:`Profile` or ``"auto"`` (check against what detect finds, REQ-CHECK-AUTO)."""
+    from sinpe.reference.checking.check import check_table
+
+    load = dict(positions=positions, key=key, call=call, timeout=timeout, rows=rows, skip_rows=skip_rows,
+                columns=columns)
     ck = dict(dtype=dtype, tier=tier, detect=detect, max_failures=max_failures, working=working)
     is_call = callable(target) or (isinstance(target, str) and is_callable_target(target))
-    if profile.odd == "error" and d is not None and d % 2 and is_call:
-        try:
-            odd_table, _, _ = load_target(target, d, **kw)
-        except LoadError as e:
-            if "raised" not in str(e):
-                raise
-            raised = str(e)
-        else:
-            res = _new_result(profile, tier, dtype or odd_table.dtype, d, odd_table.data.shape[0], str(target))
-            res.width = odd_table.data.shape[1]
-            res.conformant, res.verdict = False, "fails"
-            res.reason = f"returned a table for odd d={d}; odd rule 'error' requires it to raise"
-            return res
-        table, pos, _ = load_target(target, d + 1, **kw)
-        res = check_table(table, profile, positions=pos, d=d + 1, **ck)
-        res.notes.insert(0, f"raises for odd d={d}, as odd rule 'error' requires ({raised}); checked at the even d={d + 1}")
+    if isinstance(profile, Profile) and profile.odd == "error" and d is not None and d % 2 and is_call:
+        return _must_raise(target, profile, d, load, ck)
+    table, pos, _ = load_target(target, d, **load)
+    if profile == "auto":
+        found_profile, found = auto_profile(table, pos, d)
+        if found_profile is None:
+            return _unnamed(found, table, tier, dtype, d)
+        res = check_table(table, found_profile, positions=pos, d=d, **ck)
+        res.notes.insert(0, f"--profile auto: checked against what detect found: {found_profile.cli_flags()} "
+                            f"({found['sentence']})")
+        res.profile_source = "detected"
         return res
-    table, pos, called = load_target(target, d, **kw)
-    return check_table(table, profile, positions=pos, d=d if d is not None else (DEFAULT_CALLABLE_D if called else None), **ck)
+    return check_table(table, profile, positions=pos, d=d, **ck)

@@ -1,7 +1,9 @@
-"""Command-line flags shared by ``sinpe table``, ``check`` and ``detect`` (SPEC.md REQ-CLI-PROFILE)."""
+"""Command-line flags shared by ``sinpe table``, ``check`` and ``detect`` (SPEC.md REQ-CLI-PROFILE, REQ-CHECK-SELECT),
+and TARGET loaded with them."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from sinpe.spec.formats import DTYPES
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, get_profile
@@ -34,3 +36,32 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
 def add_dtype_argument(parser: argparse.ArgumentParser, default: str | None = "float64", help: str | None = None) -> None:
     parser.add_argument("--dtype", default=default, choices=DTYPES,
                         help=help or "IEEE format" + (f" (default {default})" if default else ""))
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """--rows/--skip-rows/--columns (REQ-CHECK-SELECT)."""
+    g = parser.add_argument_group("selection (SPEC.md REQ-CHECK-SELECT)")
+    g.add_argument("--rows", help="rows to use, by index: a:b, a:b:step, a: or a comma list (a row keeps its "
+                   "position: row i is position i unless --positions names the selected rows' positions)")
+    g.add_argument("--skip-rows", dest="skip_rows", type=int, help="drop the first N rows (padding rows): --rows N:")
+    g.add_argument("--columns", help="columns to use, by index: a:b, a:b:step, a: or a comma list (d defaults "
+                   "to their number)")
+
+
+def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"time limit of a module:callable TARGET, run in a child process (default {DEFAULT_TIMEOUT:g})")
+
+
+def load_target(args: argparse.Namespace, d: int | None) -> Any:
+    """:func:`sinpe.reference.checking.targets.load_target` with TARGET's flags."""
+    from sinpe.reference.checking import targets
+    return targets.load_target(args.target, d, **load_flags(args))
+
+
+def load_flags(args: argparse.Namespace) -> dict[str, Any]:
+    return dict(positions=getattr(args, "positions", None), key=getattr(args, "key", None),
+                call=getattr(args, "call", "positions"), timeout=getattr(args, "timeout", None),
+                rows=getattr(args, "rows", None), skip_rows=getattr(args, "skip_rows", None),
+                columns=getattr(args, "columns", None))

@@ -23,10 +23,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
     parser.add_argument("--call", choices=CALLS, default="positions", help="calling convention of a callable")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    from sinpe.reference.cli.check import add_selection_arguments
+    from sinpe.reference.cli.args import add_selection_arguments
     add_selection_arguments(parser)
     add_profile_arguments(parser)
-    from sinpe.reference.cli.check import add_timeout_argument
+    from sinpe.reference.cli.args import add_timeout_argument
     add_timeout_argument(parser)
 
 
@@ -90,7 +90,7 @@ def _emit_other(args: argparse.Namespace, kind: str, readings: dict[str, Any]) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from sinpe.reference.cli.check import load_target
+    from sinpe.reference.cli.args import load_target
     from sinpe.reference.checking.detect import detect_table
 
     against = profile_from_args(args)

@@ -1,0 +1,151 @@
+"""Reports of a check (SPEC.md REQ-CHECK-CLI, REQ-CHECK-VERDICT, REQ-CHECK-KINDS): the human text, the JUnit XML,
+and the 1-D report contract filled from a grid/rotary result. ``sinpe check`` prints these.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+
+def render(res: Any, target: str) -> str:
+    """The human report."""
+    L = []
+    prof = res.profile or res.profile_flags
+    shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
+    work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
+    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
+    for n in res.notes:
+        L.append(f"  note: {n}")
+    verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[res.verdict]
+    L.append(f"{verdict}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}")
+    st = res.structural
+    if st["judged"] or st["violations"]:
+        L.append(f"structural checks (THM-SHIFT, THM-INJ): {st['judged']} comparisons judged, {st['violations']} violations")
+        for f in st["findings"]:
+            L.append(f"  {f.theorem} positions {f.positions[0]}, {f.positions[1]} frequency {f.k}: angle off by "
+                     f"{f.residual:.3g} rad > slack {f.slack:.3g}")
+            L.append(f"    reproduce: {f.repro}")
+    if res.bands:
+        ulp = f", max error {res.max_ulp_error:.3g} ulp of {res.dtype}" if res.tier != "phase" else ""
+        L.append(f"max |error| {res.max_abs_error:.3g} ({res.max_bound_ratio:.3g} of its bound){ulp}; "
+                 f"worst at position {res.worst.get('position')} column {res.worst.get('column')} ({res.worst.get('label')})")
+        L.append("  positions             rows   max |error|  of bound   failures   unjudged")
+        for b in res.bands:
+            hi = f"{b.hi:.0e}" if b.hi >= 1e3 else f"{b.hi:g}"
+            lo = f"{b.lo:.0e}" if b.lo >= 1e3 else f"{b.lo:g}"
+            L.append(f"  [{lo}, {hi}){'':<{max(0, 14 - len(lo) - len(hi))}} {b.rows:7d}   {b.max_abs_error:11.3g} "
+                     f"{b.max_bound_ratio:9.3g}   {b.failures:8d}   {b.unjudged:8d}")
+    u = res.unjudged
+    L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
+             (f", from position {u['from_position']} on" if u["count"] else ""))
+    if res.failures:
+        L.append(f"first failures ({len(res.failures)} of {res.n_failures}):")
+        for f in res.failures:
+            L.append(f"  position {f.position} column {f.column} ({f.label}): value {f.value!r}, reference "
+                     f"{f.reference!r}, |error| {f.abs_error:.3g} > allowed {f.allowed:.3g} ({f.reason})")
+            L.append(f"    reproduce: {f.repro}")
+    if res.oracle_decided:
+        L.append(f"{res.oracle_decided} entries within the fast reference's error of the tolerance were decided by the Arb oracle")
+    if res.detected:
+        det = res.detected
+        if "error" in det:
+            L.append(f"detect: {det['error']}")
+        else:
+            L.append(f"detected: {det.get('sentence')}")
+            if det.get("deviations"):
+                L.append(f"  deviations from {prof}: {json.dumps(det['deviations'])}")
+    L.append(f"({res.seconds:.2f} s)")
+    return "\n".join(L)
+
+
+def write_junit(path: str, res: Any, target: str) -> None:
+    """One testsuite, one testcase per position band (plus shape/non-finite findings)."""
+    cases = []
+    name = f"sinpe.check[{res.profile or res.profile_flags}-{res.tier}-{res.dtype}]"
+    if res.reason and not res.bands:
+        cases.append(("shape", res.reason))
+    for b in res.bands:
+        msg = None
+        if b.unjudged and not b.failures:
+            msg = ("skipped", f"{b.unjudged} entries unjudged (the bound allows any value); "
+                   f"{res.reason or ''}")
+        if b.failures:
+            fl = [f for f in res.failures if b.lo <= abs(float(_num(f.position))) < b.hi]
+            msg = f"{b.failures} entries exceed the {res.tier} tolerance; max |error| {b.max_abs_error:.3g}"
+            if fl:
+                msg += f"; first: position {fl[0].position} column {fl[0].column}; reproduce: {fl[0].repro}"
+        cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
+    if res.structural["violations"]:
+        f = res.structural["findings"][0]
+        cases.append((f.theorem, f"{res.structural['violations']} row pairs break {f.theorem}; first at positions "
+                      f"{f.positions[0]}, {f.positions[1]}; reproduce: {f.repro}"))
+    if res.reason and res.reason.startswith("non-finite"):
+        cases.append(("finite", res.reason))
+    if res.reason and res.reason.startswith("dtype"):
+        cases.append(("dtype", res.reason))
+    fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
+    skips = sum(1 for _, m in cases if isinstance(m, tuple))
+    out = ['<?xml version="1.0" encoding="utf-8"?>',
+           f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" skipped="{skips}" '
+           f'time="{res.seconds:.3f}">']
+    for case, msg in cases:
+        out.append(f'  <testcase classname={quoteattr(target)} name={quoteattr(case)}>')
+        if isinstance(msg, tuple):
+            out.append(f'    <skipped message={quoteattr(msg[1])}/>')
+        elif msg:
+            out.append(f'    <failure message={quoteattr(msg)}/>')
+        out.append('  </testcase>')
+    out.append('</testsuite>')
+    tmp = f"{path}.sinpe-tmp"
+    try:  # written whole or not at all: a failure leaves no partial report
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(out) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _num(s: str) -> float:
+    from fractions import Fraction
+    return float(Fraction(s))
+
+
+def angle_report(r: Any, kind: str, describe: str, flags: str, notes: list[str], repro: str) -> dict[str, Any]:
+    """The ``sinpe check --json`` keys of a 1-D report, filled from a grid/rotary AngleResult."""
+    entries = r.rows * r.d * max(1, len(r.parts))
+    worst = max(r.failures, key=lambda f: f["abs_error"], default=None)
+    return {"kind": kind, "conformant": r.verdict == "conforms", "verdict": r.verdict, "profile": r.profile,
+            "profile_flags": flags, "profile_params": {"describe": describe}, "profile_source": "given",
+            "tier": r.tier, "dtype": r.dtype, "working": r.working, "d": r.d, "rows": r.rows, "width": r.d,
+            "max_abs_error": r.to_json()["max_abs_error"], "max_ulp_error": r.to_json()["max_ulp_error"],
+            "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
+                                                                        "column": worst["index"]},
+            "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason, "detected": None,
+            "oracle_decided": r.oracle_decided, "notes": notes, "source": "", "seconds": 0.0,
+            "unjudged": {"count": r.unjudged, "share": r.unjudged / entries if entries else 0.0,
+                         "from_position": r.unjudged_from}, "undecided": r.undecided,
+            "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
+            "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": repro}
+
+
+
+def render_angle(r: Any, out: dict[str, Any], kind: str, describe: str, flags: str, notes: list[str], repro: str,
+                 max_failures: int = 10) -> str:
+    """The human report of a grid/rotary check (REQ-CHECK-KINDS)."""
+    verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[r.verdict]
+    L = [f"sinpe check {out['target']}: {r.rows} x {r.d} {kind} table, profile {flags}, tier {r.tier}, "
+         f"dtype {r.dtype}", f"  {describe}"]
+    L += [f"  note: {n}" for n in notes]
+    L.append(f"{verdict}: {r.reason or 'every entry within the ' + r.tier + ' tolerance'}")
+    for k, p in r.parts.items():
+        L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max abs error {p.max_abs_error:.3g}")
+    L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; unjudged entries: {r.unjudged}"
+             + (f" from row {r.unjudged_from} on" if r.unjudged else "") + f"; {r.undecided} undecided")
+    for f in r.failures[:max_failures]:
+        L.append(f"  {f.get('cache', '')} row {f['row']} (position {f['position']}) column {f['index']} "
+                 f"({f['column']}): {f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > "
+                 f"{f['allowed']:.3g}); reproduce: {repro}")
+    return "\n".join(L)
