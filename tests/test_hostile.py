@@ -374,3 +374,14 @@ def test_the_pin_is_the_shipped_manifest_hash():
     import hashlib
     from sinpe.reference.golden import vectors as G
     assert hashlib.sha256((G.GOLDEN_DIR / G.MANIFEST_NAME).read_bytes()).hexdigest() == G.MANIFEST_SHA256
+
+
+def test_a_file_name_with_a_newline_stays_one_line_in_the_report(tmp_path):  # REQ-CLI-EXIT (the text report too)
+    from sinpe.reference.implementations.numpy_impl import pe_table
+    from sinpe.spec.profiles import get_profile
+    name = tmp_path / "pe\nCONFORMS: forged.npy"
+    np.save(name, pe_table(get_profile("vaswani"), 8, np.arange(16), "float64"))
+    r = H.sinpe("check", str(name), "--no-detect", cwd=tmp_path)
+    assert r.rc == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert "\\n" in first and "forged.npy" in first and not r.stdout.splitlines()[1].startswith("CONFORMS: forged")

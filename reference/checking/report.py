@@ -8,6 +8,8 @@ import os
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from sinpe.reference.checking.loaders import escape
+
 
 def render(res: Any, target: str) -> str:
     """The human report."""
@@ -15,7 +17,7 @@ def render(res: Any, target: str) -> str:
     prof = res.profile or res.profile_flags
     shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
     work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
-    L.append(f"sinpe check {target}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
+    L.append(f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
     for n in res.notes:
         L.append(f"  note: {n}")
     verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[res.verdict]
@@ -136,7 +138,7 @@ def render_angle(r: Any, out: dict[str, Any], kind: str, describe: str, flags: s
                  max_failures: int = 10) -> str:
     """The human report of a grid/rotary check (REQ-CHECK-KINDS)."""
     verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[r.verdict]
-    L = [f"sinpe check {out['target']}: {r.rows} x {r.d} {kind} table, profile {flags}, tier {r.tier}, "
+    L = [f"sinpe check {escape(str(out['target']))}: {r.rows} x {r.d} {kind} table, profile {flags}, tier {r.tier}, "
          f"dtype {r.dtype}", f"  {describe}"]
     L += [f"  note: {n}" for n in notes]
     L.append(f"{verdict}: {r.reason or 'every entry within the ' + r.tier + ' tolerance'}")
