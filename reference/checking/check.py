@@ -84,7 +84,7 @@ class Failure:
 
 
 @dataclass
-class Band:
+class BandFigures:
     """Errors over the rows whose |position| lies in [lo, hi)."""
 
     lo: float
@@ -118,7 +118,7 @@ class CheckResult:
     worst: dict[str, Any] = field(default_factory=dict)
     n_failures: int = 0
     failures: list[Failure] = field(default_factory=list)
-    bands: list[Band] = field(default_factory=list)
+    bands: list[BandFigures] = field(default_factory=list)
     reason: str | None = None
     detected: dict[str, Any] | None = None
     oracle_decided: int = 0
@@ -319,13 +319,13 @@ class Progress:
 
 # --- the check ------------------------------------------------------------------------------------
 
-def _bands(pos: np.ndarray) -> list[Band]:
+def _bands(pos: np.ndarray) -> list[BandFigures]:
     mx = max((abs(float(x)) for x in (pos.min(), pos.max())), default=0.0) if pos.dtype != object \
         else max(abs(float(x)) for x in pos)
     edges = [0.0, 10.0]
     while edges[-1] <= mx:
         edges.append(edges[-1] * 10)
-    return [Band(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+    return [BandFigures(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
 
 
 def _band_index(pos: np.ndarray) -> np.ndarray:

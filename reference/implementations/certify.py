@@ -80,7 +80,7 @@ def default_cases() -> list[Case]:
 
 
 @dataclass(frozen=True)
-class Band:
+class SampleBand:
     lo: float
     hi: float
     closed: bool
@@ -92,7 +92,7 @@ class Band:
         return f"[{f(self.lo)}, {f(self.hi)}{']' if self.closed else ')'}"
 
 
-def sample_bands(max_position: int = 10**7, per_band: int = PER_BAND, seed: int = SEED) -> list[Band]:
+def sample_bands(max_position: int = 10**7, per_band: int = PER_BAND, seed: int = SEED) -> list[SampleBand]:
     """Positions per band |p| in [0, 1e2), [1e2, 1e3), ..., the last band closed at ``max_position``.
 
     Each band holds its edges and ``per_band`` integers drawn with ``numpy.random.default_rng(seed + i)``;
@@ -118,7 +118,7 @@ def sample_bands(max_position: int = 10**7, per_band: int = PER_BAND, seed: int 
         pts = {lo, float(top - 1)} | {float(x) for x in rng.integers(int(lo), top, size=per_band)}
         if i == 0:
             pts |= {1.0, 2.0, 2.5, -3.0, -0.5}
-        bands.append(Band(lo, hi, last, tuple(sorted(pts))))
+        bands.append(SampleBand(lo, hi, last, tuple(sorted(pts))))
     return bands
 
 
@@ -253,7 +253,7 @@ def _entry(impl: str, dtype: str, case: Case, p: float, j: int, y: float, hi: fl
                          f"{case.profile.cli_flags()} --d {case.d} --positions={pos} --dtype float64 --out ref.npy"}
 
 
-def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: Sequence[Band],
+def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: Sequence[SampleBand],
                  required: str | None = None, work_dtype: str | None = None,
                  rounded_frequencies: bool = True,
                  allowed: Callable[..., np.ndarray] = allowed_abs_error,

@@ -41,7 +41,7 @@ _NP = {"float64": np.float64, "float32": np.float32}
 
 
 @dataclass(frozen=True)
-class Plan:
+class EvalPlan:
     """Index arrays of the column plan: ``ks`` the frequencies used; sin columns ``sin_cols`` take
     frequency ``ks[sin_idx]``, likewise cos; every other column is identically zero."""
 
@@ -53,7 +53,7 @@ class Plan:
 
 
 @lru_cache(maxsize=256)
-def plan(profile: Profile, d: int) -> Plan:
+def plan(profile: Profile, d: int) -> EvalPlan:
     """The column plan of DEF-LAYOUT/DEF-ODD as index arrays (cached per (profile, d)).
 
     >>> from sinpe.spec.profiles import get_profile
@@ -69,7 +69,7 @@ def plan(profile: Profile, d: int) -> Plan:
 
     def arr(pairs: list[tuple[int, int]], i: int) -> np.ndarray:
         return np.array([t[i] for t in pairs], dtype=np.intp)
-    return Plan(ks, arr(sc, 0), arr(sc, 1), arr(cc, 0), arr(cc, 1))
+    return EvalPlan(ks, arr(sc, 0), arr(sc, 1), arr(cc, 0), arr(cc, 1))
 
 
 @lru_cache(maxsize=256)
