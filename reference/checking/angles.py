@@ -39,6 +39,7 @@ from sinpe.spec.rotary import RotaryProfile, frequencies, get_rotary, width
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, unjudged, working_format
 
 from sinpe.reference.oracles import fast as fastref
+from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
                                             rotary_plan)
 
@@ -87,7 +88,7 @@ class AngleResult:
         out = asdict(self)
         out["parts"] = {k: v.to_json() for k, v in self.parts.items()}
         for k in ("max_abs_error", "max_ulp_error"):
-            out[k] = out[k] if math.isfinite(out[k]) else str(out[k])
+            out[k] = json_float(out[k])
         return out
 
 

@@ -59,6 +59,7 @@ from sinpe.reference.checking.loaders import LoadError, Table, release_pages
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.checking import structure
+from sinpe.reference.checking.jsonout import json_float
 
 MAX_FAILURES = 10        # failures listed in the report (all are counted)
 MAX_ORACLE = 2_000_000   # undecided entries the oracle may settle before the check gives up (exit 2)
@@ -144,13 +145,13 @@ class CheckResult:
         out["bands"] = [asdict(b) for b in self.bands]
         out["structural"] = dict(self.structural, findings=[f.to_json() for f in self.structural["findings"]])
         for k in ("max_abs_error", "max_ulp_error", "max_bound_ratio"):
-            out[k] = _json_float(out[k])
+            out[k] = json_float(out[k])
         for f in out["failures"]:
             for k in ("value", "reference", "abs_error", "allowed", "ulp_error"):
-                f[k] = _json_float(f[k])
+                f[k] = json_float(f[k])
         for b in out["bands"]:
             for k in ("max_abs_error", "max_ulp_error", "hi", "max_bound_ratio"):
-                b[k] = _json_float(b[k])
+                b[k] = json_float(b[k])
         from sinpe.reference.checking.jsonout import profile_params_json, with_exact  # REQ-CLI-JSON
         out["profile_params"] = profile_params_json(out["profile_params"])
         for f in out["failures"]:
@@ -158,10 +159,6 @@ class CheckResult:
         with_exact(out["worst"], ("position",))
         with_exact(out["unjudged"], ("from_position",))
         return out
-
-
-def _json_float(x: float) -> float | str:
-    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 
 # --- positions ------------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from sinpe.spec.definition import columns, exponent
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, to_fraction
 
 from sinpe.reference.checking.loaders import read_rows, release_pages
+from sinpe.reference.checking.jsonout import json_float
 
 SAMPLE_ROWS = 128       # consecutive rows used for the structural fit
 PRECISION_ROWS = 512    # rows used for the precision fingerprint
@@ -106,16 +107,12 @@ class Detection:
             shift_json(out["runner_up"])
         if "shift" in out["deviations"] and out["deviations"]["shift"] is None:
             out["deviations"]["shift"] = "half"
-        out["confidence"] = {k: (_jf(v) if v is not None else None) for k, v in self.confidence.items()}
-        out["precision_margin"] = _jf(self.precision_margin) if self.precision_margin is not None else None
-        out["residual"] = _jf(self.residual)
-        out["margin"] = _jf(self.margin) if self.margin is not None else None
-        out["precision_residuals"] = {k: _jf(v) for k, v in self.precision_residuals.items()}
+        out["confidence"] = {k: (json_float(v) if v is not None else None) for k, v in self.confidence.items()}
+        out["precision_margin"] = json_float(self.precision_margin) if self.precision_margin is not None else None
+        out["residual"] = json_float(self.residual)
+        out["margin"] = json_float(self.margin) if self.margin is not None else None
+        out["precision_residuals"] = {k: json_float(v) for k, v in self.precision_residuals.items()}
         return out
-
-
-def _jf(x: float) -> float | str:
-    return x if math.isfinite(x) else ("inf" if x > 0 else ("nan" if math.isnan(x) else "-inf"))
 
 
 @dataclass
@@ -530,7 +527,7 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
     det.precision_margin, det.precision_note = pmargin, pnote
     if not params["residual"] <= max(NO_FIT, floor):  # NaN too: the winner is only the least bad plan
-        det.deviations = {"no_fit": _jf(params["residual"]), **det.deviations}
+        det.deviations = {"no_fit": json_float(params["residual"]), **det.deviations}
         det.profile = det.profile_flags = None
         det.sentence = (f"No member of the family fits this table (residual {params['residual']:.3g} of the "
                         f"amplitude); the least bad plan: {det.sentence[0].lower()}{det.sentence[1:]}")
@@ -749,7 +746,7 @@ def _assemble(c: _Cand, params: dict[str, float], snapped: bool, w: int, zeroed:
     if runner is not None:
         rs, rc, rsn, rp = runner
         ru = {"plan": rc.label, "layout": rc.layout, "shift": None if rc.shift is None else str(rc.shift),
-              "base": _str_num(rp["base"]), "d": rc.d, "residual": _jf(rp["residual"]), "score": _jf(rs),
+              "base": _str_num(rp["base"]), "d": rc.d, "residual": json_float(rp["residual"]), "score": json_float(rs),
               **({"outside_family": sorted(rc.extra)} if rc.extra else {})}
         margin = rs / score if score > 0 else float("inf")
     det = Detection(

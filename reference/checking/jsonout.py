@@ -13,6 +13,7 @@ odd-d rule is ``odd`` everywhere (the ``--odd`` flag).
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -61,3 +62,12 @@ def profile_params_json(params: dict[str, Any]) -> dict[str, Any]:
     with_exact(out, PARAMS)
     shift_json(out)
     return out
+
+
+def json_float(x: float) -> float | str:
+    """A float for JSON: itself when finite, else ``"nan"``, ``"inf"`` or ``"-inf"`` (JSON has no non-finite numbers).
+
+    >>> json_float(0.5), json_float(float("inf")), json_float(float("nan"))
+    (0.5, 'inf', 'nan')
+    """
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
