@@ -133,10 +133,7 @@ def _npy_header(path: str) -> np.ndarray:
 
 
 def _read_npy(path: str) -> np.ndarray:
-    arr = np.array(_npy_header(path))
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"positions file {path!r} holds a non-finite position")
-    return arr
+    return np.array(_npy_array(path))
 
 
 def _from_npy(path: str) -> list[Fraction]:
@@ -189,8 +186,6 @@ class PositionSource:
             assert start is not None and stop is not None
             if max(abs(start), abs(stop)) > 2 ** 53:
                 raise ValueError(f"position range {start}:{stop} reaches beyond 2^53")
-        self.dyadic_f64 = values is None or isinstance(values, np.ndarray) or all(
-            Fraction(float(p)) == p for p in values)
 
     def __len__(self) -> int:
         return (self.stop - self.start) if self.values is None else len(self.values)  # type: ignore[operator]
@@ -236,16 +231,8 @@ def parse_position_source(spec: str) -> PositionSource:
 
 
 def _npy_array(path: str) -> np.ndarray:
-    if not os.path.exists(path):
-        raise ValueError(f"positions file {path!r} does not exist")
-    try:
-        arr = np.load(path, allow_pickle=False, mmap_mode="r")
-    except Exception as e:  # corrupt file, pickled payload, ...
-        raise ValueError(f"cannot read positions file {path!r}: {e}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"positions file {path!r} must hold a non-empty 1-D array; got shape {arr.shape}")
-    if arr.dtype.kind not in "iuf":
-        raise ValueError(f"positions file {path!r} must hold numbers; got dtype {arr.dtype}")
+    """The positions file memory-mapped, header checked (:func:`_npy_header`), every position finite."""
+    arr = _npy_header(path)
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"positions file {path!r} holds a non-finite position")
     return arr
