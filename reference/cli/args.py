@@ -65,3 +65,34 @@ def load_flags(args: argparse.Namespace) -> dict[str, Any]:
                 call=getattr(args, "call", "positions"), timeout=getattr(args, "timeout", None),
                 rows=getattr(args, "rows", None), skip_rows=getattr(args, "skip_rows", None),
                 columns=getattr(args, "columns", None))
+
+
+def add_grid_arguments(g: Any) -> None:
+    """The grid flags (SPEC.md DEF-GRID) on a parser or argument group: ``sinpe check`` and ``sinpe grid``."""
+    g.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
+    g.add_argument("--cls", type=int, default=0, help="leading zero rows (cls/extra tokens)")
+    g.add_argument("--base-size", dest="base_size", help="diffusers base_size (exact decimal)")
+    g.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale")
+    g.add_argument("--temperature", help="timm/DETR temperature (frequency base)")
+    g.add_argument("--reverse-coord", dest="reverse_coord", action="store_true", help="timm reverse_coord")
+    g.add_argument("--channels-first", dest="channels_first", action="store_true",
+                   help="the file holds (C, H, W) (DETR's output): read as (H*W, C)")
+
+
+def add_rotary_arguments(g: Any, files: bool = True) -> None:
+    """The rotary-cache flags (SPEC.md DEF-ROPE; ``files``: --cos/--sin too) for ``sinpe check`` and ``sinpe
+    rotary`` (--profile, --layout and --base are each command's own)."""
+    from sinpe.spec.rotary import RULES
+    if files:
+        g.add_argument("--cos", help="cos cache file")
+        g.add_argument("--sin", help="sin cache file")
+    g.add_argument("--dim", type=int, help="head dimension (default: the cache width; 2x for layout single)")
+    g.add_argument("--rule", choices=RULES, help="frequency rule")
+    g.add_argument("--factor", help="scaling factor s")
+    g.add_argument("--original-max", dest="original_max", type=int, help="pre-training context L")
+    g.add_argument("--seq-len", dest="seq_len", type=int, help="dynamic NTK: the length the cache was built for")
+    g.add_argument("--low-freq-factor", dest="low_freq_factor")
+    g.add_argument("--high-freq-factor", dest="high_freq_factor")
+    g.add_argument("--beta-fast", dest="beta_fast")
+    g.add_argument("--beta-slow", dest="beta_slow")
+    g.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")

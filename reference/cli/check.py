@@ -15,7 +15,8 @@ from typing import Any
 
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
-from sinpe.reference.cli.args import (add_dtype_argument, add_profile_arguments, add_selection_arguments,
+from sinpe.reference.cli.args import (add_dtype_argument, add_grid_arguments, add_profile_arguments,
+                                      add_rotary_arguments, add_selection_arguments,
                                       add_timeout_argument, load_flags, profile_from_args)
 from sinpe.reference.checking.limits import binary64_parameters
 from sinpe.reference.checking import targets
@@ -59,28 +60,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def add_angle_arguments(parser: argparse.ArgumentParser) -> None:
     """The grid (SPEC.md DEF-GRID) and rotary (DEF-ROPE) flags ``sinpe check`` takes with their presets."""
-    g = parser.add_argument_group("2-D grids (--profile mae|diffusers|timm|...; SPEC.md DEF-GRID)")
-    g.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
-    g.add_argument("--cls", type=int, default=0, help="leading zero rows (cls/extra tokens)")
-    g.add_argument("--base-size", dest="base_size", help="diffusers base_size (exact decimal)")
-    g.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale")
-    g.add_argument("--temperature", help="timm/DETR temperature (frequency base)")
-    g.add_argument("--reverse-coord", dest="reverse_coord", action="store_true", help="timm reverse_coord")
-    g.add_argument("--channels-first", dest="channels_first", action="store_true",
-                   help="the file holds (C, H, W) (DETR's output)")
-    r = parser.add_argument_group("rotary caches (--profile llama|gptj|llama3.1; SPEC.md DEF-ROPE)")
-    r.add_argument("--cos", help="cos cache file (TARGET, if given, is read as the cos cache)")
-    r.add_argument("--sin", help="sin cache file")
-    r.add_argument("--dim", type=int, help="head dimension (default: the cache width)")
-    r.add_argument("--rule", help="frequency rule (default, linear, dynamic, llama3, yarn, explicit)")
-    r.add_argument("--factor", help="scaling factor s")
-    r.add_argument("--original-max", dest="original_max", type=int, help="pre-training context L")
-    r.add_argument("--seq-len", dest="seq_len", type=int, help="dynamic NTK: the length the cache was built for")
-    r.add_argument("--low-freq-factor", dest="low_freq_factor")
-    r.add_argument("--high-freq-factor", dest="high_freq_factor")
-    r.add_argument("--beta-fast", dest="beta_fast")
-    r.add_argument("--beta-slow", dest="beta_slow")
-    r.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
+    add_grid_arguments(parser.add_argument_group("2-D grids (--profile mae|diffusers|timm|...; SPEC.md DEF-GRID)"))
+    add_rotary_arguments(parser.add_argument_group("rotary caches (--profile llama|gptj|llama3.1; SPEC.md DEF-ROPE); "
+                                                   "TARGET, if given, is read as the cos cache"))
 
 
 ANGLE_ONLY = ("shape", "base_size", "interpolation_scale", "temperature", "cos", "sin", "dim", "rule", "factor",

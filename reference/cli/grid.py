@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.loaders import LoadError, input_errors, load_table
+from sinpe.reference.cli.args import add_grid_arguments
 from sinpe.spec.formats import FORMATS
 from sinpe.spec.grid import GRID_PRESETS
 from sinpe.spec.tolerance import TIERS
@@ -25,14 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="FILE", help="table file (.npy .npz .safetensors .pt .pth .csv .json)")
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json")
     parser.add_argument("--profile", choices=list(GRID_PRESETS), help="grid preset (check: required)")
-    parser.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
-    parser.add_argument("--cls", type=int, default=0, help="leading zero rows (cls/extra tokens)")
-    parser.add_argument("--base-size", dest="base_size", help="diffusers base_size (exact decimal)")
-    parser.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale")
-    parser.add_argument("--temperature", help="timm/DETR temperature (frequency base)")
-    parser.add_argument("--reverse-coord", dest="reverse_coord", action="store_true", help="timm reverse_coord")
-    parser.add_argument("--channels-first", dest="channels_first", action="store_true",
-                        help="the file holds (C, H, W) (DETR's output): read as (H*W, C)")
+    add_grid_arguments(parser)
     parser.add_argument("--dtype", choices=DTYPES, help="format claimed (default: the file's)")
     parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -109,8 +103,7 @@ def grid_check(args: argparse.Namespace, data: np.ndarray, dtype: str) -> tuple[
 
 
 def run(args: argparse.Namespace) -> int:
-    from sinpe.reference.checking.angles import check_grid, detect_grid
-    from sinpe.spec.grid import Grid, get_grid
+    from sinpe.reference.checking.angles import detect_grid
 
     with input_errors(f"grid {args.action}", args.target):
         data, dtype = load_grid(args)

@@ -14,7 +14,9 @@ import numpy as np
 
 from sinpe.reference.checking.loaders import LoadError, input_errors, load_table
 from sinpe.spec.formats import FORMATS
-from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RULES
+from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS
+
+from sinpe.reference.cli.args import add_rotary_arguments
 from sinpe.spec.tolerance import TIERS
 
 DTYPES = sorted({f.dtype for f in FORMATS.values()})
@@ -24,24 +26,13 @@ OVERRIDES = ("layout", "base", "rule", "factor", "original_max", "seq_len", "low
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("check", "detect"))
-    parser.add_argument("--cos", help="cos cache file")
-    parser.add_argument("--sin", help="sin cache file")
+    add_rotary_arguments(parser)
     parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json (both files)")
     parser.add_argument("--positions", help="position of each row (default 0..rows-1)")
-    parser.add_argument("--dim", type=int, help="head dimension (default: the cache width; 2x for layout single)")
     g = parser.add_argument_group("rotary profile (SPEC.md DEF-ROPE)")
     g.add_argument("--profile", choices=list(ROTARY_PRESETS), default="llama", help="preset (default llama)")
     g.add_argument("--layout", choices=ROTARY_LAYOUTS)
     g.add_argument("--base", help="frequency base b (exact decimal)")
-    g.add_argument("--rule", choices=RULES, help="frequency rule")
-    g.add_argument("--factor", help="scaling factor s")
-    g.add_argument("--original-max", dest="original_max", type=int, help="pre-training context L")
-    g.add_argument("--seq-len", dest="seq_len", type=int, help="dynamic NTK: the length the cache was built for")
-    g.add_argument("--low-freq-factor", dest="low_freq_factor")
-    g.add_argument("--high-freq-factor", dest="high_freq_factor")
-    g.add_argument("--beta-fast", dest="beta_fast")
-    g.add_argument("--beta-slow", dest="beta_slow")
-    g.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
     parser.add_argument("--dtype", choices=DTYPES, help="format claimed (default: the file's)")
     parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -90,21 +81,9 @@ def rotary_check(args: argparse.Namespace, cos: Any, sin: Any, positions: Any, d
 
 
 def run(args: argparse.Namespace) -> int:
-    from sinpe.reference.checking.angles import check_rotary, detect_rotary
-    from sinpe.reference.numerics.positions import parse_positions
-    from sinpe.spec.rotary import get_rotary
+    from sinpe.reference.checking.angles import detect_rotary
 
-    if not args.cos and not args.sin:
-        raise ValueError("give --cos FILE, --sin FILE or both")
-    cos, dt_c = _load(args.cos, args.key)
-    sin, dt_s = _load(args.sin, args.key)
-    if cos is not None and sin is not None and cos.shape != sin.shape:
-        raise ValueError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
-    dtype = args.dtype or dt_c or dt_s
-    t = cos if cos is not None else sin
-    positions = parse_positions(args.positions) if args.positions else None
-    if positions is not None and len(positions) != t.shape[0]:
-        raise ValueError(f"{len(positions)} positions for {t.shape[0]} rows")
+    cos, sin, positions, dtype = load_caches(args)
     if args.action == "detect":
         pos = None if positions is None else [int(p) if p.denominator == 1 else float(p) for p in positions]
         det = detect_rotary(cos=cos, sin=sin, positions=pos, dtype=args.dtype, tier=args.tier)
