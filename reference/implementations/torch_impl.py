@@ -11,7 +11,7 @@ positions and phases must never live in those formats.
 >>> from sinpe.spec.profiles import get_profile
 >>> pe_table(get_profile("vaswani"), 4, [1], "float64").tolist()   # sin 1, cos 1, sin 0.01, cos 0.01
 [[0.8414709848078965, 0.5403023058681398, 0.009999833334166664, 0.9999500004166653]]
->>> t = pe_table(get_profile("vaswani"), 2, [65504, 10**7], "float16")   # correctly rounded: see oracle_flint
+>>> t = pe_table(get_profile("vaswani"), 2, [65504, 10**7], "float16")   # correctly rounded: see oracles/arb.py
 >>> t.dtype, t.tolist()
 (torch.float16, [[0.9755859375, -0.2205810546875], [0.420654296875, -0.9072265625]])
 """

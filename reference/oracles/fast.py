@@ -26,7 +26,7 @@ positions below 2^26 take a shorter exact path (P_hi has one half).
 >>> from sinpe.spec.profiles import get_profile
 >>> import numpy as np
 >>> v, th = table_f64(get_profile("vaswani"), 4, np.array([0.0, 1.0, 1e7]))
->>> v[1].tolist()   # sin 1, cos 1, sin 0.01, cos 0.01 (correctly rounded: see oracle_flint's doctest)
+>>> v[1].tolist()   # sin 1, cos 1, sin 0.01, cos 0.01 (correctly rounded: see oracles/arb.py's doctest)
 [0.8414709848078965, 0.5403023058681398, 0.009999833334166664, 0.9999500004166653]
 >>> float(v[2, 0])  # sin(10^7); mpmath at 50 digits: 0.42054779319078249129...
 0.4205477931907825
