@@ -87,8 +87,11 @@ def as_source(positions: Any) -> PositionSource:
 
 
 def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | None = None,
-                  fraction: Callable[[int], Fraction] | None = None) -> np.ndarray:
-    """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest."""
+                  fraction: Callable[[int], Fraction] | None = None, estimate: bool = False) -> Any:
+    """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest.
+
+    ``estimate=True`` returns ``(rounded, v, B)`` instead: also the fast path's float64 estimate v of PE
+    and a certified bound B with |PE - v| <= B entry by entry (0 and 0 in identically zero columns)."""
     P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.profile.offset)
     if np.any(np.abs(P_hi) >= 2.0 ** 53):
         raise ValueError("|position + offset| must stay below 2^53")
@@ -97,9 +100,11 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     C = np.empty((rows, nf))
     okS = np.empty((rows, nf), dtype=bool)
     okC = np.empty((rows, nf), dtype=bool)
+    est = tuple(np.empty((rows, nf)) for _ in range(4)) if estimate else None
     for k0 in range(0, nf, WORK):
         k1 = min(nf, k0 + WORK)
-        rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0)
+        rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0,
+                      None if est is None else tuple(e[:, k0:k1] for e in est))
     zero = (P_hi == 0) & (P_lo == 0)  # P = 0 exactly: theta = 0, sin is exactly 0 (+0.0 in every format)
     if zero.any():
         S[zero] = 0.0
@@ -121,7 +126,9 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
                 n_or += 1
     if stats is not None:
         stats.add(rows * pl.d, n_or)
-    return assemble(pl, S, C)
+    if est is None:
+        return assemble(pl, S, C)
+    return assemble(pl, S, C), assemble(pl, est[0], est[1]), assemble(pl, est[2], est[3])
 
 
 def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
@@ -135,12 +142,16 @@ def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) ->
     return out
 
 
-def correctly_rounded_block(profile: Profile, d: int, positions: Any, fmt: "str | Format",
-                            stats: Stats | None = None) -> np.ndarray:
-    """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker)."""
-    pl = resolve(profile, d, fmt, {})
+def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, fmt: "str | Format",
+                            stats: Stats | None = None, estimate: bool = False) -> Any:
+    """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker).
+
+    ``profile`` may be a :class:`Plan` already resolved for (profile, d, fmt) (the checker makes one per
+    table). ``estimate=True`` returns ``(rounded, v, B)``: :func:`rounded_block`'s certified enclosures too.
+    """
+    pl = profile if isinstance(profile, Plan) else resolve(profile, d, fmt, {})
     src = as_source(positions)
-    return rounded_block(pl, src.block(0, len(src)), stats, src.fraction)
+    return rounded_block(pl, src.block(0, len(src)), stats, src.fraction, estimate)
 
 
 def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats: Stats | None = None,
