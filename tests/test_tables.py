@@ -140,7 +140,8 @@ def test_narrow_bound_covers_the_error_and_is_tight() -> None:
     pl = build.resolve(prof, 256, "float32", {})
     assert pl.kernel == "narrow"
     pos = sorted(random.Random(7).sample(range(10**7), 64))
-    _, v, B = build.rounded_block(pl, np.array(pos, dtype=np.float64), estimate=True)
+    _, v, lo, B = build.rounded_block(pl, np.array(pos, dtype=np.float64), estimate=True)
+    assert not lo.any()
     worst = 0.0
     for r, p in enumerate(pos):
         for j in range(256):
@@ -252,3 +253,35 @@ def test_torch_helper_moves_cpu_bits() -> None:
         assert t.dtype == tdt and t.device.type == "cpu"
         want = table("vaswani-concat", 10, [0, 5, 2.5, 10**6], dtype)
         assert np.array_equal(t.to(torch.float64).numpy(), want.astype(np.float64))
+
+
+def test_first_table_in_a_fresh_process_on_many_threads() -> None:
+    """REQ-TABLE-STREAM, regression: the worker threads used to build the angle table and 2 pi inside
+    ``mpmath.workprec`` at the same time; one leaving it dropped the other's precision to 53 bits and the
+    table came out with wrong bits (in about half the runs). A fresh interpreter, 4 threads, small blocks:
+    every entry equals the certified oracle's."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, sys\n"
+            "from sinpe.reference.tables import build, table\n"
+            "build.BLOCK_ENTRIES = 1024\n"
+            "np.save(sys.argv[1], table('vaswani', 256, 48, 'float64', workers=4))\n")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.npy")
+        for _ in range(2):
+            subprocess.run([sys.executable, "-c", code, out], check=True, timeout=120)
+            got = np.load(out, allow_pickle=False)
+            want = Certifier(("binary64",)).tables(get_profile("vaswani"), 256, list(range(48)))["binary64"]
+            assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_constants_do_not_depend_on_the_global_mpmath_context(monkeypatch) -> None:
+    """The angle table and 2 pi come from private mpmath contexts: the global precision does not reach them."""
+    import mpmath
+    from sinpe.reference.oracles import fast
+    want_tab, want_pi = rounded.angle_table(), fast._two_pi()
+    monkeypatch.setattr(fast, "_TWO_PI", None)
+    with mpmath.workprec(30):
+        assert np.array_equal(rounded._build_angle_table(), want_tab) and fast._two_pi() == want_pi
+    assert want_pi[1] != 0.0 and np.count_nonzero(want_tab[1]) > 1000

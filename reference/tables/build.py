@@ -90,8 +90,9 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
                   fraction: Callable[[int], Fraction] | None = None, estimate: bool = False) -> Any:
     """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest.
 
-    ``estimate=True`` returns ``(rounded, v, B)`` instead: also the fast path's float64 estimate v of PE
-    and a certified bound B with |PE - v| <= B entry by entry (0 and 0 in identically zero columns)."""
+    ``estimate=True`` returns ``(rounded, v, lo, B)`` instead: also the fast path's estimate of PE as an
+    unevaluated sum v + lo (lo = 0 for narrow formats) and a certified bound B with |PE - v - lo| <= B,
+    entry by entry (all 0 in identically zero columns)."""
     P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.profile.offset)
     if np.any(np.abs(P_hi) >= 2.0 ** 53):
         raise ValueError("|position + offset| must stay below 2^53")
@@ -100,7 +101,7 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     C = np.empty((rows, nf))
     okS = np.empty((rows, nf), dtype=bool)
     okC = np.empty((rows, nf), dtype=bool)
-    est = tuple(np.empty((rows, nf)) for _ in range(4)) if estimate else None
+    est = tuple(np.empty((rows, nf)) for _ in range(6)) if estimate else None
     for k0 in range(0, nf, WORK):
         k1 = min(nf, k0 + WORK)
         rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0,
@@ -128,7 +129,7 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
         stats.add(rows * pl.d, n_or)
     if est is None:
         return assemble(pl, S, C)
-    return assemble(pl, S, C), assemble(pl, est[0], est[1]), assemble(pl, est[2], est[3])
+    return (assemble(pl, S, C),) + tuple(assemble(pl, est[i], est[i + 1]) for i in (0, 2, 4))
 
 
 def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
@@ -147,7 +148,7 @@ def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, f
     """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker).
 
     ``profile`` may be a :class:`Plan` already resolved for (profile, d, fmt) (the checker makes one per
-    table). ``estimate=True`` returns ``(rounded, v, B)``: :func:`rounded_block`'s certified enclosures too.
+    table). ``estimate=True`` returns ``(rounded, v, lo, B)``: :func:`rounded_block`'s certified enclosures too.
     """
     pl = profile if isinstance(profile, Plan) else resolve(profile, d, fmt, {})
     src = as_source(positions)

@@ -139,26 +139,41 @@ NARROW_MAX_PRECISION = 24
 K_TAU = 2 * math.pi * 2.0 ** -100 * (1 + 2.0 ** -40)  # eps_tau in radians per turn of |tau| = |P| g_k (and the 1)
 
 
-@lru_cache(maxsize=1)
+_ANGLES: list[np.ndarray] = []
+_ANGLES_LOCK = threading.Lock()
+
+
 def angle_table() -> np.ndarray:
     """Array (8, 1024): sin a_n hi, lo, cos a_n hi, lo, then Dekker halves of sin hi and cos hi (a_n = 2 pi n/1024).
+
+    Built once, under a lock, in a private mpmath context: worker threads may ask for it at the same time,
+    and ``mpmath.workprec`` changes the one global context (a thread leaving it would drop another's
+    precision to 53 bits mid-table).
 
     >>> t = angle_table()
     >>> t[[0, 2, 1, 2], [256, 256, 512, 512]].tolist()   # sin pi/2, cos pi/2, sin pi (lo), cos pi: exact
     [1.0, 0.0, 0.0, -1.0]
     """
+    with _ANGLES_LOCK:
+        if not _ANGLES:
+            _ANGLES.append(_build_angle_table())
+    return _ANGLES[0]
+
+
+def _build_angle_table() -> np.ndarray:
     import mpmath
+    ctx = mpmath.MPContext()
+    ctx.prec = 256
     out = np.zeros((8, N_TABLE))
-    with mpmath.workprec(256):
-        for n in range(N_TABLE):
-            if n % (N_TABLE // 4) == 0:
-                q = n // (N_TABLE // 4)
-                out[0:4, n] = ((0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (-1.0, 0.0, 0.0, 0.0))[q]
-                continue
-            a = 2 * mpmath.pi * n / N_TABLE
-            for i, v in ((0, mpmath.sin(a)), (2, mpmath.cos(a))):
-                hi = float(v)
-                out[i, n], out[i + 1, n] = hi, float(v - hi)
+    for n in range(N_TABLE):
+        if n % (N_TABLE // 4) == 0:
+            q = n // (N_TABLE // 4)
+            out[0:4, n] = ((0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (-1.0, 0.0, 0.0, 0.0))[q]
+            continue
+        a = 2 * ctx.pi * n / N_TABLE
+        for i, v in ((0, ctx.sin(a)), (2, ctx.cos(a))):
+            hi = float(v)
+            out[i, n], out[i + 1, n] = hi, float(v - hi)
     for i, src in ((4, 0), (6, 2)):
         c = fast._SPLIT * out[src]
         out[i] = c - (c - out[src])
@@ -331,13 +346,16 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
 
 
 def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarray, ok: np.ndarray,
-           ws: list[np.ndarray], est: "tuple[np.ndarray, np.ndarray] | None" = None) -> None:
+           ws: list[np.ndarray], est: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None) -> None:
     """out = the candidate in ``f`` (as float64), ok = whether it is certainly the correct rounding of
     a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten. ``est``: arrays
-    receiving v = fl(h + T) and a bound on |exact - v| ((|h + T - v| + B) (1 + 2^-50))."""
+    receiving v = fl(h + T), e = h + T - v (exact) and B."""
     v, e, q, t = ws[:4]
     mant, ex, flag = _decide_scratch(v.shape)
     _two_sum(h, T, v, e, t)
+    if est is not None:
+        for dst, src in zip(est, (v, e, B)):
+            np.copyto(dst, src)
     np.frexp(v, out=(mant, ex))
     np.subtract(ex, f.precision, out=ex)
     np.maximum(ex, f.emin - f.precision + 1, out=ex)
@@ -357,9 +375,6 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     np.abs(e, out=e)
     e += B
     e *= 1 + 2.0 ** -50
-    if est is not None:
-        np.copyto(est[0], v)
-        np.copyto(est[1], e)
     np.less(e, t, out=ok)
     np.not_equal(v, 0.0, out=flag)
     ok &= flag
@@ -530,6 +545,8 @@ class Plan:
         a_hi = float(self.amp)
         self.a_hi, self.a_lo = a_hi, float(self.amp - Fraction(a_hi))
         self.kernel = "narrow" if fmt.precision <= NARROW_MAX_PRECISION else "dd"
+        angle_table()  # the constants the worker threads read, built here in the calling thread
+        fast._two_pi()
         self._cert = threading.local()
 
     def narrow_bound(self, k_tau: float) -> tuple[float, float]:
@@ -601,9 +618,9 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
                   okS: np.ndarray, okC: np.ndarray, k0: int = 0, est: "tuple[np.ndarray, ...] | None" = None) -> None:
     """S, C (rows, kc) = candidates for sin and cos columns k0..k0+kc at positions P (dd), okS/okC their verdicts.
 
-    ``est``: optional arrays (VS, VC, BS, BC) of S's shape receiving the float64 estimates of alpha sin and
-    alpha cos and bounds on their errors: |PE - VS| <= BS (certified; used by the checker's exact and
-    faithful tiers)."""
+    ``est``: optional arrays (VS, VC, LS, LC, BS, BC) of S's shape receiving the estimates of alpha sin and
+    alpha cos as unevaluated sums V + L (L = 0 from the narrow kernel) and bounds on their errors:
+    |PE - VS - LS| <= BS (certified; used by the checker's exact and faithful tiers)."""
     rows, kc = S.shape
     fw = pl.fw[:, k0:k0 + kc]
     wsp = _workspace()
@@ -624,7 +641,7 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
         xs, ys = ws[28], ws[29]  # x is ws[24], y ws[25] or ws[26]
         np.copyto(xs, x)
         np.copyto(ys, y)
-        outs = (S, C), (okS, okC), ((None, None) if est is None else ((est[0], est[2]), (est[1], est[3])))
+        outs = (S, C), (okS, okC), ((None, None) if est is None else (est[0::2], est[1::2]))
         if pl.kernel == "narrow":
             k_tau = K_TAU * float(P_abs[a:b].max()) * g_max + K_TAU  # eps_tau of the block's largest |P| g
             thr = pl.thresholds(k_tau)
@@ -638,13 +655,14 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
                     settle_subnormal(v, pl.fmt, k_rel, k_abs, dst[a:b], ok[a:b])
                 if e is not None:
                     np.copyto(e[0][a:b], v)
-                    np.abs(v, out=e[1][a:b])
-                    e[1][a:b] *= k_rel * (1 + 2.0 ** -40)
-                    e[1][a:b] += k_abs * (1 + 2.0 ** -40)
+                    e[1][a:b] = 0.0
+                    np.abs(v, out=e[2][a:b])
+                    e[2][a:b] *= k_rel * (1 + 2.0 ** -40)
+                    e[2][a:b] += k_abs * (1 + 2.0 ** -40)
             continue
         sc = sincos_dd(xs, ys, P_abs[a:b, None], g, ws, idx)
         for (h, T, B), dst, ok, e in zip(sc, *outs):
             if scaled:
                 _scale(h, T, B, pl, [ws[i] for i in (0, 1, 2, 3, 4)])
             decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)],
-                   None if e is None else (e[0][a:b], e[1][a:b]))
+                   None if e is None else tuple(x[a:b] for x in e))
