@@ -54,10 +54,10 @@ def test_exact_and_faithful_tiers_on_the_fast_path(dtype: str) -> None:
     # double-double estimate of the tables' fast path (certified: |PE - v| <= B, B << |v - RN| checked)
     if dtype == "float64":
         from sinpe.reference.tables import build
-        _, v, lo, B = build.rounded_block(build.resolve(VAS, d, "float64", {}), np.arange(n, dtype=np.float64),
-                                          estimate=True)
-        diff = (v - rn) + lo  # v - rn is exact (rn is within an ulp of v)
-        side = np.where(np.abs(diff) > B, np.sign(diff), 0.0)  # 0: uncertain, skipped
+        _, enc = build.rounded_block(build.resolve(VAS, d, "float64", {}), np.arange(n, dtype=np.float64),
+                                     estimate=True)
+        diff = (enc.v - rn) + enc.lo  # v - rn is exact (rn is within an ulp of v)
+        side = np.where(np.abs(diff) > enc.B, np.sign(diff), 0.0)  # 0: uncertain, skipped
     else:
         side = np.sign(table(VAS, d, n, "float64") - rn)
     for tier in ("exact", "faithful"):

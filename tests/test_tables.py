@@ -140,8 +140,9 @@ def test_narrow_bound_covers_the_error_and_is_tight() -> None:
     pl = build.resolve(prof, 256, "float32", {})
     assert pl.kernel == "narrow"
     pos = sorted(random.Random(7).sample(range(10**7), 64))
-    _, v, lo, B = build.rounded_block(pl, np.array(pos, dtype=np.float64), estimate=True)
-    assert not lo.any()
+    _, enc = build.rounded_block(pl, np.array(pos, dtype=np.float64), estimate=True)
+    v, B = enc.v, enc.bound_at(...)
+    assert enc.lo is None and enc.B is None
     worst = 0.0
     for r, p in enumerate(pos):
         for j in range(256):

@@ -470,8 +470,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 r0, c0_ = np.argwhere(notin)[0]
                 out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
         pchunk = pos[a:b]
-        if certified is not None:  # exact/faithful: RN_F(PE) and the enclosure |PE - ref| <= bnd (REQ-TABLE-FAST)
-            rn, ref, lo, bnd = correctly_rounded_block(certified, d, pchunk, fmt, cert_stats, estimate=True)
+        if certified is not None:  # exact/faithful: RN_F(PE) and the enclosure of PE (REQ-TABLE-FAST)
+            rn, enc = correctly_rounded_block(certified, d, pchunk, fmt, cert_stats, estimate=True)
+            ref = enc.v
         else:
             ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
         if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
@@ -480,8 +481,8 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
         err = bufs.setdefault("err", np.empty((step, d)))[:n]
         np.subtract(y, ref, out=err)
-        if certified is not None:
-            err -= lo
+        if certified is not None and enc.lo is not None:
+            err -= enc.lo
         np.abs(err, out=err)
         ulp = ulp_array(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
         allowed = bufs.setdefault("allowed", np.empty((step, d)))[:n]
@@ -532,7 +533,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 err[bad] = np.inf
                 slack[bad] = np.inf
             if certified is not None:
-                fail, unsure = _certified_verdicts(y, rn, ref, lo, bnd, err, allowed, slack, finite, tier == "exact",
+                fail, unsure = _certified_verdicts(y, rn, enc, err, allowed, slack, finite, tier == "exact",
                                                    None if not check_repr else round_array(y, fmt) == y, fmt)
             else:
                 fail = slack > margin
@@ -719,10 +720,11 @@ def _certified_plan(profile: Profile, d: int, fmt: Any, tier: str, pmax: float) 
     return _TablePlan(profile, d, fmt)
 
 
-def _certified_verdicts(y: np.ndarray, rn: np.ndarray, ref: np.ndarray, lo: np.ndarray, bnd: np.ndarray, err: np.ndarray,
+def _certified_verdicts(y: np.ndarray, rn: np.ndarray, enc: Any, err: np.ndarray,
                         allowed: np.ndarray, slack: np.ndarray, finite: np.ndarray, exact: bool,
                         in_fmt: np.ndarray | None, fmt: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(fail, undecided) masks from RN_F(PE) (``rn``, certified) and the enclosure |PE - ref - lo| <= bnd.
+    """(fail, undecided) masks from RN_F(PE) (``rn``, certified) and the enclosure |PE - ref - lo| <= bnd
+    (``enc``, :class:`~sinpe.reference.tables.rounded.Enclosure`).
 
     y == RN_F(PE) meets both tiers (TOL-EXACT, TOL-FAITHFUL). At the exact tier any other value of F
     fails. Otherwise (faithful, or a value not in F) |y - PE| <= allowed (ulp(PE) or ulp(PE)/2) is decided
@@ -737,16 +739,35 @@ def _certified_verdicts(y: np.ndarray, rn: np.ndarray, ref: np.ndarray, lo: np.n
         fail[...] = False
     rest = other & ~fail
     unsure = np.zeros_like(rest)
-    if rest.any():
-        idx = np.nonzero(rest)
-        e, al, r, b, lw = err[idx], allowed[idx], np.abs(ref[idx]), bnd[idx], np.abs(lo[idx])
-        margin = b + (e + al + lw) * 2.0 ** -50 + 2.0 ** -1074
-        wide = b + lw + r * 2.0 ** -52 + 2.0 ** -1074
-        binade = ulp_array(np.maximum(r - wide, 0.0), fmt) == ulp_array(r + wide, fmt)
+    n_rest = int(np.count_nonzero(rest))
+    if n_rest:
+        idx: Any = np.nonzero(rest) if n_rest * 8 < rest.size else ...  # dense: whole arrays, no gathers
+        r, b = np.abs(enc.v[idx]), enc.bound_at(idx)
+        lw = None if enc.lo is None else np.abs(enc.lo[idx])
+        margin = np.add(err[idx], allowed[idx])  # margin = b + (err + allowed + |lo|) 2^-50 + 2^-1074
+        wide = np.multiply(r, 2.0 ** -52)        # wide = b + |lo| + |ref| 2^-52 + 2^-1074
+        if lw is not None:
+            margin += lw
+            wide += lw
+        margin *= 2.0 ** -50
+        for x in (margin, wide):
+            x += b
+            x += 2.0 ** -1074
+        low = np.subtract(r, wide)
+        np.maximum(low, 0.0, out=low)
+        wide += r
+        binade = ulp_array(low, fmt, out=low) == ulp_array(wide, fmt, out=wide)
         sl = slack[idx]
-        f = (sl > margin) & binade
-        fail[idx] = f
-        unsure[idx] = ~f & ((sl >= -margin) | ~binade)
+        f = sl > margin
+        f &= binade
+        u = sl >= np.negative(margin, out=margin)
+        u |= ~binade
+        u &= ~f
+        if idx is ...:
+            f &= rest
+            u &= rest
+        fail[idx] |= f
+        unsure[idx] = u
     return fail, unsure
 
 

@@ -614,13 +614,57 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     B *= 1 + 2.0 ** -45
 
 
+@dataclass
+class Estimates:
+    """Buffers (rows, n_freq) receiving the fast path's estimates of alpha sin and alpha cos, V + L within B
+    of the exact value (certified). The double-double kernel fills all six; the narrow kernel fills V only
+    (L = 0) and its bound is k_rel |V| + k_abs with :meth:`Plan.narrow_bound` at the largest ``k_tau`` used."""
+
+    VS: np.ndarray
+    VC: np.ndarray
+    LS: np.ndarray | None = None
+    LC: np.ndarray | None = None
+    BS: np.ndarray | None = None
+    BC: np.ndarray | None = None
+    k_tau: float = 0.0
+
+    @classmethod
+    def empty(cls, pl: Plan, shape: tuple[int, int]) -> "Estimates":
+        if pl.kernel == "narrow":
+            return cls(np.empty(shape), np.empty(shape))
+        return cls(*(np.empty(shape) for _ in range(6)))
+
+    def cols(self, k0: int, k1: int) -> "Estimates":
+        return Estimates(*(None if a is None else a[:, k0:k1] for a in (self.VS, self.VC, self.LS, self.LC,
+                                                                         self.BS, self.BC)))
+
+
+@dataclass
+class Enclosure:
+    """The exact table within B of v + lo, entry by entry (arrays (rows, d); ``lo`` None means 0 and ``B``
+    None means k_rel |v| + k_abs, the narrow kernel's bound)."""
+
+    v: np.ndarray
+    lo: np.ndarray | None
+    B: np.ndarray | None
+    k_rel: float = 0.0
+    k_abs: float = 0.0
+
+    def lo_at(self, idx: Any) -> np.ndarray:
+        return np.zeros(self.v[idx].shape) if self.lo is None else self.lo[idx]
+
+    def bound_at(self, idx: Any) -> np.ndarray:
+        if self.B is not None:
+            return self.B[idx]
+        return (self.k_rel * np.abs(self.v[idx]) + self.k_abs) * (1 + 2.0 ** -40)
+
+
 def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C: np.ndarray,
-                  okS: np.ndarray, okC: np.ndarray, k0: int = 0, est: "tuple[np.ndarray, ...] | None" = None) -> None:
+                  okS: np.ndarray, okC: np.ndarray, k0: int = 0, est: Estimates | None = None) -> None:
     """S, C (rows, kc) = candidates for sin and cos columns k0..k0+kc at positions P (dd), okS/okC their verdicts.
 
-    ``est``: optional arrays (VS, VC, LS, LC, BS, BC) of S's shape receiving the estimates of alpha sin and
-    alpha cos as unevaluated sums V + L (L = 0 from the narrow kernel) and bounds on their errors:
-    |PE - VS - LS| <= BS (certified; used by the checker's exact and faithful tiers)."""
+    ``est``: optional :class:`Estimates` (columns k0..k0+kc already selected) receiving the estimates and
+    their bounds (certified; used by the checker's exact and faithful tiers)."""
     rows, kc = S.shape
     fw = pl.fw[:, k0:k0 + kc]
     wsp = _workspace()
@@ -641,7 +685,8 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
         xs, ys = ws[28], ws[29]  # x is ws[24], y ws[25] or ws[26]
         np.copyto(xs, x)
         np.copyto(ys, y)
-        outs = (S, C), (okS, okC), ((None, None) if est is None else (est[0::2], est[1::2]))
+        outs = (S, C), (okS, okC), ((None, None) if est is None else ((est.VS, est.LS, est.BS),
+                                                                        (est.VC, est.LC, est.BC)))
         if pl.kernel == "narrow":
             k_tau = K_TAU * float(P_abs[a:b].max()) * g_max + K_TAU  # eps_tau of the block's largest |P| g
             thr = pl.thresholds(k_tau)
@@ -655,10 +700,8 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
                     settle_subnormal(v, pl.fmt, k_rel, k_abs, dst[a:b], ok[a:b])
                 if e is not None:
                     np.copyto(e[0][a:b], v)
-                    e[1][a:b] = 0.0
-                    np.abs(v, out=e[2][a:b])
-                    e[2][a:b] *= k_rel * (1 + 2.0 ** -40)
-                    e[2][a:b] += k_abs * (1 + 2.0 ** -40)
+            if est is not None:
+                est.k_tau = max(est.k_tau, k_tau)
             continue
         sc = sincos_dd(xs, ys, P_abs[a:b, None], g, ws, idx)
         for (h, T, B), dst, ok, e in zip(sc, *outs):
