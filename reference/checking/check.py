@@ -12,6 +12,11 @@ How it is decided, fast and without false verdicts (REQ-CHECK-DECIDE):
   within the bound (for float32 tables, about one in 10^7) are decided by the Arb oracle
   (:func:`sinpe.reference.oracles.arb.enclose`), at rising precision until the ball is clear of
   the tolerance. The worst entry's figures are also recomputed by the oracle.
+- At the exact and faithful tiers PE comes from the correctly rounded tables' fast path
+  (:func:`sinpe.reference.tables.build.correctly_rounded_block`): RN_F(PE), certified, and an enclosure
+  of PE a few binary64 ulps wide or less. y == RN_F(PE) conforms at both tiers, any other value of the
+  format fails exact, and the faithful tier is decided from the enclosure (:func:`_certified_verdicts`);
+  float64 tables need no Arb at all.
 - NaN/Inf entries are failures (reason ``non-finite``); a table of the wrong shape is a finding with
   the reason (``width``, ``transposed``) and is not compared entry by entry (REQ-CHECK-SHAPE); a table
   checked in a ``dtype`` narrower than the one it is stored in must hold values of that dtype
