@@ -1,7 +1,8 @@
 """Correctly rounded tables (REQ-TABLE-FAST, REQ-TABLE-STREAM): time against NumPy building the float64 table
 the usual way in the same run, per format, at 4096 x 1024 and 32768 x 4096; peak memory beyond the
 output (tracemalloc sees NumPy's buffers); the share of entries sent to the oracle; the oracle-only
-path on a small table; and a >= 10^6-entry sample per format compared bit for bit with the oracle.
+path on a small table; ``check --tier exact/faithful`` of the 4096 x 1024 tables; and a >= 10^6-entry
+sample per format compared bit for bit with the oracle.
 
 Targets (issue 12, 2 cores): float32/float16/bfloat16 <= 3x and float64 <= 8x NumPy's float64 table,
 peak memory <= 64 MiB beyond the output at 32768 x 4096. Set SINPE_BENCH_SMALL=1 to skip the big size.
@@ -71,6 +72,25 @@ def size_figures(n: int, d: int, reps: int) -> dict[str, Any]:
     return out
 
 
+def check_figures(n: int, d: int, base: float) -> dict[str, Any]:
+    """check --tier exact / faithful of the correctly rounded table per format (REQ-CHECK-DECIDE on the
+    REQ-TABLE-FAST path), against NumPy's float64 table time ``base`` measured in this run."""
+    from sinpe.reference.checking.check import check_table
+    out: dict[str, Any] = {}
+    prof = get_profile("vaswani")
+    for dtype in ("float64", "float32", "float16", "bfloat16"):
+        arr = table(prof, d, n, dtype)
+        for tier in ("exact", "faithful"):
+            t = time.perf_counter()
+            r = check_table(arr, prof, tier=tier, dtype=dtype, detect=False)
+            el = time.perf_counter() - t
+            if r.verdict != "conforms":
+                raise AssertionError(f"the correctly rounded {dtype} table does not conform at {tier}: {r.reason}")
+            out[f"check {tier} {n}x{d} {dtype} s"] = el
+            out[f"check {tier} {n}x{d} {dtype} ratio vs numpy f64"] = el / base
+    return out
+
+
 def oracle_only() -> dict[str, Any]:
     n, d = 64, 64
     t = time.perf_counter()
@@ -105,6 +125,7 @@ def big_sample(seed: int = 2024) -> dict[str, Any]:
 def main() -> dict[str, Any]:
     figs: dict[str, Any] = {"cores": os.cpu_count()}
     figs.update(size_figures(4096, 1024, reps=3))
+    figs.update(check_figures(4096, 1024, figs["4096x1024 numpy float64 s"]))
     if not os.environ.get("SINPE_BENCH_SMALL"):
         figs.update(size_figures(32768, 4096, reps=1))
     figs.update(oracle_only())

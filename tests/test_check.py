@@ -102,30 +102,37 @@ def test_correctly_rounded_table_passes_exact_and_one_ulp_off_fails():  # REQ-CH
     assert not check_table(bad, VAS, positions=np.array(pos), tier="faithful", detect=False).conformant
 
 
-def test_float64_exact_tier_is_decided_by_the_oracle():  # REQ-CHECK-DECIDE
-    """In float64 the fast reference cannot tell RN(PE) from its neighbours: every entry is undecided and
-    Arb settles it (one correctly rounded row per position)."""
+def test_float64_exact_tier_is_decided_by_the_certified_fast_path():  # REQ-CHECK-DECIDE, REQ-TABLE-FAST
+    """In float64 the fast reference cannot tell RN(PE) from its neighbours; the correctly rounded fast
+    path can: no entry goes to Arb, and a 1-ulp change is caught."""
     pos = np.arange(40)
     t = rounded_table(VAS, 16, pos, "binary64")
     r = check_table(t, VAS, tier="exact", detect=False)
-    assert r.conformant and r.oracle_decided > 0
+    assert r.conformant and r.oracle_decided == 0
     t[33, 9] = np.nextafter(t[33, 9], 2.0)
     r = check_table(t, VAS, tier="exact", detect=False, threads=1)
     assert not r.conformant and r.n_failures == 1 and (r.failures[0].position, r.failures[0].column) == ("33", 9)
 
 
 def test_undecided_entries_go_to_the_oracle(monkeypatch):  # REQ-CHECK-DECIDE
-    """With the fast reference's error bound inflated, every entry is undecided: Arb settles each,
-    with the same verdicts."""
+    """With the fast paths' error bounds inflated, every entry is undecided: the certified oracle rounds
+    each (exact tier) and Arb settles each one that is not RN(PE) (faithful tier), with the same verdicts."""
+    from sinpe.reference.tables import rounded
     pos = np.array([0, 1, 5, 77])
     t = rounded_table(VAS, 6, pos, "binary32").astype(np.float32)
     bad = t.copy()
     bad[2, 3] = np.nextafter(bad[2, 3], np.float32(-2))
-    monkeypatch.setattr(fastref, "ERROR_ULPS", 2.0 ** 40)
+    want = {tier: check_table(bad, VAS, positions=pos, tier=tier, detect=False).verdict for tier in ("exact", "faithful")}
+    monkeypatch.setattr(rounded, "K_REL_N", 2.0 ** -20)
     good_r = check_table(t, VAS, positions=pos, tier="exact", detect=False)
     bad_r = check_table(bad, VAS, positions=pos, tier="exact", detect=False)
-    assert good_r.conformant and good_r.oracle_decided > 0
+    assert good_r.conformant and any("settled by the certified oracle" in n for n in good_r.notes)
     assert not bad_r.conformant and bad_r.n_failures == 1 and bad_r.failures[0].column == 3
+    faith = check_table(bad, VAS, positions=pos, tier="faithful", detect=False)
+    assert faith.oracle_decided == 1 and faith.verdict == want["faithful"] and bad_r.verdict == want["exact"]
+    monkeypatch.setattr(fastref, "ERROR_ULPS", 2.0 ** 40)  # the phase tier's fast reference, likewise
+    ph = check_table(bad, VAS, positions=pos, tier="phase", detect=False)
+    assert ph.conformant and ph.oracle_decided > 0
 
 
 def test_repro_command_writes_the_reference_value(tmp_path):  # REQ-CHECK-REPRO

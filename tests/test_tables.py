@@ -70,7 +70,7 @@ def test_random_sample_bit_identical(case: int) -> None:
 
 
 def _perturbed(monkeypatch, delta_ulps: float, cover: bool) -> None:  # type: ignore[no-untyped-def]
-    """Wrap the kernel: move every estimate by delta_ulps binary64 ulps; widen B by as much iff ``cover``."""
+    """Wrap the double-double kernel: move every estimate by delta_ulps binary64 ulps; widen B by as much iff ``cover``."""
     real = rounded.sincos_dd
 
     def wrong(*a, **k):  # type: ignore[no-untyped-def]
@@ -85,20 +85,83 @@ def _perturbed(monkeypatch, delta_ulps: float, cover: bool) -> None:  # type: ig
     monkeypatch.setattr(rounded, "sincos_dd", wrong)
 
 
-@pytest.mark.parametrize("dtype,delta", [("float64", 0.05), ("float32", 0.05 * 2.0 ** 29)])
-def test_bound_that_does_not_cover_the_error_is_caught(monkeypatch, dtype: str, delta: float) -> None:
-    """TOL-TABLE-BOUND, negative: an estimate off by more than its bound claims gives wrong bits, which the
-    comparison with the oracle finds; the same estimate with a bound that covers the error gives the right bits."""
+def _perturbed_narrow(monkeypatch, delta: float, cover: bool) -> None:  # type: ignore[no-untyped-def]
+    """Wrap the narrow kernel: scale every estimate by (1 + delta); widen K_REL_N by 2 delta iff ``cover``."""
+    real = rounded.sincos_narrow
+
+    def wrong(*a, **k):  # type: ignore[no-untyped-def]
+        S, C = real(*a, **k)
+        S += delta * np.abs(S)
+        C += delta * np.abs(C)
+        return S, C
+
+    monkeypatch.setattr(rounded, "sincos_narrow", wrong)
+    if cover:
+        monkeypatch.setattr(rounded, "K_REL_N", rounded.K_REL_N + 2 * delta)
+
+
+@pytest.mark.parametrize("kernel,dtype", [("dd", "float64"), ("dd", "float32"), ("narrow", "float32"),
+                                          ("narrow", "float16"), ("narrow", "bfloat16")])
+def test_bound_that_does_not_cover_the_error_is_caught(monkeypatch, kernel: str, dtype: str) -> None:
+    """TOL-TABLE-BOUND, TOL-TABLE-NARROW, negative: an estimate off by more than its bound claims gives wrong
+    bits, which the comparison with the oracle finds; the same estimate with a bound that covers the error
+    gives the right bits (through the oracle for the entries the wider bound leaves undecided)."""
     prof = get_profile("vaswani")
     pos = list(range(1, 200))
-    want = Certifier((get_format(dtype),)).tables(prof, 64, pos)[get_format(dtype).name]
-    _perturbed(monkeypatch, delta, cover=False)
+    f = get_format(dtype)
+    want = Certifier((f,)).tables(prof, 64, pos)[f.name]
+    if kernel == "dd":
+        monkeypatch.setattr(rounded, "NARROW_MAX_PRECISION", 0)  # the double-double kernel for every format
+        delta = 0.05 * 2.0 ** (53 - f.precision)
+        perturb = _perturbed
+    else:
+        delta = 2.0 ** -(f.precision + 6)  # 1/64 of the format's relative spacing
+        perturb = _perturbed_narrow
+    assert build.resolve(prof, 64, dtype, {}).kernel == kernel
+    perturb(monkeypatch, delta, cover=False)
     wrong = table(prof, 64, pos, dtype)
     assert np.count_nonzero(_bits(wrong) != _bits(want)) > 0
-    _perturbed(monkeypatch, delta, cover=True)
+    monkeypatch.undo()
+    if kernel == "dd":
+        monkeypatch.setattr(rounded, "NARROW_MAX_PRECISION", 0)
+    perturb(monkeypatch, delta, cover=True)
     stats = Stats()
     right = table(prof, 64, pos, dtype, stats=stats)
     assert np.array_equal(_bits(right), _bits(want)) and stats.oracle > 0
+
+
+def test_narrow_bound_covers_the_error_and_is_tight() -> None:
+    """TOL-TABLE-NARROW: on 16384 entries (positions up to 10^7, a non-integer offset, amplitude -3/7) the
+    narrow kernel's estimate lies within its bound B of the Arb value, and the bound is not vacuous: the
+    largest error reaches a tenth of B."""
+    import mpmath
+    from sinpe.reference.oracles.arb import _endpoints, enclose
+    prof = get_profile("vaswani", offset="0.375", amplitude="-3/7")
+    pl = build.resolve(prof, 256, "float32", {})
+    assert pl.kernel == "narrow"
+    pos = sorted(random.Random(7).sample(range(10**7), 64))
+    _, enc = build.rounded_block(pl, np.array(pos, dtype=np.float64), estimate=True)
+    v, B = enc.v, enc.bound_at(...)
+    assert enc.lo is None and enc.B is None
+    worst = 0.0
+    for r, p in enumerate(pos):
+        for j in range(256):
+            lo, hi = _endpoints(enclose(prof, 256, Fraction(p), j, 128))
+            err = max(abs(mpmath.mpf(v[r, j]) - lo), abs(mpmath.mpf(v[r, j]) - hi))
+            worst = max(worst, float(err / mpmath.mpf(B[r, j])))
+    assert 0.1 < worst <= 1, worst  # measured: about 0.3
+
+
+@pytest.mark.parametrize("amplitude", ["1/1048576", "60000", "-3/7"])
+def test_narrow_kernel_extreme_amplitudes(amplitude: str) -> None:
+    """TOL-TABLE-NARROW: float16 values in the subnormal range (settled by the uniform grid) and in the top
+    binade (sent to the oracle) and a negative amplitude: the oracle's bits."""
+    prof = get_profile("t2t", amplitude=amplitude)
+    pos = [Fraction(p) for p in (0, 1, 2, 3, 17, 1000, 65519, 10**6)]
+    want = Certifier(("binary16", "bfloat16")).tables(prof, 24, pos)
+    for dtype, name in (("float16", "binary16"), ("bfloat16", "bfloat16")):
+        got = table(prof, 24, pos, dtype)
+        assert np.array_equal(_bits(got), _bits(want[name])), (amplitude, dtype)
 
 
 def test_oracle_share_is_small() -> None:
@@ -191,3 +254,35 @@ def test_torch_helper_moves_cpu_bits() -> None:
         assert t.dtype == tdt and t.device.type == "cpu"
         want = table("vaswani-concat", 10, [0, 5, 2.5, 10**6], dtype)
         assert np.array_equal(t.to(torch.float64).numpy(), want.astype(np.float64))
+
+
+def test_first_table_in_a_fresh_process_on_many_threads() -> None:
+    """REQ-TABLE-STREAM, regression: the worker threads used to build the angle table and 2 pi inside
+    ``mpmath.workprec`` at the same time; one leaving it dropped the other's precision to 53 bits and the
+    table came out with wrong bits (in about half the runs). A fresh interpreter, 4 threads, small blocks:
+    every entry equals the certified oracle's."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, sys\n"
+            "from sinpe.reference.tables import build, table\n"
+            "build.BLOCK_ENTRIES = 1024\n"
+            "np.save(sys.argv[1], table('vaswani', 256, 48, 'float64', workers=4))\n")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.npy")
+        for _ in range(2):
+            subprocess.run([sys.executable, "-c", code, out], check=True, timeout=120)
+            got = np.load(out, allow_pickle=False)
+            want = Certifier(("binary64",)).tables(get_profile("vaswani"), 256, list(range(48)))["binary64"]
+            assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_constants_do_not_depend_on_the_global_mpmath_context(monkeypatch) -> None:
+    """The angle table and 2 pi come from private mpmath contexts: the global precision does not reach them."""
+    import mpmath
+    from sinpe.reference.oracles import fast
+    want_tab, want_pi = rounded.angle_table(), fast._two_pi()
+    monkeypatch.setattr(fast, "_TWO_PI", None)
+    with mpmath.workprec(30):
+        assert np.array_equal(rounded._build_angle_table(), want_tab) and fast._two_pi() == want_pi
+    assert want_pi[1] != 0.0 and np.count_nonzero(want_tab[1]) > 1000

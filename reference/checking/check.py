@@ -12,6 +12,11 @@ How it is decided, fast and without false verdicts (REQ-CHECK-DECIDE):
   within the bound (for float32 tables, about one in 10^7) are decided by the Arb oracle
   (:func:`sinpe.reference.oracles.arb.enclose`), at rising precision until the ball is clear of
   the tolerance. The worst entry's figures are also recomputed by the oracle.
+- At the exact and faithful tiers PE comes from the correctly rounded tables' fast path
+  (:func:`sinpe.reference.tables.build.correctly_rounded_block`): RN_F(PE), certified, and an enclosure
+  of PE a few binary64 ulps wide or less. y == RN_F(PE) conforms at both tiers, any other value of the
+  format fails exact, and the faithful tier is decided from the enclosure (:func:`_certified_verdicts`);
+  float64 tables need no Arb at all.
 - NaN/Inf entries are failures (reason ``non-finite``); a table of the wrong shape is a finding with
   the reason (``width``, ``transposed``) and is not compared entry by entry (REQ-CHECK-SHAPE); a table
   checked in a ``dtype`` narrower than the one it is stored in must hold values of that dtype
@@ -60,6 +65,8 @@ from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.checking import structure
 from sinpe.reference.checking.jsonout import json_float
+from sinpe.reference.tables.build import correctly_rounded_block
+from sinpe.reference.tables.rounded import Plan as _TablePlan, Stats as _TableStats
 
 MAX_FAILURES = 10        # failures listed in the report (all are counted)
 MAX_ORACLE = 2_000_000   # undecided entries the oracle may settle before the check gives up (exit 2)
@@ -449,6 +456,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     alts = [w for w in consts if w != wfmt.dtype and (may_unjudge or get_format(w).precision < wfmt.precision)]
     plan = structure.pair_plan(profile, d)
     pos64 = pos if pos.dtype != object else np.array([float(x) for x in pos], dtype=np.float64)
+    certified = _certified_plan(profile, d, fmt, tier, pmax)
+    may_overflow = absamp >= fmt.max_finite / 2
+    cert_stats = _TableStats()
 
     def process(a: int) -> dict[str, Any]:
         """Check rows a..a+step: partial figures, merged below in row order."""
@@ -469,13 +479,19 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 r0, c0_ = np.argwhere(notin)[0]
                 out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
         pchunk = pos[a:b]
-        ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
+        if certified is not None:  # exact/faithful: RN_F(PE) and the enclosure of PE (REQ-TABLE-FAST)
+            rn, enc = correctly_rounded_block(certified, d, pchunk, fmt, cert_stats, estimate=True)
+            ref = enc.v
+        else:
+            ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
         if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
             raise LoadError(f"the reference is not finite at some position from {format_position(pchunk[0])}: phase "
                             f"scale x position x frequency overflows binary64; nothing can be judged")
         pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
         err = bufs.setdefault("err", np.empty((step, d)))[:n]
         np.subtract(y, ref, out=err)
+        if certified is not None and enc.lo is not None:
+            err -= enc.lo
         np.abs(err, out=err)
         ulp = ulp_array(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
         allowed = bufs.setdefault("allowed", np.empty((step, d)))[:n]
@@ -504,8 +520,12 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         np.subtract(err, allowed, out=slack)
         # (+ 2^-50 of the bound: the fused form above rounds differently from allowed_abs_error)
         mbound = ref_err_rel * abs(amp) + float(prow.max()) + 2.0 ** -1000 + float(allowed.max()) * 2.0 ** -50
-        smax = float(slack.max())
-        if not smax <= -mbound:  # some entry fails, is undecided, or is NaN: look closer
+        if certified is not None:
+            same = np.equal(y, rn, out=bufs.setdefault("same", np.empty((step, d), dtype=bool))[:n])
+            look = not same.all() or may_overflow  # (an inf table entry "equal" to an overflowing RN fails)
+        else:
+            look = not float(slack.max()) <= -mbound
+        if look:  # some entry fails, is undecided, or is NaN: look closer
             margin = bufs.setdefault("margin", np.empty((step, d)))[:n]
             np.abs(ref, out=margin)
             margin *= ref_err_rel
@@ -521,9 +541,13 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                     out["first_nonfinite"] = (a + int(r0), int(c0_), float(y[r0, c0_]))
                 err[bad] = np.inf
                 slack[bad] = np.inf
-            fail = slack > margin
-            unsure = slack >= -margin
-            unsure &= ~fail
+            if certified is not None:
+                fail, unsure = _certified_verdicts(y, rn, enc, err, allowed, slack, finite, tier == "exact",
+                                                   None if not check_repr else round_array(y, fmt) == y, fmt)
+            else:
+                fail = slack > margin
+                unsure = slack >= -margin
+                unsure &= ~fail
             if unsure.any():
                 for r0, c0_ in np.argwhere(unsure):
                     out["undecided"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(pabs[r0] * w_col[c0_])))
@@ -543,7 +567,10 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         # figures: abs error, its ratio to the bound, and ulp error (ulp of the dtype in the binade of
         # max(|PE|, |alpha| 2^-10): near a zero of sin/cos the ulp of PE itself is no useful unit)
         with np.errstate(over="ignore", invalid="ignore"):
-            row_ratio = np.nan_to_num(err / allowed, nan=np.inf).max(axis=1)
+            ratio = err / allowed
+            if tier == "exact":  # PE = 0 in float64: ulp/2 underflows to 0; an exact 0 is 0 of it, not 0/0
+                ratio[err == 0] = 0.0
+            row_ratio = np.nan_to_num(ratio, nan=np.inf).max(axis=1)
             np.abs(ref, out=ulp)
             np.maximum(ulp, absamp * 2.0 ** -10, out=ulp)
             ulp_array(ulp, fmt, out=ulp)
@@ -607,6 +634,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
             pool.shutdown(wait=True, cancel_futures=True)
     bar.close()
 
+    if cert_stats.oracle:
+        res.notes.append(f"{cert_stats.oracle} reference entries the fast path could not round were settled by the "
+                         f"certified oracle (REQ-TABLE-FAST)")
     # the undecided entries: Arb decides. First, per row, the correctly rounded values (one oracle call
     # per row): y == RN(PE) meets every tier; otherwise exact fails and the others go entry by entry.
     from sinpe.reference.oracles.arb import rounded_table
@@ -653,9 +683,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         _, r, c = worst_abs
         lo, hi = oracle_entry(profile, d, _pos_value(pos[r]), c, 160)
         import mpmath
-        pe = mpmath.mpf((lo + hi) / 2)
         yv = float(np.asarray(data[r, c], dtype=np.float64))
-        res.max_abs_error = float(abs(mpmath.mpf(yv) - pe))
+        with mpmath.workprec(200):  # at 53 bits a float64 entry's error would round to 0
+            res.max_abs_error = float(abs(mpmath.mpf(yv) - (lo + hi) / 2))
     else:
         res.max_abs_error = worst_abs[0] if worst_abs[0] >= 0 else 0.0
     res.max_ulp_error = max(worst_ulp[0], 0.0)
@@ -687,6 +717,67 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         res.detected = _detect(data, pos, profile, d)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+# --- exact and faithful tiers on the correctly rounded fast path (REQ-CHECK-DECIDE, REQ-TABLE-FAST) ---
+
+def _certified_plan(profile: Profile, d: int, fmt: Any, tier: str, pmax: float) -> Any:
+    """The tables' plan when the exact/faithful verdicts come from the certified fast path (None: phase
+    tier, or positions the fast path does not take, |p + offset| >= 2^53: the fast reference decides)."""
+    if tier == "phase" or not pmax < 2.0 ** 53 * (1 - 2.0 ** -20):
+        return None
+    return _TablePlan(profile, d, fmt)
+
+
+def _certified_verdicts(y: np.ndarray, rn: np.ndarray, enc: Any, err: np.ndarray,
+                        allowed: np.ndarray, slack: np.ndarray, finite: np.ndarray, exact: bool,
+                        in_fmt: np.ndarray | None, fmt: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(fail, undecided) masks from RN_F(PE) (``rn``, certified) and the enclosure |PE - ref - lo| <= bnd
+    (``enc``, :class:`~sinpe.reference.tables.rounded.Enclosure`).
+
+    y == RN_F(PE) meets both tiers (TOL-EXACT, TOL-FAITHFUL). At the exact tier any other value of F
+    fails. Otherwise (faithful, or a value not in F) |y - PE| <= allowed (ulp(PE) or ulp(PE)/2) is decided
+    from the enclosure: ulp(PE) is certain when both ends of [|ref| - |lo| - bnd, |ref| + |lo| + bnd] share
+    F's binade, and |y - PE| lies within bnd of err = fl(|fl(y - ref) - lo|) (+ 2^-50 of err, allowed and
+    |lo| for the roundings).
+    The rest are undecided (Arb settles them)."""
+    same = (y == rn) & finite
+    other = ~same
+    fail = other & in_fmt if in_fmt is not None else other.copy()
+    if not exact:
+        fail[...] = False
+    rest = other & ~fail
+    unsure = np.zeros_like(rest)
+    n_rest = int(np.count_nonzero(rest))
+    if n_rest:
+        idx: Any = np.nonzero(rest) if n_rest * 8 < rest.size else ...  # dense: whole arrays, no gathers
+        r, b = np.abs(enc.v[idx]), enc.bound_at(idx)
+        lw = None if enc.lo is None else np.abs(enc.lo[idx])
+        margin = np.add(err[idx], allowed[idx])  # margin = b + (err + allowed + |lo|) 2^-50 + 2^-1074
+        wide = np.multiply(r, 2.0 ** -52)        # wide = b + |lo| + |ref| 2^-52 + 2^-1074
+        if lw is not None:
+            margin += lw
+            wide += lw
+        margin *= 2.0 ** -50
+        for x in (margin, wide):
+            x += b
+            x += 2.0 ** -1074
+        low = np.subtract(r, wide)
+        np.maximum(low, 0.0, out=low)
+        wide += r
+        binade = ulp_array(low, fmt, out=low) == ulp_array(wide, fmt, out=wide)
+        sl = slack[idx]
+        f = sl > margin
+        f &= binade
+        u = sl >= np.negative(margin, out=margin)
+        u |= ~binade
+        u &= ~f
+        if idx is ...:
+            f &= rest
+            u &= rest
+        fail[idx] |= f
+        unsure[idx] = u
+    return fail, unsure
 
 
 # --- working precision, unjudged entries, structural checks (REQ-CHECK-VERDICT) --------------------

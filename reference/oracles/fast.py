@@ -113,14 +113,16 @@ _TWO_PI = None
 
 
 def _two_pi() -> tuple[float, float, float, float]:
-    """2 pi as hi + lo, and hi split into two 26-bit halves."""
+    """2 pi as hi + lo, and hi split into two 26-bit halves (in a private mpmath context: worker threads
+    may get here first, and ``mpmath.workprec`` would change the global one under another thread)."""
     global _TWO_PI
     if _TWO_PI is None:
         import mpmath
-        with mpmath.workprec(200):
-            h = 2 * mpmath.pi
-            hi = float(h)
-            lo = float(h - hi)
+        ctx = mpmath.MPContext()
+        ctx.prec = 200
+        h = 2 * ctx.pi
+        hi = float(h)
+        lo = float(h - hi)
         c = _SPLIT * hi
         hh = c - (c - hi)
         _TWO_PI = (hi, lo, hh, hi - hh)

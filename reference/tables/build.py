@@ -34,7 +34,7 @@ from sinpe.spec.profiles import Profile, get_profile
 
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
-from sinpe.reference.tables.rounded import WORK, Plan, Stats, rounded_pairs
+from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
 
 STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
 MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
@@ -87,8 +87,12 @@ def as_source(positions: Any) -> PositionSource:
 
 
 def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | None = None,
-                  fraction: Callable[[int], Fraction] | None = None) -> np.ndarray:
-    """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest."""
+                  fraction: Callable[[int], Fraction] | None = None, estimate: bool = False) -> Any:
+    """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest.
+
+    ``estimate=True`` returns ``(rounded, enclosure)`` instead: also the fast path's estimate of PE as an
+    :class:`~sinpe.reference.tables.rounded.Enclosure`, |PE - v - lo| <= B entry by entry (all 0 in
+    identically zero columns)."""
     P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.profile.offset)
     if np.any(np.abs(P_hi) >= 2.0 ** 53):
         raise ValueError("|position + offset| must stay below 2^53")
@@ -97,9 +101,13 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     C = np.empty((rows, nf))
     okS = np.empty((rows, nf), dtype=bool)
     okC = np.empty((rows, nf), dtype=bool)
+    est = Estimates.empty(pl, (rows, nf)) if estimate else None
     for k0 in range(0, nf, WORK):
         k1 = min(nf, k0 + WORK)
-        rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0)
+        sub = None if est is None else est.cols(k0, k1)
+        rounded_pairs(pl, P_hi, P_lo, S[:, k0:k1], C[:, k0:k1], okS[:, k0:k1], okC[:, k0:k1], k0, sub)
+        if est is not None and sub is not None:
+            est.k_tau = max(est.k_tau, sub.k_tau)
     zero = (P_hi == 0) & (P_lo == 0)  # P = 0 exactly: theta = 0, sin is exactly 0 (+0.0 in every format)
     if zero.any():
         S[zero] = 0.0
@@ -121,7 +129,12 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
                 n_or += 1
     if stats is not None:
         stats.add(rows * pl.d, n_or)
-    return assemble(pl, S, C)
+    if est is None:
+        return assemble(pl, S, C)
+    v = assemble(pl, est.VS, est.VC)
+    if est.LS is None:
+        return assemble(pl, S, C), Enclosure(v, None, None, *pl.narrow_bound(est.k_tau))
+    return assemble(pl, S, C), Enclosure(v, assemble(pl, est.LS, est.LC), assemble(pl, est.BS, est.BC))
 
 
 def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
@@ -135,12 +148,16 @@ def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) ->
     return out
 
 
-def correctly_rounded_block(profile: Profile, d: int, positions: Any, fmt: "str | Format",
-                            stats: Stats | None = None) -> np.ndarray:
-    """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker)."""
-    pl = resolve(profile, d, fmt, {})
+def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, fmt: "str | Format",
+                            stats: Stats | None = None, estimate: bool = False) -> Any:
+    """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker).
+
+    ``profile`` may be a :class:`Plan` already resolved for (profile, d, fmt) (the checker makes one per
+    table). ``estimate=True`` returns ``(rounded, enclosure)`` as :func:`rounded_block` does.
+    """
+    pl = profile if isinstance(profile, Plan) else resolve(profile, d, fmt, {})
     src = as_source(positions)
-    return rounded_block(pl, src.block(0, len(src)), stats, src.fraction)
+    return rounded_block(pl, src.block(0, len(src)), stats, src.fraction, estimate)
 
 
 def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats: Stats | None = None,

@@ -1,4 +1,4 @@
-"""Correctly rounded PE values at NumPy speed (SPEC.md REQ-TABLE-FAST, TOL-TABLE-BOUND).
+"""Correctly rounded PE values at NumPy speed (SPEC.md REQ-TABLE-FAST, TOL-TABLE-BOUND, TOL-TABLE-NARROW).
 
 Every entry is the value of the target format nearest to the exact PE value (ties to even), the
 same bits as the certified oracle (:class:`sinpe.reference.oracles.interval.Certifier`), which
@@ -45,6 +45,47 @@ Error bound (TOL-TABLE-BOUND), u = 2^-53, for the sin value (cos: swap sa <-> ca
 An amplitude alpha != 1 multiplies h + T by alpha = A_hi + A_lo error-free (Dekker) and B by
 |A_hi| (1 + 2^-50) plus 2^-100 |alpha| |h| + 2^-1000.
 
+**The narrow kernel** (TOL-TABLE-NARROW, :func:`sincos_narrow`, for formats of at most 24 bits: binary32,
+binary16, bfloat16). Their rounding boundaries are 2^-25 apart (relative) or more, so a plain binary64
+evaluation with a bound near 2^-52 decides all but about one entry in 10^7. After the reduction 1. and
+the split 2. (the same as above), with sa, ca the table's hi words only:
+
+    w = fl(x' + y), r = fl(H w) (H = fl(2 pi)), z = fl(r r), cm~ = z (-1/2 + z C4), sm~ = r z (C3 + z C5)
+    S = fl(sa + fl(fl(ca r) + fl(fl(sa cm~) + fl(ca sm~)))),  C = fl(ca + fl(fl(fl(ca cm~) - fl(sa sm~)) - fl(sa r)))
+
+(C3 = fl(-1/6), C4 = fl(1/24), C5 = fl(1/120); every operation one binary64 rounding, |.| <= u |result|.)
+Error of S against sin(2 pi tau) (C likewise, sa <-> ca), rho = pi/1024 (1 + 2^-40) >= |r|:
+
+* argument: |r - 2 pi (x' + y)| <= u |r| + |2 pi - H| |w| + 2 pi u |x' + y| <= 2.4 u rho (|2 pi - H| < 0.36 u 2 pi);
+  sin is 1-Lipschitz, so this, and the reduction's 2 pi eps_tau, pass to S unchanged. The rest compares S
+  with sin(a_n + r) at the computed r.
+* table: |sa - sa_hi| <= u |sa_hi|, |ca - ca_hi| <= u |ca_hi|: at most u |sa_hi| + u rho.
+* truncation: |cos r - 1 - (-r^2/2 + r^4/24)| <= rho^6/720 < 1.17e-18, |sin r - r - (-r^3/6 + r^5/120)| <=
+  rho^7/5040 < 6e-22.
+* cm~ and sm~ carry < 3.01 u and < 5.01 u relative error (coefficients, z, Horner, the last products;
+  C3 = fl(-1/6) counts once) and |cm| <= rho^2/2 < 4.71e-6, |sm| < 4.9e-9: with the products by sa, ca
+  and their sum (u each) below 2.5e-5 u in all.
+* the three last roundings: u |fl(ca r)| <= u rho (1 + u), u |m| (m the inner sum, |m| <= rho + 4.8e-6),
+  u |S|.
+* |sa_hi| <= (|S| + rho + 5e-6) (1 + 2u): the value sa (1 + cm) + ca (r + sm) is within rho + 5e-6 of sa.
+
+In all |S - sin| <= 2.0001 u |S| + u (1 + 1 + 1 + 1 + 2.4) rho + 2.5e-5 u + 1.2e-18 < 2.0001 u |S| + 3.5e-18, so
+
+    B_N = K_REL_N |S| + K_ABS_N + 2 pi eps_tau,  K_REL_N = 2.25 u,  K_ABS_N = 2^-57 (6.9e-18)
+
+bounds it with margin (measured: the largest error on 16384 entries is 0.79 B_N, tests/test_tables.py).
+eps_tau is taken at the block's largest |P| g_k. An amplitude alpha != 1: v = fl(A_hi S), off from
+alpha sin by u |v| + |A_lo S| + |A_hi| B_N, hence K_REL_N' = (K_REL_N + 2u)(1 + 2^-40) and
+K_ABS_N' = |A_hi| (K_ABS_N + 2 pi eps_tau)(1 + 2^-50).
+
+**Narrow decision** (:func:`decide_narrow`): with b the bits of v, E its biased exponent, s = 53 - precision
+and L = b mod 2^s, v lies |L - 2^(s-1)| binary64 ulps from the nearest rounding boundary of its binade
+(the boundary below 2^E is 2^(s-2) + L ulps away). A table T[E] >= B_N / ulp_64(v) (B_N <= K_REL_N 2^53
+ulp_64(v) + K_ABS_N) decides v when |L - 2^(s-1)| > T[E]; the candidate RN(v) is b + 2^(s-1) with the low
+s bits cleared. T[E] never decides outside the format's normal range below its top binade, nor where
+T[E] >= 2^(s-2); entries in the subnormal range get a second look on the uniform grid
+(:func:`settle_subnormal`); the rest go to the oracle.
+
 **Decision** (:func:`decide`): with (v, e) = TwoSum(h, T), q the target format's spacing at v and
 m = rint(v / q), the candidate is c = m q; the exact value lies in [v + e - B, v + e + B] and c is
 its correct rounding when that interval keeps off every rounding boundary: |e| + B < (1/2 - |v/q - m|) q,
@@ -89,29 +130,50 @@ SAFETY = 1 + 2.0 ** -40
 WORK = 1 << 14  # entries per kernel call: the ~30 scratch arrays stay in L2 cache
 
 
+# the narrow kernel (TOL-TABLE-NARROW): plain binary64, for formats of at most 24 bits
+C3, C4, C5 = -1.0 / 6, 1.0 / 24, 1.0 / 120
+K_REL_N = 2.25 * U
+K_ABS_N = 2.0 ** -57
+NARROW_MAX_PRECISION = 24
+
 K_TAU = 2 * math.pi * 2.0 ** -100 * (1 + 2.0 ** -40)  # eps_tau in radians per turn of |tau| = |P| g_k (and the 1)
 
 
-@lru_cache(maxsize=1)
+_ANGLES: list[np.ndarray] = []
+_ANGLES_LOCK = threading.Lock()
+
+
 def angle_table() -> np.ndarray:
     """Array (8, 1024): sin a_n hi, lo, cos a_n hi, lo, then Dekker halves of sin hi and cos hi (a_n = 2 pi n/1024).
+
+    Built once, under a lock, in a private mpmath context: worker threads may ask for it at the same time,
+    and ``mpmath.workprec`` changes the one global context (a thread leaving it would drop another's
+    precision to 53 bits mid-table).
 
     >>> t = angle_table()
     >>> t[[0, 2, 1, 2], [256, 256, 512, 512]].tolist()   # sin pi/2, cos pi/2, sin pi (lo), cos pi: exact
     [1.0, 0.0, 0.0, -1.0]
     """
+    with _ANGLES_LOCK:
+        if not _ANGLES:
+            _ANGLES.append(_build_angle_table())
+    return _ANGLES[0]
+
+
+def _build_angle_table() -> np.ndarray:
     import mpmath
+    ctx = mpmath.MPContext()
+    ctx.prec = 256
     out = np.zeros((8, N_TABLE))
-    with mpmath.workprec(256):
-        for n in range(N_TABLE):
-            if n % (N_TABLE // 4) == 0:
-                q = n // (N_TABLE // 4)
-                out[0:4, n] = ((0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (-1.0, 0.0, 0.0, 0.0))[q]
-                continue
-            a = 2 * mpmath.pi * n / N_TABLE
-            for i, v in ((0, mpmath.sin(a)), (2, mpmath.cos(a))):
-                hi = float(v)
-                out[i, n], out[i + 1, n] = hi, float(v - hi)
+    for n in range(N_TABLE):
+        if n % (N_TABLE // 4) == 0:
+            q = n // (N_TABLE // 4)
+            out[0:4, n] = ((0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (-1.0, 0.0, 0.0, 0.0))[q]
+            continue
+        a = 2 * ctx.pi * n / N_TABLE
+        for i, v in ((0, ctx.sin(a)), (2, ctx.cos(a))):
+            hi = float(v)
+            out[i, n], out[i + 1, n] = hi, float(v - hi)
     for i, src in ((4, 0), (6, 2)):
         c = fast._SPLIT * out[src]
         out[i] = c - (c - out[src])
@@ -127,10 +189,15 @@ class Workspace:
         self.n = n
         self.f = [np.empty(n) for _ in range(30)]
         self.i = np.empty(n, dtype=np.intp)
+        self.j = [np.empty(n, dtype=np.int64) for _ in range(3)]
 
     def get(self, shape: tuple[int, int]) -> tuple[list[np.ndarray], np.ndarray]:
         size = shape[0] * shape[1]
         return [w[:size].reshape(shape) for w in self.f], self.i[:size].reshape(shape)
+
+    def ints(self, shape: tuple[int, int]) -> list[np.ndarray]:
+        size = shape[0] * shape[1]
+        return [w[:size].reshape(shape) for w in self.j]
 
 
 _LOCAL = threading.local()
@@ -279,12 +346,16 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
 
 
 def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarray, ok: np.ndarray,
-           ws: list[np.ndarray]) -> None:
+           ws: list[np.ndarray], est: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None) -> None:
     """out = the candidate in ``f`` (as float64), ok = whether it is certainly the correct rounding of
-    a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten."""
+    a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten. ``est``: arrays
+    receiving v = fl(h + T), e = h + T - v (exact) and B."""
     v, e, q, t = ws[:4]
     mant, ex, flag = _decide_scratch(v.shape)
     _two_sum(h, T, v, e, t)
+    if est is not None:
+        for dst, src in zip(est, (v, e, B)):
+            np.copyto(dst, src)
     np.frexp(v, out=(mant, ex))
     np.subtract(ex, f.precision, out=ex)
     np.maximum(ex, f.emin - f.precision + 1, out=ex)
@@ -310,6 +381,107 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     np.multiply(h, q, out=h)
     np.less_equal(h, f.max_finite, out=flag)
     ok &= flag
+
+
+def sincos_narrow(x: np.ndarray, y: np.ndarray, ws: list[np.ndarray], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The narrow kernel (TOL-TABLE-NARROW): ``(S, C)``, views into ``ws[:14]``, plain binary64 estimates of
+    sin and cos of 2 pi (x + y) turns, each within K_REL_N |estimate| + K_ABS_N (module docstring)."""
+    tab = angle_table()
+    n, xp, sa, ca, r, z, cm, sm, p, q, t, pc, qc = ws[:13]
+    H = fast._two_pi()[0]
+    np.multiply(x, float(N_TABLE), out=n)
+    np.rint(n, out=n)
+    np.multiply(n, 1.0 / N_TABLE, out=xp)
+    np.subtract(x, xp, out=xp)  # x' exact
+    np.copyto(idx, n, casting="unsafe")
+    np.bitwise_and(idx, N_TABLE - 1, out=idx)
+    np.take(tab[0], idx, out=sa)
+    np.take(tab[2], idx, out=ca)
+    np.add(xp, y, out=r)
+    r *= H  # r = fl(H fl(x' + y))
+    np.multiply(r, r, out=z)
+    np.multiply(z, C4, out=cm)  # cm = z (-1/2 + z/24)
+    cm += -0.5
+    cm *= z
+    np.multiply(z, C5, out=sm)  # sm = r z (-1/6 + z/120)
+    sm += C3
+    sm *= z
+    sm *= r
+    # sin: sa + (ca r + (sa cm + ca sm))
+    np.multiply(ca, r, out=p)
+    np.multiply(sa, cm, out=q)
+    np.multiply(ca, sm, out=t)
+    q += t
+    p += q
+    p += sa
+    # cos: ca + ((ca cm - sa sm) - sa r)
+    np.multiply(sa, r, out=pc)
+    np.multiply(ca, cm, out=qc)
+    np.multiply(sa, sm, out=t)
+    qc -= t
+    qc -= pc
+    qc += ca
+    return p, qc
+
+
+@lru_cache(maxsize=256)
+def narrow_thresholds(precision: int, emin: int, emax: int, k_rel: float, k_abs: float) -> np.ndarray:
+    """T[E] (int64, E the biased binary64 exponent of an estimate v): an integer >= B / ulp_64(v) for
+    B = k_rel |v| + k_abs, or 2^62 (never decided) where v's binade lies outside the format's normal
+    range below its top binade, or where T would reach 2^(s-2) (s = 53 - precision: the distance
+    from v's binade to the nearest rounding boundary below 2^E)."""
+    s = 53 - precision
+    E = np.arange(2048)
+    ulp = np.ldexp(1.0, np.maximum(E, 1) - 1075)
+    with np.errstate(over="ignore"):
+        T = np.ceil(k_rel * 2.0 ** 53 * (1 + 2.0 ** -40) + k_abs / ulp) + 1
+    never = (E == 0) | (E - 1023 < emin) | (E - 1023 >= emax) | ~(T < 2.0 ** (s - 2))
+    T = np.where(never, 2.0 ** 62, T).astype(np.int64)
+    T.setflags(write=False)
+    return T
+
+
+def decide_narrow(v: np.ndarray, f: Format, thr: np.ndarray, out: np.ndarray, ok: np.ndarray,
+                  ints: list[np.ndarray]) -> None:
+    """out = RN_f(v) (as float64), ok = whether every value within T[E] ulp_64(v) of v rounds to it.
+
+    With b the bits of v, L = b mod 2^s (s = 53 - precision) places v between two neighbours of f in
+    v's binade, whose midpoint is at L = 2^(s-1): the nearest rounding boundary is |L - 2^(s-1)|
+    binary64 ulps away (the boundary below 2^E, 2^(s-2) + L away, is farther than T < 2^(s-2)).
+    Then RN_f(v) is b + 2^(s-1) with the low s bits cleared (L != 2^(s-1): no tie). ``ints``: three
+    int64 scratch arrays of v's shape; v must be C-contiguous."""
+    s = 53 - f.precision
+    b = v.view(np.int64)
+    L, E, c = ints[:3]
+    np.bitwise_and(b, (1 << s) - 1, out=L)
+    L -= 1 << (s - 1)
+    np.abs(L, out=L)
+    np.right_shift(b, 52, out=E)
+    E &= 0x7FF
+    np.take(thr, E, out=c)
+    np.greater(L, c, out=ok)
+    np.add(b, 1 << (s - 1), out=c)
+    c &= ~((1 << s) - 1)
+    np.copyto(out, c.view(np.float64))
+
+
+def settle_subnormal(v: np.ndarray, f: Format, k_rel: float, k_abs: float, out: np.ndarray, ok: np.ndarray) -> None:
+    """Second look at the undecided entries whose v lies in f's subnormal range (0 < |v| < 2^emin), where
+    f's values are the multiples of m = 2^(emin - precision + 1): t = v / m and t - rint(t) are exact, the
+    candidate is rint(t) m and it is decided when B = k_rel |v| + k_abs stays below (1/2 - |t - rint(t)|) m."""
+    sel = ~ok
+    sel &= np.abs(v) < 2.0 ** f.emin
+    sel &= v != 0
+    if not sel.any():
+        return
+    m = f.min_subnormal
+    vs = v[sel]
+    t = vs / m
+    n = np.rint(t)
+    gap = (0.5 - np.abs(t - n)) * m
+    B = (k_rel * np.abs(vs) + k_abs) * (1 + 2.0 ** -40)
+    out[sel] = n * m
+    ok[sel] = B < gap
 
 
 def _decide_scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -372,7 +544,24 @@ class Plan:
         self.amp = profile.amplitude
         a_hi = float(self.amp)
         self.a_hi, self.a_lo = a_hi, float(self.amp - Fraction(a_hi))
+        self.kernel = "narrow" if fmt.precision <= NARROW_MAX_PRECISION else "dd"
+        angle_table()  # the constants the worker threads read, built here in the calling thread
+        fast._two_pi()
         self._cert = threading.local()
+
+    def narrow_bound(self, k_tau: float) -> tuple[float, float]:
+        """(k_rel, k_abs) of the narrow kernel's bound on |PE - v| = k_rel |v| + k_abs, v = fl(A_hi S) the
+        scaled estimate, for a block whose reduction error is at most k_tau radians (module docstring)."""
+        if self.a_hi == 1 and self.a_lo == 0:
+            return K_REL_N, K_ABS_N + k_tau
+        return (K_REL_N + 2 * U) * (1 + 2.0 ** -40), abs(self.a_hi) * (K_ABS_N + k_tau) * (1 + 2.0 ** -50)
+
+    def thresholds(self, k_tau: float) -> np.ndarray:
+        """:func:`narrow_thresholds` for this plan's format and amplitude (k_tau rounded up to a power of two)."""
+        k_tau = 2.0 ** math.ceil(math.log2(k_tau)) if k_tau > 0 else 0.0
+        k_rel, k_abs = self.narrow_bound(k_tau)
+        f = self.fmt
+        return narrow_thresholds(f.precision, f.emin, f.emax, k_rel, k_abs)
 
     def certifier(self) -> Certifier:
         c = getattr(self._cert, "c", None)
@@ -425,9 +614,57 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     B *= 1 + 2.0 ** -45
 
 
+@dataclass
+class Estimates:
+    """Buffers (rows, n_freq) receiving the fast path's estimates of alpha sin and alpha cos, V + L within B
+    of the exact value (certified). The double-double kernel fills all six; the narrow kernel fills V only
+    (L = 0) and its bound is k_rel |V| + k_abs with :meth:`Plan.narrow_bound` at the largest ``k_tau`` used."""
+
+    VS: np.ndarray
+    VC: np.ndarray
+    LS: np.ndarray | None = None
+    LC: np.ndarray | None = None
+    BS: np.ndarray | None = None
+    BC: np.ndarray | None = None
+    k_tau: float = 0.0
+
+    @classmethod
+    def empty(cls, pl: Plan, shape: tuple[int, int]) -> "Estimates":
+        if pl.kernel == "narrow":
+            return cls(np.empty(shape), np.empty(shape))
+        return cls(*(np.empty(shape) for _ in range(6)))
+
+    def cols(self, k0: int, k1: int) -> "Estimates":
+        return Estimates(*(None if a is None else a[:, k0:k1] for a in (self.VS, self.VC, self.LS, self.LC,
+                                                                         self.BS, self.BC)))
+
+
+@dataclass
+class Enclosure:
+    """The exact table within B of v + lo, entry by entry (arrays (rows, d); ``lo`` None means 0 and ``B``
+    None means k_rel |v| + k_abs, the narrow kernel's bound)."""
+
+    v: np.ndarray
+    lo: np.ndarray | None
+    B: np.ndarray | None
+    k_rel: float = 0.0
+    k_abs: float = 0.0
+
+    def lo_at(self, idx: Any) -> np.ndarray:
+        return np.zeros(self.v[idx].shape) if self.lo is None else self.lo[idx]
+
+    def bound_at(self, idx: Any) -> np.ndarray:
+        if self.B is not None:
+            return self.B[idx]
+        return (self.k_rel * np.abs(self.v[idx]) + self.k_abs) * (1 + 2.0 ** -40)
+
+
 def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C: np.ndarray,
-                  okS: np.ndarray, okC: np.ndarray, k0: int = 0) -> None:
-    """S, C (rows, kc) = candidates for sin and cos columns k0..k0+kc at positions P (dd), okS/okC their verdicts."""
+                  okS: np.ndarray, okC: np.ndarray, k0: int = 0, est: Estimates | None = None) -> None:
+    """S, C (rows, kc) = candidates for sin and cos columns k0..k0+kc at positions P (dd), okS/okC their verdicts.
+
+    ``est``: optional :class:`Estimates` (columns k0..k0+kc already selected) receiving the estimates and
+    their bounds (certified; used by the checker's exact and faithful tiers)."""
     rows, kc = S.shape
     fw = pl.fw[:, k0:k0 + kc]
     wsp = _workspace()
@@ -436,18 +673,39 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
     has_lo = bool(np.any(P_lo))
     P_abs = (np.abs(P_hi) + np.abs(P_lo) + 1.0) * (1 + 2.0 ** -40)
     g = np.abs(fw[0]) * (1 + 2.0 ** -20)
+    g_max = float(g.max()) if g.size else 0.0
+    scaled = pl.a_hi != 1 or pl.a_lo != 0
     step = max(1, wsp.n // kc)
     for a in range(0, rows, step):
         b = min(rows, a + step)
         ws, idx = wsp.get((b - a, kc))
         x, y = fast.turns_block((P1 if two else P_hi)[a:b, None], P_lo[a:b, None] if has_lo else None,
                                 P2[a:b, None] if two else None, fw, ws[24:30])
-        # turns_block returns views into ws[24:30]; copy them out of the way of sincos_dd's scratch
+        # turns_block returns views into ws[24:30]; copy them out of the way of the kernels' scratch
         xs, ys = ws[28], ws[29]  # x is ws[24], y ws[25] or ws[26]
         np.copyto(xs, x)
         np.copyto(ys, y)
+        outs = (S, C), (okS, okC), ((None, None) if est is None else ((est.VS, est.LS, est.BS),
+                                                                        (est.VC, est.LC, est.BC)))
+        if pl.kernel == "narrow":
+            k_tau = K_TAU * float(P_abs[a:b].max()) * g_max + K_TAU  # eps_tau of the block's largest |P| g
+            thr = pl.thresholds(k_tau)
+            ints = wsp.ints((b - a, kc))
+            for v, dst, ok, e in zip(sincos_narrow(xs, ys, ws, idx), *outs):
+                if scaled:
+                    v *= pl.a_hi
+                decide_narrow(v, pl.fmt, thr, dst[a:b], ok[a:b], ints)
+                k_rel, k_abs = pl.narrow_bound(k_tau)
+                if not ok[a:b].all():
+                    settle_subnormal(v, pl.fmt, k_rel, k_abs, dst[a:b], ok[a:b])
+                if e is not None:
+                    np.copyto(e[0][a:b], v)
+            if est is not None:
+                est.k_tau = max(est.k_tau, k_tau)
+            continue
         sc = sincos_dd(xs, ys, P_abs[a:b, None], g, ws, idx)
-        for (h, T, B), dst, ok in zip(sc, (S, C), (okS, okC)):
-            if pl.a_hi != 1 or pl.a_lo != 0:
+        for (h, T, B), dst, ok, e in zip(sc, *outs):
+            if scaled:
                 _scale(h, T, B, pl, [ws[i] for i in (0, 1, 2, 3, 4)])
-            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)])
+            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)],
+                   None if e is None else tuple(x[a:b] for x in e))
