@@ -10,10 +10,11 @@ has one, otherwise its float32 result cast with ``.to(dtype)``) and returns ``(t
 grids: rows = grid cells in row-major order; rotary: ``(cos, sin)``), ``call`` the exact code run.
 
 ``profile``/``flags`` name the profile the library's own documentation or code says it implements,
-in ``sinpe check`` terms. Grid and rotary profiles do not exist yet (issue 13, parts 1 and 2); their
-intended names are listed in ``PENDING_PROFILES`` and the survey records what ``sinpe`` answers.
+in ``sinpe check`` terms: a 1-D preset, a grid preset (``sinpe check FILE --profile mae --cls 1``) or a
+rotary preset with its rule (``sinpe check --cos C.npy --sin S.npy --profile llama --rule yarn ...``),
+or a ``NO_PRESET`` name when sinpe has none (recorded as such, never checked against a stand-in).
 ``derive`` (2-D and rotary) gives 1-D tables sliced out by hand, with the 1-D profile each slice
-should implement: what a user can check today.
+should implement: a cross-check of the grid/rotary verdict, and the only check of a NO_PRESET table.
 """
 from __future__ import annotations
 
@@ -23,30 +24,21 @@ from typing import Callable
 
 import numpy as np
 
-# Intended profile names for tables sinpe has no profile for yet (issue 13 parts 1 and 2).
-PENDING_PROFILES = {
-    "grid2d-mae": "2-D grid: MAE/diffusers/open_clip get_2d_sincos_pos_embed ([axis w | axis h], each vaswani-concat)",
-    "grid2d-timm": "2-D grid: timm build_sincos2d_pos_embed ([sin h|sin w|cos h|cos w])",
-    "grid2d-detr": "2-D grid: DETR sine embedding ([axis y | axis x], each interleaved, positions from 1)",
-    "grid2d-pe": "2-D grid: positional-encodings PositionalEncoding2D",
-    "rope-halves": "rotary cos/sin cache, halves duplicated [t0..t(h-1), t0..t(h-1)] (rotate-half)",
-    "rope-pairs": "rotary cos/sin cache, pairwise duplicated [t0,t0,t1,t1,...] (GPT-J style)",
-    "rope-halves-explicit": "rotary cos/sin cache, halves layout, explicit (scaled) frequencies",
-    "rope2d-timm": "2-D rotary cache (timm build_rotary_pos_embed)",
+# Profiles the surveyed tables implement but sinpe has no preset for: each is recorded as "no preset" (no
+# `sinpe check` is run for it), with why; its 1-D slices (``derive``) are what can be checked.
+NO_PRESET = {
+    "grid2d-pe": "positional-encodings PositionalEncoding2D: [axis 0 | axis 1], each vaswani (interleaved) of width "
+                 "ceil(d/4)*2 at positions from 0; the detr preset has this plan but positions from 1 (o = 1) and no "
+                 "grid offset override, so no grid preset describes it",
+    "rope2d-timm": "timm build_rotary_pos_embed (defaults in_pixels=True): pixel-mode bands linspace(1, max_res/2, "
+                   "dim/4)*pi over coordinates linspace(-1, 1, n) per axis; not DEF-FAMILY's geometric schedule, and "
+                   "sinpe has no 2-D rotary profile",
 }
 
-# The sinpe presets (spec/grid.py GRID_PRESETS, spec/rotary.py ROTARY_PRESETS) each pending name now has, with
-# the flags a check needs (`sinpe check FILE --profile P ...`, REQ-CHECK-KINDS); None: no preset covers it yet.
-PRESET_FOR_PENDING = {
-    "grid2d-mae": ("mae", []),                  # diffusers' base-size scaling: preset "diffusers"
-    "grid2d-timm": ("timm", []),
-    "grid2d-detr": ("detr", ["--channels-first"]),
-    "grid2d-pe": None,                          # positional-encodings' 2-D layout: no grid preset yet
-    "rope-halves": ("llama", []),
-    "rope-pairs": ("gptj", []),
-    "rope-halves-explicit": ("llama", ["--rule"]),  # the rule (linear, dynamic, llama3, yarn) per case
-    "rope2d-timm": None,                        # 2-D rotary: no preset yet
-}
+# The canonical profile of each kind, checked on every table beside the intended one: the paper's 1-D profile,
+# the grid preset whose axes are the paper's frequencies side by side (MAE), the default rotary rule (DEF-ROPE-
+# FREQ-DEFAULT, base 10^4) in rotate-half layout.
+CANONICAL = {"1d": ("vaswani", []), "grid2d": ("mae", []), "rotary": ("llama", [])}
 
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 
@@ -57,7 +49,7 @@ class Case:
     library: str            # distribution name (version read from its metadata)
     function: str           # importable qualified name
     kind: str               # "1d" | "grid2d" | "rotary"
-    profile: str            # intended profile (a preset, or a PENDING_PROFILES name)
+    profile: str            # intended profile (a 1-D, grid or rotary preset, or a NO_PRESET name)
     run: Callable
     flags: list = field(default_factory=list)
     claim: str = ""         # what the library's own docstring/comment says
@@ -169,6 +161,17 @@ ROPE = {
 }
 
 
+# the `sinpe check` rotary flags of each LLaMA configuration above (n = 1024 positions, head_dim 64)
+ROPE_FLAGS = {
+    "default": [],
+    "linear": ["--rule", "linear", "--factor", "2"],
+    "dynamic": ["--rule", "dynamic", "--factor", "2", "--original-max", "1024", "--seq-len", "1024"],
+    "llama3": ["--rule", "llama3", "--factor", "8", "--low-freq-factor", "1", "--high-freq-factor", "4",
+               "--original-max", "256"],
+    "yarn": ["--rule", "yarn", "--factor", "4", "--original-max", "256"],
+}
+
+
 def llama_rope(kind):
     def run(d, n, dtype):
         import torch
@@ -244,11 +247,15 @@ def diffusers_sinusoidal_module(d, n, dtype):
         f"SinusoidalPositionalEmbedding({d}, max_seq_length={n}).to(torch.{dtype})(torch.zeros(1, {n}, {d}))")
 
 
-def diffusers_2d(d, n, dtype):
-    from diffusers.models.embeddings import get_2d_sincos_pos_embed
-    g = int(round(math.sqrt(n)))
-    out = get_2d_sincos_pos_embed(d, g, base_size=g, output_type="pt")
-    return out.to(_t(dtype)), f"get_2d_sincos_pos_embed({d}, {g}, base_size={g}, output_type='pt').to(torch.{dtype})"
+def diffusers_2d(base_size=None, interpolation_scale=1):
+    def run(d, n, dtype):
+        from diffusers.models.embeddings import get_2d_sincos_pos_embed
+        g = int(round(math.sqrt(n)))
+        bs = g if base_size is None else base_size
+        out = get_2d_sincos_pos_embed(d, g, base_size=bs, interpolation_scale=interpolation_scale, output_type="pt")
+        return out.to(_t(dtype)), (f"get_2d_sincos_pos_embed({d}, {g}, base_size={bs}, interpolation_scale="
+                                   f"{interpolation_scale}, output_type='pt').to(torch.{dtype})")
+    return run
 
 
 def diffusers_rope(d, n, dtype):
@@ -276,12 +283,15 @@ def timm_rope(d, n, dtype):
     return (cos, sin), f"timm.layers.build_rotary_pos_embed([{g}, {g}], dim={d}, dtype=torch.{dtype})  # -> (sin, cos)"
 
 
-def open_clip_2d(d, n, dtype):
-    import torch
-    from open_clip.pos_embed import get_2d_sincos_pos_embed
-    g = int(round(math.sqrt(n)))
-    out = torch.from_numpy(get_2d_sincos_pos_embed(d, g)).to(_t(dtype))
-    return out, f"torch.from_numpy(open_clip.pos_embed.get_2d_sincos_pos_embed({d}, {g})).to(torch.{dtype})"
+def open_clip_2d(cls_token=False):
+    def run(d, n, dtype):
+        import torch
+        from open_clip.pos_embed import get_2d_sincos_pos_embed
+        g = int(round(math.sqrt(n)))
+        out = torch.from_numpy(get_2d_sincos_pos_embed(d, g, cls_token=cls_token)).to(_t(dtype))
+        return out, (f"torch.from_numpy(open_clip.pos_embed.get_2d_sincos_pos_embed({d}, {g}, cls_token={cls_token}))"
+                     f".to(torch.{dtype})")
+    return run
 
 
 def open_clip_1d(d, n, dtype):
@@ -408,11 +418,11 @@ def derive_rope(layout, profile, flags=()):
     return f
 
 
-def derive_grid(groups, profile, flags=()):
-    """1-D tables from a 2-D grid (rows = cells, row-major over a g x g grid): for each group of
-    columns, the rows along the axis that group varies with (the other axis at its first index)."""
+def derive_grid(groups, profile, flags=(), cls=0):
+    """1-D tables from a 2-D grid (``cls`` zero rows, then rows = cells, row-major over a g x g grid): for
+    each group of columns, the rows along the axis that group varies with (the other axis at its first index)."""
     def f(table):
-        t = _np(table)
+        t = _np(table)[cls:]
         g = int(round(math.sqrt(t.shape[0])))
         out = []
         for label, cols in groups(t.shape[1]):
@@ -486,18 +496,17 @@ CASES: list[Case] = [
          claim="GPT-J's rotary sin/cos table, [sin | cos] of inv_freq = 10000^(-2k/d)"),
     # transformers: rotary caches
     *[Case(f"transformers/llama.LlamaRotaryEmbedding[{k}]", "transformers",
-           "transformers.models.llama.modeling_llama.LlamaRotaryEmbedding", "rotary",
-           "rope-halves" if k in ("default", "linear", "dynamic") else "rope-halves-explicit", llama_rope(k),
-           d_odd=None, odd_note="head_dim must be even (rotate-half)",
+           "transformers.models.llama.modeling_llama.LlamaRotaryEmbedding", "rotary", "llama", llama_rope(k),
+           flags=ROPE_FLAGS[k], d_odd=None, odd_note="head_dim must be even (rotate-half)",
            derive=derive_rope("halves", "vaswani-concat",
                               {"linear": ["--phase-scale", "0.5"]}.get(k, []))
            if k in ("default", "linear", "dynamic") else derive_rope("halves", "vaswani-concat"))
       for k in ROPE],
     Case("transformers/gpt_neox.GPTNeoXRotaryEmbedding", "transformers",
-         "transformers.models.gpt_neox.modeling_gpt_neox.GPTNeoXRotaryEmbedding", "rotary", "rope-halves", neox_rope,
+         "transformers.models.gpt_neox.modeling_gpt_neox.GPTNeoXRotaryEmbedding", "rotary", "llama", neox_rope,
          d_odd=None, odd_note="head_dim must be even", derive=derive_rope("halves", "vaswani-concat")),
     Case("transformers/detr.DetrSinePositionEmbedding", "transformers",
-         "transformers.models.detr.modeling_detr.DetrSinePositionEmbedding", "grid2d", "grid2d-detr", detr,
+         "transformers.models.detr.modeling_detr.DetrSinePositionEmbedding", "grid2d", "detr", detr,
          d_even=64, d_odd=None, odd_note="2 x num_position_features channels", n=256,
          derive=derive_grid(_halves, "vaswani", ["--offset", "1"])),
     # diffusers
@@ -511,20 +520,29 @@ CASES: list[Case] = [
     Case("diffusers/SinusoidalPositionalEmbedding", "diffusers",
          "diffusers.models.embeddings.SinusoidalPositionalEmbedding", "1d", "vaswani", diffusers_sinusoidal_module),
     Case("diffusers/get_2d_sincos_pos_embed", "diffusers", "diffusers.models.embeddings.get_2d_sincos_pos_embed",
-         "grid2d", "grid2d-mae", diffusers_2d, d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
-         derive=derive_grid(_halves, "vaswani-concat")),
+         "grid2d", "diffusers", diffusers_2d(), flags=["--base-size", "16"], d_odd=None,
+         odd_note="embed_dim must be divisible by 4", n=256, derive=derive_grid(_halves, "vaswani-concat")),
+    Case("diffusers/get_2d_sincos_pos_embed[base_size=8,interpolation_scale=2]", "diffusers",
+         "diffusers.models.embeddings.get_2d_sincos_pos_embed", "grid2d", "diffusers", diffusers_2d(8, 2),
+         flags=["--base-size", "8", "--interpolation-scale", "2"], claim="grid index i read as i / (16/8) / 2",
+         d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         derive=derive_grid(_halves, "vaswani-concat", ["--phase-scale", "0.25"])),
     Case("diffusers/get_1d_rotary_pos_embed", "diffusers", "diffusers.models.embeddings.get_1d_rotary_pos_embed",
-         "rotary", "rope-pairs", diffusers_rope, d_odd=None, odd_note="dim must be even",
+         "rotary", "gptj", diffusers_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
     # timm, open_clip
     Case("timm/build_sincos2d_pos_embed", "timm", "timm.layers.pos_embed_sincos.build_sincos2d_pos_embed", "grid2d",
-         "grid2d-timm", timm_2d, d_odd=None, odd_note="dim must be divisible by 4", n=256,
+         "timm", timm_2d, d_odd=None, odd_note="dim must be divisible by 4", n=256,
          derive=derive_grid(_timm_quarters, "vaswani-concat")),
     Case("timm/build_rotary_pos_embed", "timm", "timm.layers.pos_embed_sincos.build_rotary_pos_embed", "rotary",
          "rope2d-timm", timm_rope, d_odd=None, odd_note="dim must be divisible by 4", n=256),
     Case("open_clip_torch/get_2d_sincos_pos_embed", "open_clip_torch", "open_clip.pos_embed.get_2d_sincos_pos_embed",
-         "grid2d", "grid2d-mae", open_clip_2d, d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         "grid2d", "mae", open_clip_2d(), d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
          derive=derive_grid(_halves, "vaswani-concat")),
+    Case("open_clip_torch/get_2d_sincos_pos_embed[cls_token=True]", "open_clip_torch",
+         "open_clip.pos_embed.get_2d_sincos_pos_embed", "grid2d", "mae", open_clip_2d(True), flags=["--cls", "1"],
+         claim="a row of zeros for the cls token, then the 16 x 16 grid", d_odd=None,
+         odd_note="embed_dim must be divisible by 4", n=256, derive=derive_grid(_halves, "vaswani-concat", cls=1)),
     Case("open_clip_torch/get_1d_sincos_pos_embed_from_grid", "open_clip_torch",
          "open_clip.pos_embed.get_1d_sincos_pos_embed_from_grid", "1d", "vaswani-concat", open_clip_1d),
     # lucidrains
@@ -535,10 +553,10 @@ CASES: list[Case] = [
     # pairs: forward stacks (freqs, freqs) and rearranges '... d r -> ... (d r)' (first read as halves; the sliced
     # check against vaswani-concat failed with error 2 and showed it)
     Case("x-transformers/RotaryEmbedding", "x-transformers", "x_transformers.x_transformers.RotaryEmbedding",
-         "rotary", "rope-pairs", xt_rope, d_odd=None, odd_note="dim must be even",
+         "rotary", "gptj", xt_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
     Case("rotary-embedding-torch/RotaryEmbedding", "rotary-embedding-torch", "rotary_embedding_torch.RotaryEmbedding",
-         "rotary", "rope-pairs", ret_rope, d_odd=None, odd_note="dim must be even",
+         "rotary", "gptj", ret_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
     # others
     Case("torch_geometric/nn.encoding.PositionalEncoding", "torch_geometric",
@@ -547,7 +565,7 @@ CASES: list[Case] = [
                "PE_2i+1 = cos(x/10000^(2i/d))"),
     Case("keras-hub/SinePositionEncoding", "keras-hub", "keras_hub.layers.SinePositionEncoding", "1d", "vaswani",
          keras_sine),
-    Case("keras-hub/RotaryEmbedding", "keras-hub", "keras_hub.layers.RotaryEmbedding", "rotary", "rope-halves",
+    Case("keras-hub/RotaryEmbedding", "keras-hub", "keras_hub.layers.RotaryEmbedding", "rotary", "llama",
          keras_rope, d_odd=None, odd_note="rotate-half needs even d", derive=derive_rope("halves", "vaswani-concat")),
     Case("positional-encodings/PositionalEncoding1D", "positional-encodings",
          "positional_encodings.torch_encodings.PositionalEncoding1D", "1d", "vaswani", pe1d),

@@ -38,6 +38,18 @@ def _verdict(results, cid, role, dtype="float32", d_kind="even"):
     return next((c["verdict"] for c in v["checks"] if c["role"] == role), None)
 
 
+def _check(results, cid, role, dtype="float32", d_kind="even"):
+    v = _v(results, cid, dtype, d_kind)
+    if v is None or v["outcome"] != "table":
+        return None
+    return next((c for c in v["checks"] if c["role"] == role), None)
+
+
+def _ids(results, kind=None, status="preset"):
+    return [e["id"] for e in results["entries"] if (kind is None or e["kind"] == kind)
+            and e["intended"]["status"] == status]
+
+
 def _detect(results, cid, key, dtype="float32"):
     v = _v(results, cid, dtype)
     return None if v is None or not v.get("detect") else v["detect"].get(key)
@@ -46,6 +58,17 @@ def _detect(results, cid, key, dtype="float32"):
 HF = "transformers.models."
 OFFSET2 = ["fsmt.SinusoidalPositionalEmbedding", "xglm.XGLMSinusoidalPositionalEmbedding",
            "m2m_100.M2M100SinusoidalPositionalEmbedding", "speech_to_text.Speech2TextSinusoidalPositionalEmbedding"]
+GRIDS = {"open_clip_torch/get_2d_sincos_pos_embed": "mae", "open_clip_torch/get_2d_sincos_pos_embed[cls_token=True]": "mae",
+         "diffusers/get_2d_sincos_pos_embed": "diffusers",
+         "diffusers/get_2d_sincos_pos_embed[base_size=8,interpolation_scale=2]": "diffusers",
+         "timm/build_sincos2d_pos_embed": "timm", "transformers/detr.DetrSinePositionEmbedding": "detr"}
+LLAMA = [f"transformers/llama.LlamaRotaryEmbedding[{k}]" for k in ("default", "linear", "dynamic", "llama3", "yarn")]
+PAIRS = ["diffusers/get_1d_rotary_pos_embed", "x-transformers/RotaryEmbedding", "rotary-embedding-torch/RotaryEmbedding"]
+HALVES = [*LLAMA, "transformers/gpt_neox.GPTNeoXRotaryEmbedding", "keras-hub/RotaryEmbedding"]
+HALF_1D = ["diffusers/get_1d_sincos_pos_embed_from_grid", "keras-hub/SinePositionEncoding",
+           "positional-encodings/PositionalEncoding1D", "x-transformers/ScaledSinusoidalEmbedding"]
+HALF_ROPE = [*LLAMA[:3], "transformers/gpt_neox.GPTNeoXRotaryEmbedding", "x-transformers/RotaryEmbedding",
+             "rotary-embedding-torch/RotaryEmbedding"]
 F64 = ["distilbert.create_sinusoidal_embeddings", "marian.MarianSinusoidalPositionalEmbedding",
        "speech_to_text.Speech2TextSinusoidalPositionalEmbedding", "whisper.sinusoids"]
 
@@ -101,25 +124,107 @@ def findings() -> list[dict]:
                   and _verdict(r, "diffusers/SinusoidalPositionalEmbedding", "intended", d_kind="odd") == "raises"
                   and _verdict(r, "positional-encodings/PositionalEncoding1D", "intended", d_kind="odd") == "fails"
                   and _verdict(r, "positional-encodings/PositionalEncoding1D", "intended") == "conforms"},
-        {"id": "half-precision",
-         "text": "No float16/bfloat16 table of this survey (d = 64, positions < 1024) has NaN or infinite rows, and every "
-                 "1-D one that conforms in float32 also passes the phase tier in float16 and bfloat16; the phase "
-                 "tolerance grows with the phase, so at these positions it does not separate half-precision "
-                 "frequencies (x-transformers, PyG, positional-encodings compute with float16 inv_freq after "
-                 ".to(float16): `detect` reports 'frequencies-float16') from correctly rounded tables.",
-         "evidence": [cite("x-transformers", "x_transformers.x_transformers", "emb = einsum('i, j -> i j', pos, self.inv_freq)"),
+        {"id": "half-1d-computed-in-half",
+         "text": "1-D float16/bfloat16 tables are judged as computed in float32 and rounded once (TOL-WORKING's "
+                 "default): diffusers' get_1d_sincos_pos_embed_from_grid (given dtype=), keras-hub's "
+                 "SinePositionEncoding, positional-encodings' PositionalEncoding1D and x-transformers' "
+                 "ScaledSinusoidalEmbedding compute in half precision (inv_freq or omega in the table's dtype) and "
+                 "fail by 0.05 to 1.99; every other 1-D table that conforms in float32 conforms in half precision. "
+                 "With --working native almost every half table is inconclusive (the phase tier in half precision "
+                 "cannot judge the fast columns at positions near 1000). No half table has NaN or infinite rows.",
+         "evidence": [cite("diffusers", "diffusers.models.embeddings", "omega = torch.arange(embed_dim // 2, device=pos.device, dtype=dtype)"),
                       cite("positional-encodings", "positional_encodings.torch_encodings",
-                           "pos_x = torch.arange(x, device=tensor.device, dtype=self.inv_freq.dtype)")],
-         "holds": lambda r: all(v.get("table", {}).get("non_finite_rows", 0) == 0 for e in r["entries"]
-                                for v in e["variants"] if v["outcome"] == "table")
-                  and _detect(r, "x-transformers/ScaledSinusoidalEmbedding", "precision", "float16") == "frequencies-float16"},
+                           "pos_x = torch.arange(x, device=tensor.device, dtype=self.inv_freq.dtype)"),
+                      cite("x-transformers", "x_transformers.x_transformers", "emb = einsum('i, j -> i j', pos, self.inv_freq)")],
+         "holds": lambda r: {e["id"] for e in r["entries"] if e["kind"] == "1d"
+                             and _verdict(r, e["id"], "intended") == "conforms"
+                             and any(_verdict(r, e["id"], "intended", t) == "fails" for t in ("float16", "bfloat16"))}
+                  == set(HALF_1D)
+                  and all(v.get("table", {}).get("non_finite_rows", 0) == 0 for e in r["entries"]
+                          for v in e["variants"] if v["outcome"] == "table")},
+        {"id": "rotary-half-precision",
+         "text": "Half-precision rotary caches: LLaMA and GPT-NeoX modules moved with .to(float16/bfloat16) round "
+                 "their inv_freq buffer (Module.to casts it; forward widens the rounded values to float32), "
+                 "x-transformers and rotary-embedding-torch compute in half precision: their 1-D slices fail the "
+                 "1-D check by 0.16 to 1.99, while diffusers' get_1d_rotary_pos_embed and keras-hub (float32, cast "
+                 "once) pass. `sinpe check --profile llama|gptj` accepts all of them: a rotary cache is judged in its "
+                 "own format (it refuses --working), and the phase tier in bfloat16 allows about |theta|/32, so "
+                 "rotary-embedding-torch in bfloat16 (positions rounded by torch.arange(n, dtype=bfloat16)) conforms "
+                 "with an error of 1.99. The faithful tier fails every half cache, the float32-then-cast ones too "
+                 "(tens to hundreds of entries near zeros). A sinpe gap: the TOL-WORKING default should reach grids "
+                 "and rotary caches.",
+         "evidence": [cite("transformers", HF + "llama.modeling_llama", "self.inv_freq = nn.Buffer(inv_freq, persistent=False)"),
+                      cite("transformers", HF + "llama.modeling_llama", "self.inv_freq.to(device=x.device, dtype=torch.float)"),
+                      cite("rotary-embedding-torch", "rotary_embedding_torch.rotary_embedding_torch",
+                           "return (torch.arange(seq_len, device = device, dtype = dtype) + offset)")],
+         "holds": lambda r: all(_verdict(r, c, "intended", t) == "conforms" for c in HALVES + PAIRS
+                                for t in ("float16", "bfloat16"))
+                  and all(_verdict(r, c, "derived", t) == "fails" for c in HALF_ROPE for t in ("float16", "bfloat16"))
+                  and all(_verdict(r, c, "derived", t) == "conforms"
+                          for c in ("diffusers/get_1d_rotary_pos_embed", "keras-hub/RotaryEmbedding")
+                          for t in ("float16", "bfloat16"))
+                  and _check(r, "rotary-embedding-torch/RotaryEmbedding", "intended", "bfloat16")["max_abs_error"] > 1.9
+                  and all(_verdict(r, c, "faithful", t) == "fails" for c in HALVES + PAIRS
+                          for t in ("float16", "bfloat16"))},
+        {"id": "rotary-presets",
+         "text": "Every rotary cache with a preset conforms to it in float32: LLaMA's default, linear (factor 2), "
+                 "dynamic NTK (below its original length), Llama-3 (factor 8, L = 256) and YaRN (factor 4, L = 256, "
+                 "attention factor 0.1 ln 4 + 1) to `llama` with the matching --rule flags; GPT-NeoX and keras-hub to "
+                 "`llama`; diffusers' get_1d_rotary_pos_embed(repeat_interleave_real=True), x-transformers and "
+                 "rotary-embedding-torch to `gptj` (pairs). The pairs caches, Llama-3, YaRN and linear fail the "
+                 "canonical `llama`; `detect` names the default-rule caches (llama, gptj) but none of the scaled ones.",
+         "evidence": [cite("transformers", "transformers.modeling_rope_utils", "def _compute_llama3_parameters"),
+                      cite("transformers", "transformers.modeling_rope_utils", "def _compute_yarn_parameters"),
+                      cite("diffusers", "diffusers.models.embeddings", "def get_1d_rotary_pos_embed")],
+         "holds": lambda r: all(_verdict(r, c, "intended") == "conforms" for c in HALVES + PAIRS)
+                  and all(_verdict(r, c, "canonical") == "fails" for c in PAIRS + LLAMA[1:2] + LLAMA[3:])
+                  and all(_detect(r, c, "profile") is None for c in LLAMA[1:2] + LLAMA[3:])
+                  and _detect(r, LLAMA[0], "profile") == "llama"
+                  and _detect(r, "rotary-embedding-torch/RotaryEmbedding", "profile") == "gptj"},
+        {"id": "grid-axis-orders",
+         "text": "Three channel plans for one 2-D grid: MAE/open_clip and diffusers put the width axis first, "
+                 "[x | y], each [sin | cos] (the array named emb_h is computed from grid[0], which holds w); DETR "
+                 "puts y first, [y | x], each interleaved, positions from 1; timm groups by function, "
+                 "[sin_y | sin_x | cos_y | cos_x]. Each conforms to its preset in float32, timm's and DETR's fail "
+                 "the canonical `mae`, and `detect` names MAE, timm and DETR grids (cls row included) in float32; "
+                 "diffusers' base_size/interpolation_scale grid (sigma = 1/4) conforms to `diffusers --base-size 8 "
+                 "--interpolation-scale 2` but `detect` does not find it. In float16 `detect` misreads the MAE, "
+                 "diffusers and timm grids as 1-D tables (t2t-cos, vaswani-concat) that `sinpe check` then rejects.",
+         "evidence": [cite("open_clip_torch", "open_clip.pos_embed", "grid = np.meshgrid(grid_w, grid_h)"),
+                      cite("timm", "timm.layers.pos_embed_sincos",
+                           "pos_emb = torch.stack([torch.sin(pos2), torch.cos(pos2)], dim=stack_dim)"),
+                      cite("transformers", HF + "detr.modeling_detr", "pos = torch.cat((pos_y, pos_x), dim=3)")],
+         "holds": lambda r: all(_verdict(r, c, "intended") == "conforms" for c in GRIDS)
+                  and all(_verdict(r, c, "canonical") == "fails" for c, p in GRIDS.items() if p in ("timm", "detr"))
+                  and all(_detect(r, c, "profile") == p for c, p in GRIDS.items() if "[base_size" not in c
+                          and p != "diffusers")
+                  and _detect(r, "diffusers/get_2d_sincos_pos_embed[base_size=8,interpolation_scale=2]", "profile") is None
+                  and all(_detect(r, c, "kind", "float16") == "1d"
+                          and _verdict(r, c, "detected", "float16") == "fails"
+                          for c in ("open_clip_torch/get_2d_sincos_pos_embed", "timm/build_sincos2d_pos_embed"))},
+        {"id": "no-preset",
+         "text": "Two tables have no sinpe preset and are recorded as such, not checked against a stand-in: timm's "
+                 "build_rotary_pos_embed defaults to pixel-mode bands (in_pixels=True: linspace(1, max_res/2, dim/4)"
+                 " * pi over coordinates in [-1, 1]), not DEF-FAMILY's geometric schedule; positional-encodings' "
+                 "PositionalEncoding2D has DETR's plan ([axis 0 | axis 1], interleaved) at positions from 0, which "
+                 "the detr preset (o = 1) cannot express; its 1-D slices conform to `vaswani` in float32.",
+         "evidence": [cite("timm", "timm.layers.pos_embed_sincos", "def pixel_freq_bands("),
+                      cite("positional-encodings", "positional_encodings.torch_encodings",
+                           "emb[:, :, : self.channels] = emb_x")],
+         "holds": lambda r: all(_verdict(r, c, "intended", t) == "no preset"
+                                for c in ("timm/build_rotary_pos_embed", "positional-encodings/PositionalEncoding2D")
+                                for t in ("float32", "float16"))
+                  and all(c["verdict"] == "conforms" for c in _v(r, "positional-encodings/PositionalEncoding2D")["checks"]
+                          if c["role"] == "derived")},
         {"id": "detect-half-t2t",
-         "text": "`detect` on float16 tables names t2t tables (Whisper, diffusers' default timestep embedding, PyG) as "
-                 "vaswani-concat, while `check --profile t2t` accepts them: at d = 64 the two schedules differ by "
-                 "less than float16 resolution over positions < 1024 in most columns (a detect limit to report).",
-         "evidence": ["survey/results.json: detect.profile of the float16 variants"],
+         "text": "`detect` on float16 tables names t2t tables (Whisper, diffusers' default timestep embedding, the "
+                 "offset-2 modules) as vaswani-concat, while `check --profile t2t` accepts them and `check` against "
+                 "what detect named fails: at d = 64 the two schedules differ by little more than float16 "
+                 "resolution over positions < 1024 (a detect limit to report).",
+         "evidence": ["survey/results.json: detect.profile and the `detected` check of the float16 variants"],
          "holds": lambda r: _detect(r, "openai-whisper/model.sinusoids", "profile", "float16") == "vaswani-concat"
-                  and _verdict(r, "openai-whisper/model.sinusoids", "intended", "float16") == "conforms"},
+                  and _verdict(r, "openai-whisper/model.sinusoids", "intended", "float16") == "conforms"
+                  and _verdict(r, "openai-whisper/model.sinusoids", "detected", "float16") == "fails"},
         {"id": "rope-slices",
          "text": "Rotary caches sliced by hand (first half of sin and cos) are the paper's frequencies: LLaMA default, "
                  "dynamic (below its original length) and GPT-NeoX conform to vaswani-concat, linear scaling to "

@@ -103,45 +103,95 @@ def sinpe(args: list[str]) -> dict:
             else ""}
 
 
-def verdict_of(r: dict) -> tuple[str, str | None]:
-    """(verdict, reach) from a `sinpe check` run: the `verdict` field when the checker has one, else
-    `conformant`; exit 2 on an unknown profile is 'no profile yet'."""
+def verdict_of(r: dict) -> str:
+    """The verdict of a `sinpe check --json` run: its `verdict` field (conforms/fails/inconclusive, exit 0/1/3);
+    a run that gave none is a usage error (exit 2) or a timeout."""
     js, rc = r["json"], r["exit_code"]
     if rc is None:
-        return "timeout", None
+        return "timeout"
     if js is not None and js.get("verdict") in ("conforms", "fails", "inconclusive"):
-        return js["verdict"], None
-    if js is not None and "conformant" in js:
-        return ("conforms" if js["conformant"] else "fails"), None
-    if rc == 2 and "invalid choice" in r["stderr"] or "unknown profile" in r["stderr"].lower():
-        return "no profile yet", "no profile yet"
-    if rc == 3:
-        return "inconclusive", None
-    return "usage-error", None
+        return js["verdict"]
+    return "usage-error"
 
 
-def check_record(role, target, fname, profile, flags, dtype, d, pending) -> dict:
-    args = ["check", fname, "--profile", profile, *flags, "--dtype", dtype, "--json"]
+def check_args(files: dict, profile: str, flags: list, dtype: str, tier: str | None) -> list[str]:
+    """`sinpe check` arguments: a table file (1-D, grid) or the --cos/--sin pair (rotary)."""
+    target = [files["table"]] if "table" in files else ["--cos", files["cos"], "--sin", files["sin"]]
+    return ["check", *target, "--profile", profile, *flags, "--dtype", dtype,
+            *(["--tier", tier] if tier else []), "--json"]
+
+
+def check_record(role: str, target: str, files: dict, profile: str, flags: list, dtype: str,
+                 tier: str | None = None) -> dict:
+    args = check_args(files, profile, flags, dtype, tier)
     r = sinpe(args)
-    verdict, reach = verdict_of(r)
+    verdict = verdict_of(r)
     js = r["json"] or {}
-    rec = {"role": role, "target": target, "profile": profile, "flags": list(flags), "status":
-           "pending" if pending else "preset", "command": "sinpe " + " ".join(
-               [Path(a).name if a == fname else a for a in args]), "exit_code": r["exit_code"], "verdict": verdict,
-           "reach": reach or ("checked" if verdict in ("conforms", "fails", "inconclusive") else verdict),
-           "max_abs_error": js.get("max_abs_error"), "reason": js.get("reason"), "stderr": r["stderr"][:300]}
+    names = {f: Path(f).name for f in files.values()}
+    rec = {"role": role, "target": target, "profile": profile, "flags": list(flags), "status": "preset",
+           "command": "sinpe " + " ".join(names.get(a, a) for a in args), "exit_code": r["exit_code"],
+           "verdict": verdict, "reach": "checked" if verdict in ("conforms", "fails", "inconclusive") else verdict,
+           "max_abs_error": _num(js.get("max_abs_error")), "reason": js.get("reason"), "stderr": r["stderr"][:300]}
+    if js.get("verdict"):
+        rec.update(kind=js.get("kind", "1d"), tier=js.get("tier"), working=js.get("working"),
+                   n_failures=js.get("n_failures"), unjudged=(js.get("unjudged") or {}).get("count", 0))
     worst = js.get("worst")
-    if worst:
+    if worst and worst.get("position") is not None:
         rec["worst_position"] = str(worst.get("position"))
     return rec
+
+
+def _num(x):
+    """JSON numbers stay numbers; a non-finite error (the checker writes the string 'inf') is null here, the
+    table's non-finite rows being recorded in its facts."""
+    return None if isinstance(x, str) else x
+
+
+def no_preset_record(profile: str, why: str) -> dict:
+    """What cannot be checked, said so: sinpe has no preset for this table (no command is run)."""
+    return {"role": "intended", "target": "table", "profile": profile, "flags": [], "status": "no preset",
+            "command": "", "exit_code": None, "verdict": "no preset", "reach": "no preset", "max_abs_error": None,
+            "reason": why, "stderr": ""}
+
+
+STRUCTURAL = {"--cls": 1, "--shape": 1, "--channels-first": 0}  # how the table is laid out, not which profile
+
+
+def structural(flags: list) -> list:
+    """The layout flags of a grid check (cls rows, shape), kept when checking against another profile."""
+    out, i = [], 0
+    while i < len(flags):
+        n = STRUCTURAL.get(flags[i])
+        if n is not None:
+            out += flags[i:i + 1 + n]
+        i += 1 + (n or 0)
+    return out
+
+
+def round_trip(det, files: dict, det_file: str, dtype: str) -> dict | None:
+    """detect -> check: the file detect read checked against the profile `sinpe detect` named, with the flags it
+    printed (REQ-DETECT-KINDS says they reproduce it); None when detect named none."""
+    d = det.result()
+    flags = (d.get("profile_flags") or "").split()
+    if not flags:
+        return None
+    if flags[0] in ("--cos", "--sin"):  # a rotary reading of the cos cache: check the pair
+        flags = flags[2:]
+    else:  # a 1-D or grid reading: the one file detect read
+        files = {"table": det_file}
+    prof = flags[flags.index("--profile") + 1] if "--profile" in flags else "vaswani"
+    rest = [f for i, f in enumerate(flags) if f != "--profile" and (i == 0 or flags[i - 1] != "--profile")]
+    return check_record("detected", "what detect named", files, prof, rest, dtype)
 
 
 def detect_record(fname: str) -> dict:
     r = sinpe(["detect", fname, "--json"])
     js = r["json"] or {}
-    keep = ("profile", "profile_flags", "layout", "shift", "base", "offset", "amplitude", "zeroed_rows",
+    keep = ("kind", "profile", "profile_flags", "layout", "shift", "base", "offset", "amplitude", "zeroed_rows",
             "precision", "sentence", "nearest_preset")
     out = {"exit_code": r["exit_code"], **{k: js.get(k) for k in keep}, "stderr": r["stderr"][:300]}
+    out["readings"] = {k: {"found": bool(v.get("found")), "profile": v.get("profile"),
+                           "reason": v.get("reason")} for k, v in (js.get("readings") or {}).items()}
     out["summary"] = js.get("sentence") or r["stderr"][:120] or None
     return out
 
@@ -173,6 +223,7 @@ def table_facts(a: np.ndarray) -> dict:
 
 
 def run_variant(case, d_kind, d, dtype, tmp: Path, pool) -> tuple[dict, list]:
+    import cases
     stem = f"{case.id.replace('/', '_').replace('[', '_').replace(']', '').replace(',', '_').replace('=', '')}" \
            f"-d{d}-{dtype}"
     v = {"d": d, "d_kind": d_kind, "dtype": dtype, "n": case.n}
@@ -184,36 +235,48 @@ def run_variant(case, d_kind, d, dtype, tmp: Path, pool) -> tuple[dict, list]:
                  error=f"{type(e).__name__}: {msg}", checks=[], detect=None)
         return v, []
     v.update(outcome="table", call=call, error=None)
-    pending = case.profile in __import__("cases").PENDING_PROFILES
-    jobs = []
     if case.kind == "rotary":
         cos, sin = (to_numpy(x) for x in table)
         v["table"] = table_facts(np.concatenate([cos, sin], axis=1))
-        fcos, fsin = save(tmp, stem + "-cos", cos), save(tmp, stem + "-sin", sin)
-        jobs.append(pool.submit(check_record, "intended", "cos cache", fcos, case.profile, case.flags, dtype, d,
-                                pending))
-        jobs.append(pool.submit(check_record, "canonical", "sin cache", fsin, "vaswani", [], dtype, d, False))
-        det_file = fsin
-        arr = None
+        files = {"cos": save(tmp, stem + "-cos", cos), "sin": save(tmp, stem + "-sin", sin)}
+        target, det_file, arr = "cos/sin caches", files["cos"], None
     else:
         arr = to_numpy(table)
         v["table"] = table_facts(arr)
-        fname = save(tmp, stem, arr)
-        jobs.append(pool.submit(check_record, "intended", "table", fname, case.profile, case.flags, dtype, d, pending))
-        jobs.append(pool.submit(check_record, "canonical", "table", fname, "vaswani", [], dtype, d, False))
-        det_file = fname
+        files = {"table": save(tmp, stem, arr)}
+        target, det_file = "table", files["table"]
+    jobs = []
+    if case.profile in cases.NO_PRESET:
+        v["_fixed"] = [no_preset_record(case.profile, cases.NO_PRESET[case.profile])]
+    else:
+        jobs.append(pool.submit(check_record, "intended", target, files, case.profile, case.flags, dtype))
+        if case.kind == "1d" and dtype in ("float16", "bfloat16"):
+            # the default judges a half table as computed in float32 and rounded once (TOL-WORKING); --working
+            # native as computed in its own format: a table that fails the first and passes the second was
+            # computed in half precision
+            jobs.append(pool.submit(check_record, "native", target, files, case.profile,
+                                    [*case.flags, "--working", "native"], dtype))
+        if case.kind != "1d" and dtype in ("float16", "bfloat16"):
+            # grids and caches are judged in their own format (no --working): the faithful tier tells a table
+            # computed wide and rounded once from one computed in half precision (half inverse frequencies)
+            jobs.append(pool.submit(check_record, "faithful", target, files, case.profile, case.flags, dtype,
+                                    "faithful"))
+    canon, cflags = cases.CANONICAL[case.kind]
+    jobs.append(pool.submit(check_record, "canonical", target, files, canon, [*cflags, *structural(case.flags)],
+                            dtype))
     det = pool.submit(detect_record, det_file)
+    jobs.append(pool.submit(round_trip, det, files, det_file, dtype))
     if case.derive is not None and d_kind == "even":
         for i, (label, sub, prof, flags, _) in enumerate(case.derive(table)):
             f = save(tmp, f"{stem}-derived{i}", sub)
-            jobs.append(pool.submit(check_record, "derived", label, f, prof, flags, dtype, d, False))
+            jobs.append(pool.submit(check_record, "derived", label, {"table": f}, prof, flags, dtype))
     v["_jobs"], v["_detect"] = jobs, det
     return v, ([arr] if arr is not None else [])
 
 
 def reference(tmp, case, d, n) -> np.ndarray | None:
-    """Float64 table of the intended profile from `sinpe table` (for the figure)."""
-    if case.profile in __import__("cases").PENDING_PROFILES:
+    """Float64 table of the intended 1-D profile from `sinpe table` (for the figure)."""
+    if case.kind != "1d":
         return None
     f = tmp / f"ref-{case.profile}-{'_'.join(case.flags)}-{d}-{n}.npy"
     if not f.exists():
@@ -222,6 +285,28 @@ def reference(tmp, case, d, n) -> np.ndarray | None:
         if p.returncode != 0:
             return None
     return np.load(f, allow_pickle=False)
+
+
+def refresh() -> int:
+    """`survey/run.py --findings`: re-evaluate the findings (installed sources, committed results) and rewrite the
+    reports from survey/results.json without calling any library again (errors.png is left as it is)."""
+    torchvision_cpu_shim()
+    import findings
+    results = json.loads(report.RESULTS.read_text())
+    results["findings"] = findings.evaluate(results)
+    return write(results)
+
+
+def write(results: dict) -> int:
+    errs = report.validate(results, json.loads(report.SCHEMA.read_text()))
+    if errs:
+        print("results do not match the schema:\n  " + "\n  ".join(errs[:20]), file=sys.stderr)
+        return 1
+    report.RESULTS.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
+    (HERE / "RESULTS.md").write_text("# Conformance survey of real libraries\n\n" + report.render(results))
+    readme = ROOT / "README.md"
+    readme.write_text(report.splice(readme.read_text(), report.readme_section(results)))
+    return 0
 
 
 def main() -> int:
@@ -238,7 +323,7 @@ def main() -> int:
                      "function": case.function, "source": source_of(case.function), "kind": case.kind,
                      "claim": case.claim, "odd_note": case.odd_note,
                      "intended": {"profile": case.profile, "flags": case.flags,
-                                  "status": "pending" if case.profile in cases.PENDING_PROFILES else "preset"},
+                                  "status": "no preset" if case.profile in cases.NO_PRESET else "preset"},
                      "variants": []}
             plan = [("even", case.d_even, t) for t in case.dtypes]
             if case.d_odd is not None:
@@ -253,21 +338,16 @@ def main() -> int:
                         curves[(case.id, dtype)] = err
             for v in entry["variants"]:
                 if "_jobs" in v:
-                    v["checks"] = [j.result() for j in v.pop("_jobs")]
+                    v["checks"] = [c for c in v.pop("_fixed", []) + [j.result() for j in v.pop("_jobs")] if c]
                     v["detect"] = v.pop("_detect").result()
             entries.append(entry)
     results = {"schema": "survey/results.schema.json", "environment": env, "entries": entries,
-               "pending_profiles": cases.PENDING_PROFILES, "seconds": round(time.time() - t0, 1)}
+               "no_preset": cases.NO_PRESET,
+               "canonical": {k: {"profile": p, "flags": f} for k, (p, f) in cases.CANONICAL.items()}, "seconds": round(time.time() - t0, 1)}
     import findings
     results["findings"] = findings.evaluate(results)
-    errs = report.validate(results, json.loads(report.SCHEMA.read_text()))
-    if errs:
-        print("results do not match the schema:\n  " + "\n  ".join(errs[:20]), file=sys.stderr)
+    if write(results):
         return 1
-    report.RESULTS.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
-    (HERE / "RESULTS.md").write_text("# Conformance survey of real libraries\n\n" + report.render(results))
-    readme = ROOT / "README.md"
-    readme.write_text(report.splice(readme.read_text(), report.readme_section(results)))
     figure(curves, HERE / "errors.png")
     s = report.summary(results)
     print(f"survey: {s['functions']} functions, {s['entries']} configurations, {s['libraries']} libraries, "
@@ -296,4 +376,4 @@ def figure(curves: dict, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(refresh() if sys.argv[1:] == ["--findings"] else main())

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from sinpe.spec.grid import GRID_PRESETS
 from sinpe.spec.profiles import PRESETS
+from sinpe.spec.rotary import ROTARY_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("sinpe_survey_report", ROOT / "survey" / "report.py")
@@ -47,31 +49,69 @@ def test_validator_rejects_damaged_results(results, schema, damage):
     assert report.validate(bad, schema) != []
 
 
-def _named_profiles(results):
+KIND_PRESETS = {"1d": PRESETS, "grid": GRID_PRESETS, "rotary": ROTARY_PRESETS}
+ENTRY_KIND = {"1d": "1d", "grid2d": "grid", "rotary": "rotary"}
+
+
+def _checks(results):
     for e in results["entries"]:
-        yield e["id"], e["intended"]["profile"], e["intended"]["status"]
         for v in e["variants"]:
             for c in v["checks"]:
-                yield e["id"], c["profile"], c["status"]
+                yield e, v, c
 
 
-def test_every_named_profile_exists_or_is_pending(results):
-    pending = results["pending_profiles"]
-    for cid, name, status in _named_profiles(results):
-        if status == "preset":
-            assert name in PRESETS, f"{cid}: profile {name!r} is not a sinpe preset"
+def test_every_named_profile_exists_or_is_recorded_as_no_preset(results):  # REQ-CHECK-KINDS
+    """Every profile the survey checked against is a sinpe preset of the kind the checker reported; a
+    table without one names a profile listed in no_preset, with its reason."""
+    no_preset = results["no_preset"]
+    for e in results["entries"]:
+        name, status = e["intended"]["profile"], e["intended"]["status"]
+        if status == "no preset":
+            assert name in no_preset and no_preset[name], e["id"]
         else:
-            assert name in pending, f"{cid}: pending profile {name!r} is not listed in pending_profiles"
+            assert name in KIND_PRESETS[ENTRY_KIND[e["kind"]]], f"{e['id']}: {name!r} is not a {e['kind']} preset"
+    for e, v, c in _checks(results):
+        if c["status"] == "preset" and c["reach"] == "checked":
+            assert c["profile"] in KIND_PRESETS[c["kind"]], (e["id"], c["profile"], c["kind"])
 
 
-def test_pending_profiles_are_honest(results):
-    """A check against a pending profile never claims a verdict it could not have: until the profile
-    exists, sinpe answers 'no profile yet' (exit 2); once it exists, the survey must be rerun."""
+def test_no_preset_is_honest(results):
+    """What sinpe has no profile for is recorded as such: no command run, no verdict claimed."""
+    seen = 0
+    for e, v, c in _checks(results):
+        if c["status"] == "no preset":
+            seen += 1
+            assert c["verdict"] == "no preset" and c["exit_code"] is None and c["command"] == "", (e["id"], c)
+            assert c["reason"] == results["no_preset"][c["profile"]]
+        else:
+            assert c["verdict"] != "no preset", (e["id"], c)
+    assert seen > 0
+
+
+def test_grid_and_rotary_tables_are_checked_as_such(results):
+    """Every grid/rotary table with a preset got a real verdict from the grid/rotary checker, with the
+    command that reproduces it (--cos/--sin for caches)."""
+    for e, v, c in _checks(results):
+        if e["kind"] != "1d" and c["role"] == "intended" and c["status"] == "preset":
+            assert c["reach"] == "checked" and c["kind"] == ENTRY_KIND[e["kind"]], (e["id"], v["dtype"], c)
+            assert c["exit_code"] == {"conforms": 0, "fails": 1, "inconclusive": 3}[c["verdict"]]
+            if e["kind"] == "rotary":
+                assert " --cos " in c["command"] and " --sin " in c["command"], c["command"]
+
+
+def test_half_precision_second_opinions_are_recorded(results):
+    """Half-precision 1-D tables are also judged as computed natively (--working native), grids and caches
+    under the faithful tier; a float32 table gets neither."""
     for e in results["entries"]:
         for v in e["variants"]:
-            for c in v["checks"]:
-                if c["status"] == "pending" and c["profile"] not in PRESETS:
-                    assert c["verdict"] == "no profile yet" and c["exit_code"] == 2, (e["id"], c)
+            if v["outcome"] != "table" or e["intended"]["status"] != "preset":
+                continue
+            roles = {c["role"] for c in v["checks"]}
+            want = {"native"} if e["kind"] == "1d" else {"faithful"}
+            if v["dtype"] in ("float16", "bfloat16"):
+                assert want <= roles, (e["id"], v["dtype"], roles)
+            else:
+                assert not roles & {"native", "faithful"}, (e["id"], v["dtype"], roles)
 
 
 def test_survey_reaches_its_scope(results):
@@ -97,17 +137,16 @@ def test_readme_section_changes_with_results(results):
     assert report.readme_section(bad) not in (ROOT / "README.md").read_text()
 
 
-def test_pending_names_map_to_real_presets():  # REQ-CHECK-KINDS: the survey's pending names and sinpe's presets
+def test_cases_name_presets_of_their_kind():  # REQ-CHECK-KINDS: the survey's cases against sinpe's preset lists
     import sys
     sys.path.insert(0, str(ROOT / "survey"))
     try:
         import cases
     finally:
         sys.path.remove(str(ROOT / "survey"))
-    from sinpe.spec.grid import GRID_PRESETS
-    from sinpe.spec.rotary import ROTARY_PRESETS
-    assert set(cases.PRESET_FOR_PENDING) == set(cases.PENDING_PROFILES)
-    mapped = {k: v[0] for k, v in cases.PRESET_FOR_PENDING.items() if v is not None}
-    for pending, preset in mapped.items():
-        assert preset in (GRID_PRESETS if pending.startswith("grid") else ROTARY_PRESETS), (pending, preset)
-    assert {"grid2d-mae", "grid2d-timm", "grid2d-detr", "rope-halves", "rope-pairs"} <= set(mapped)
+    for c in cases.CASES:
+        if c.profile not in cases.NO_PRESET:
+            assert c.profile in KIND_PRESETS[ENTRY_KIND[c.kind]], (c.id, c.profile)
+    for kind, (name, _) in cases.CANONICAL.items():
+        assert name in KIND_PRESETS[ENTRY_KIND[kind]], (kind, name)
+    assert not set(cases.NO_PRESET) & (set(PRESETS) | set(GRID_PRESETS) | set(ROTARY_PRESETS))
