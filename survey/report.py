@@ -18,8 +18,8 @@ END = "<!-- survey:end -->"
 SHORT = {"conforms": "ok", "fails": "FAIL", "inconclusive": "inc", "no preset": "no preset",
          "raises": "raises", "usage-error": "usage", "timeout": "timeout", None: "-"}
 # the second opinion shown beside a half-precision cell: 1-D tables judged as computed natively in half precision
-# (--working native), grids and caches under the faithful tier
-SECOND = {"native": "native", "faithful": "faithful"}
+# (--working native) for every kind
+SECOND = {"native": "native"}
 VERDICT_ORDER = ("conforms", "fails", "inconclusive", "no preset", "usage-error", "timeout")
 
 
@@ -102,9 +102,8 @@ def render(results: dict) -> str:
         "Cells: verdict of `sinpe check` against the library's intended profile (`ok` conforms, `FAIL` with its "
         "max abs error, `inc` inconclusive, `no preset` sinpe has no profile for it (not checked; its 1-D slices "
         "below are), `raises` the library refused the call). Half-precision cells add, when it differs, the "
-        "verdict of a 1-D table judged as computed natively in half precision (`native`: `--working native`; "
-        "the default judges it as computed in float32 and rounded once) or of a grid/cache under the faithful "
-        "tier (`faithful`: `--tier faithful`; grids and caches are judged in their own format). **canonical**: the "
+        "verdict of the table judged as computed natively in half precision (`native`: `--working native`; "
+        "the default judges a half table, cache or grid as computed in float32 and rounded once). **canonical**: the "
         "even-d float32 table against the canonical profile of its kind (" + canon + "); **detect**: what "
         "`sinpe detect` named for it (rotary: the cos cache).",
         "",

@@ -250,17 +250,12 @@ def run_variant(case, d_kind, d, dtype, tmp: Path, pool) -> tuple[dict, list]:
         v["_fixed"] = [no_preset_record(case.profile, cases.NO_PRESET[case.profile])]
     else:
         jobs.append(pool.submit(check_record, "intended", target, files, case.profile, case.flags, dtype))
-        if case.kind == "1d" and dtype in ("float16", "bfloat16"):
-            # the default judges a half table as computed in float32 and rounded once (TOL-WORKING); --working
-            # native as computed in its own format: a table that fails the first and passes the second was
-            # computed in half precision
+        if dtype in ("float16", "bfloat16"):
+            # the default judges a half table (1-D, grid or cache) as computed in float32 and rounded once
+            # (TOL-WORKING); --working native as computed in its own format: a table that fails the first and
+            # passes the second was computed in half precision
             jobs.append(pool.submit(check_record, "native", target, files, case.profile,
                                     [*case.flags, "--working", "native"], dtype))
-        if case.kind != "1d" and dtype in ("float16", "bfloat16"):
-            # grids and caches are judged in their own format (no --working): the faithful tier tells a table
-            # computed wide and rounded once from one computed in half precision (half inverse frequencies)
-            jobs.append(pool.submit(check_record, "faithful", target, files, case.profile, case.flags, dtype,
-                                    "faithful"))
     canon, cflags = cases.CANONICAL[case.kind]
     jobs.append(pool.submit(check_record, "canonical", target, files, canon, [*cflags, *structural(case.flags)],
                             dtype))

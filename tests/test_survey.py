@@ -100,14 +100,14 @@ def test_grid_and_rotary_tables_are_checked_as_such(results):
 
 
 def test_half_precision_second_opinions_are_recorded(results):
-    """Half-precision 1-D tables are also judged as computed natively (--working native), grids and caches
-    under the faithful tier; a float32 table gets neither."""
+    """Half-precision tables, grids and caches are also judged as computed natively (--working native);
+    a float32 table is not."""
     for e in results["entries"]:
         for v in e["variants"]:
             if v["outcome"] != "table" or e["intended"]["status"] != "preset":
                 continue
             roles = {c["role"] for c in v["checks"]}
-            want = {"native"} if e["kind"] == "1d" else {"faithful"}
+            want = {"native"}
             if v["dtype"] in ("float16", "bfloat16"):
                 assert want <= roles, (e["id"], v["dtype"], roles)
             else:
