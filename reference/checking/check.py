@@ -371,35 +371,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     could not be judged (REQ-CHECK-UNJUDGED).
     """
     t0 = time.perf_counter()
-    if tier not in TIERS:
-        raise LoadError(f"unknown tier {tier!r}; use one of {', '.join(TIERS)}")
-    if not isinstance(table, Table):
-        from sinpe.reference.checking.loaders import _finish, _to_numpy
-        table = _finish(Table(*_to_numpy(table, "table"), "table"))
-    data = table.data
-    fmt = get_format(dtype or table.dtype)
-    try:
-        wfmt = working_format(fmt, working) if tier == "phase" else fmt
-    except ValueError as e:
-        raise LoadError(str(e)) from None
+    table, data, fmt, wfmt, pos, d, check_repr, res = _prepare(table, profile, positions, dtype, tier, d, working)
     rows, width = data.shape
-    # REQ-CHECK-SHAPE (dtype): a table checked in F holds values of F. Decimal text denotes the F value
-    # nearest to it; a binary table stored wider than F is tested entry by entry (``not_in_format``).
-    text_rounded = table.from_text and fmt.dtype != "float64"
-    if text_rounded:
-        data = round_array(np.asarray(data, dtype=np.float64), fmt)
-    check_repr = not table.from_text and not _values_in(table.dtype, fmt.dtype)
-    d = width if d is None else int(d)
-    pos = positions_array(positions, rows)
-    res = _new_result(profile, tier, fmt.dtype, d, rows, table.source)
-    res.working = wfmt.dtype
-    res.width = width
-    res.notes.extend(table.notes)
-    if text_rounded:
-        res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
-    if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
-        raise LoadError(f"{table.source}: {rows} rows but {len(pos)} positions; pass --positions with one per row")
-    if width != d:
+    if width != d:  # REQ-CHECK-SHAPE: a finding, not compared entry by entry
         res.conformant, res.verdict = False, "fails"
         if rows == d and width == len(pos) and width != rows:
             res.reason = f"transposed: shape {data.shape} is (d, positions); a table has one row per position"
@@ -422,20 +396,9 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         band_of = _band_index(np.array([float(x) for x in pos]))
     res.bands = bands
     amp = float(profile.amplitude)
-    base = float(profile.base)
-    want_theta = tier == "phase"
     step = max(1, chunk_entries // max(d, 1))
     bar = Progress(rows, f"sinpe check {table.source}", progress)
     labels = [c.label for c in columns(profile, d)]
-    worst_abs = (-1.0, 0, 0)
-    worst_ulp = (-1.0, 0, 0)
-    nonfinite = 0
-    first_nonfinite = None
-    not_in_format = 0
-    first_not_in = None
-    undecided: list[tuple[int, int, float, float]] = []
-    fail_rows: list[tuple[int, int, float, float, float, float, str]] = []
-    n_fail = 0
     mm = getattr(data, "_mmap", None) if table.streamable else None
     fw_all = fastref.frequency_words(profile, d)[4]
     fw_n = fw_all.shape[0]
@@ -460,6 +423,10 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     may_overflow = absamp >= fmt.max_finite / 2
     cert_stats = _TableStats()
 
+    # Why check_table and process are long: process is the streamed kernel (REQ-CHECK-STREAM), one chunk's
+    # pass over the table, a closure over the check's per-column constants and reusing per-thread buffers;
+    # the steps before it (_prepare) and after it (_Merged, _settle_undecided, _failure_list, _worst,
+    # _entry_reason, the verdict) are functions of their own.
     def process(a: int) -> dict[str, Any]:
         """Check rows a..a+step: partial figures, merged below in row order."""
         b = min(rows, a + step)
@@ -591,41 +558,14 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
 
     # chunks run on a small thread pool (NumPy releases the GIL inside its loops); merged in order
     local = threading.local()
-    merged = _Merged()
+    merged = _Merged(bands, max_failures, tier, fmt)
     n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1), (rows + step - 1) // step))
     pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
     starts = range(0, rows, step)
     try:
         parts = pool.map(process, starts) if pool is not None else map(process, starts)
         for part in parts:
-            nonfinite += part["nonfinite"]
-            if first_nonfinite is None and part["first_nonfinite"] is not None:
-                first_nonfinite = part["first_nonfinite"]
-            not_in_format += part["not_in"]
-            if first_not_in is None and part["first_not_in"] is not None:
-                first_not_in = part["first_not_in"]
-            undecided.extend(part["undecided"])
-            if len(undecided) > MAX_ORACLE:
-                raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
-                                f"{tier} tolerance (a {fmt.dtype} table checked at tier {tier}); check fewer "
-                                f"positions (--positions) or a looser tier")
-            n_fail += part["n_fail"]
-            fail_rows.extend(part["fail_rows"][: max(0, max_failures - len(fail_rows))])
-            for i, cnt in part["band_fail"]:
-                bands[i].failures += cnt
-            for i, cnt, mabs, mulp, mrat, unj in part["band_stats"]:
-                bd = bands[i]
-                bd.rows += cnt
-                bd.max_abs_error = max(bd.max_abs_error, mabs)
-                bd.max_ulp_error = max(bd.max_ulp_error, mulp)
-                bd.max_bound_ratio = max(bd.max_bound_ratio, mrat)
-                bd.unjudged += unj
             merged.add(part)
-            wa, wu = part["worst_abs"], part["worst_ulp"]
-            if wa[0] > worst_abs[0] or (wa[0] != wa[0] and worst_abs[0] == worst_abs[0]):
-                worst_abs = wa
-            if wu[0] > worst_ulp[0]:
-                worst_ulp = wu
             if mm is not None:
                 release_pages(data, part["stop"])
             bar.update(part["stop"])
@@ -637,75 +577,19 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     if cert_stats.oracle:
         res.notes.append(f"{cert_stats.oracle} reference entries the fast path could not round were settled by the "
                          f"certified oracle (REQ-TABLE-FAST)")
-    # the undecided entries: Arb decides. First, per row, the correctly rounded values (one oracle call
-    # per row): y == RN(PE) meets every tier; otherwise exact fails and the others go entry by entry.
-    from sinpe.reference.oracles.arb import rounded_table
-    by_row: dict[int, list[tuple[int, int, float, float]]] = {}
-    for u in undecided:
-        by_row.setdefault(u[0], []).append(u)
-    obar = Progress(len(by_row), "sinpe check: Arb oracle", progress)
-    for done, (r, items) in enumerate(sorted(by_row.items()), 1):
-        rn = rounded_table(profile, d, [_pos_value(pos[r])], fmt)[0]
-        for (_, c, yv, th) in items:
-            res.oracle_decided += 1
-            if yv == rn[c]:
-                continue
-            if tier == "exact":
-                ok, e, pe = False, abs(yv - float(rn[c])), float(rn[c])
-            else:
-                ok, e, pe = oracle_decide(profile, d, _pos_value(pos[r]), c, yv, tier, fmt, th, wfmt)
-            if ok:
-                continue
-            n_fail += 1
-            bd = bands[int(band_of[r])]
-            bd.failures += 1
-            if len(fail_rows) < max_failures:
-                fail_rows.append((r, c, yv, pe, e, float("nan"), "decided by the Arb oracle"))
-        obar.update(done)
-    obar.close()
-    fail_rows.sort(key=lambda t: (t[0], t[1]))
+    ctx = _Ctx(profile, d, fmt, wfmt, tier, pos, labels, bands, band_of, max_failures, progress)
+    n_fail = merged.n_fail + _settle_undecided(ctx, merged.undecided, merged.fail_rows, res)
     res.n_failures = n_fail
-    for (r, c, yv, rv, e, al, why) in fail_rows[:max_failures]:
-        p = format_position(pos[r])
-        if not math.isfinite(yv):
-            why = "non-finite"
-        if math.isnan(al):
-            ref1, th1 = reference_chunk(profile, d, pos[r:r + 1], True)
-            al = float(allowed_abs_error(tier, fmt, ref1[:, c], th1[:, c], amp, base=base, working=wfmt)[0])
-        u = float(ulp_array(np.array([rv]), fmt)[0])
-        res.failures.append(Failure(
-            position=p, column=c, label=labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
-            ulp_error=e / u, reason=why or f"|error| > {tier} tolerance",
-            repro=f"sinpe table {profile.cli_flags()} --d {d} --positions {p} --dtype {fmt.dtype} --out pe.npy  # column {c}",
-            python=_snippet(profile, d, p, c, fmt.name)))
-    # the worst entry, figures recomputed by the oracle
-    if worst_abs[0] >= 0 and math.isfinite(worst_abs[0]):
-        _, r, c = worst_abs
-        lo, hi = oracle_entry(profile, d, _pos_value(pos[r]), c, 160)
-        import mpmath
-        yv = float(np.asarray(data[r, c], dtype=np.float64))
-        with mpmath.workprec(200):  # at 53 bits a float64 entry's error would round to 0
-            res.max_abs_error = float(abs(mpmath.mpf(yv) - (lo + hi) / 2))
-    else:
-        res.max_abs_error = worst_abs[0] if worst_abs[0] >= 0 else 0.0
-    res.max_ulp_error = max(worst_ulp[0], 0.0)
-    wr, wc = (worst_ulp[1], worst_ulp[2]) if tier != "phase" else (worst_abs[1], worst_abs[2])
-    res.worst = {"position": format_position(pos[wr]), "column": int(wc), "label": labels[wc]}
-    if nonfinite:
-        r0, c0, v0 = first_nonfinite  # type: ignore[misc]
-        res.reason = (f"non-finite: {nonfinite} NaN/Inf entries, first at position {format_position(pos[r0])} "
-                      f"column {c0} ({v0})")
-        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(profile.offset)) >= 65520:
-            res.reason += "; float16 positions >= 65520 overflow to inf"
+    res.failures = _failure_list(ctx, merged.fail_rows)
+    _worst(ctx, res, data, merged.worst_abs, merged.worst_ulp)
+    res.reason = _entry_reason(ctx, table, merged.nonfinite, merged.first_nonfinite, merged.not_in,
+                               merged.first_not_in) or res.reason
+    if merged.nonfinite:
+        r0, c0, _ = merged.first_nonfinite
         res.worst = {"position": format_position(pos[r0]), "column": int(c0), "label": labels[c0]}
-    elif not_in_format:
-        r0, c0, v0 = first_not_in  # type: ignore[misc]
-        res.reason = (f"dtype: {not_in_format} of {rows * d} entries are not {fmt.dtype} values (the table is "
-                      f"stored as {table.dtype}), first at position {format_position(pos[r0])} column {c0} ({v0!r}); "
-                      f"a {fmt.dtype} table holds {fmt.dtype} values")
     res.max_bound_ratio = max((bd.max_bound_ratio for bd in bands if bd.rows), default=0.0)
     merged.finish(res, rows * d, pos, data, plan, fmt, wfmt, profile, max_failures)
-    failed = n_fail > 0 or not_in_format > 0 or res.structural["violations"] > 0
+    failed = n_fail > 0 or merged.not_in > 0 or res.structural["violations"] > 0
     res.verdict = "fails" if failed else ("inconclusive" if res.unjudged["count"] else "conforms")
     res.conformant = res.verdict == "conforms"
     if failed and res.reason is None:
@@ -717,6 +601,145 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         res.detected = _detect(data, pos, profile, d)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _prepare(table: Any, profile: Profile, positions: Any, dtype: str | None, tier: str, d: int | None,
+             working: str | None) -> tuple[Table, Any, Any, Any, np.ndarray, int, bool, CheckResult]:
+    """Input normalisation: (table, data, F, W, positions, d, check_repr, the report begun).
+
+    REQ-CHECK-SHAPE (dtype): a table checked in F holds values of F. Decimal text denotes the F value
+    nearest to it (rounded here); a binary table stored wider than F is tested entry by entry (``check_repr``)."""
+    if tier not in TIERS:
+        raise LoadError(f"unknown tier {tier!r}; use one of {', '.join(TIERS)}")
+    if not isinstance(table, Table):
+        from sinpe.reference.checking.loaders import _finish, _to_numpy
+        table = _finish(Table(*_to_numpy(table, "table"), "table"))
+    data = table.data
+    fmt = get_format(dtype or table.dtype)
+    try:
+        wfmt = working_format(fmt, working) if tier == "phase" else fmt
+    except ValueError as e:
+        raise LoadError(str(e)) from None
+    rows, width = data.shape
+    text_rounded = table.from_text and fmt.dtype != "float64"
+    if text_rounded:
+        data = round_array(np.asarray(data, dtype=np.float64), fmt)
+    check_repr = not table.from_text and not _values_in(table.dtype, fmt.dtype)
+    d = width if d is None else int(d)
+    pos = positions_array(positions, rows)
+    res = _new_result(profile, tier, fmt.dtype, d, rows, table.source)
+    res.working, res.width = wfmt.dtype, width
+    res.notes.extend(table.notes)
+    if text_rounded:
+        res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
+    if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
+        raise LoadError(f"{table.source}: {rows} rows but {len(pos)} positions; pass --positions with one per row")
+    return table, data, fmt, wfmt, pos, d, check_repr, res
+
+
+@dataclass
+class _Ctx:
+    """What the steps after the streamed pass share: the check's setting and its position bands."""
+
+    profile: Profile
+    d: int
+    fmt: Any
+    wfmt: Any
+    tier: str
+    pos: np.ndarray
+    labels: list[str]
+    bands: list[BandFigures]
+    band_of: np.ndarray
+    max_failures: int
+    progress: bool | None
+
+
+def _settle_undecided(ctx: _Ctx, undecided: list[tuple[int, int, float, float]], fail_rows: list[tuple], res: CheckResult) -> int:
+    """REQ-CHECK-DECIDE: the Arb oracle decides the entries the fast path left undecided; the number that fail.
+    Per row, first the correctly rounded values (one oracle call per row): y == RN(PE) meets every tier;
+    otherwise exact fails and the others go entry by entry at rising precision."""
+    from sinpe.reference.oracles.arb import rounded_table
+    by_row: dict[int, list[tuple[int, int, float, float]]] = {}
+    for u in undecided:
+        by_row.setdefault(u[0], []).append(u)
+    n_fail = 0
+    obar = Progress(len(by_row), "sinpe check: Arb oracle", ctx.progress)
+    for done, (r, items) in enumerate(sorted(by_row.items()), 1):
+        p = _pos_value(ctx.pos[r])
+        rn = rounded_table(ctx.profile, ctx.d, [p], ctx.fmt)[0]
+        for (_, c, yv, th) in items:
+            res.oracle_decided += 1
+            if yv == rn[c]:
+                continue
+            if ctx.tier == "exact":
+                ok, e, pe = False, abs(yv - float(rn[c])), float(rn[c])
+            else:
+                ok, e, pe = oracle_decide(ctx.profile, ctx.d, p, c, yv, ctx.tier, ctx.fmt, th, ctx.wfmt)
+            if ok:
+                continue
+            n_fail += 1
+            ctx.bands[int(ctx.band_of[r])].failures += 1
+            if len(fail_rows) < ctx.max_failures:
+                fail_rows.append((r, c, yv, pe, e, float("nan"), "decided by the Arb oracle"))
+        obar.update(done)
+    obar.close()
+    return n_fail
+
+
+def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
+    """The first failures, in row order, each with its bound and reproduction (REQ-CHECK-REPRO)."""
+    prof, d, fmt = ctx.profile, ctx.d, ctx.fmt
+    out = []
+    for (r, c, yv, rv, e, al, why) in sorted(fail_rows, key=lambda t: (t[0], t[1]))[:ctx.max_failures]:
+        p = format_position(ctx.pos[r])
+        if not math.isfinite(yv):
+            why = "non-finite"
+        if math.isnan(al):
+            ref1, th1 = reference_chunk(prof, d, ctx.pos[r:r + 1], True)
+            al = float(allowed_abs_error(ctx.tier, fmt, ref1[:, c], th1[:, c], float(prof.amplitude),
+                                         base=float(prof.base), working=ctx.wfmt)[0])
+        u = float(ulp_array(np.array([rv]), fmt)[0])
+        out.append(Failure(
+            position=p, column=c, label=ctx.labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
+            ulp_error=e / u, reason=why or f"|error| > {ctx.tier} tolerance",
+            repro=f"sinpe table {prof.cli_flags()} --d {d} --positions {p} --dtype {fmt.dtype} --out pe.npy  # column {c}",
+            python=_snippet(prof, d, p, c, fmt.name)))
+    return out
+
+
+def _worst(ctx: _Ctx, res: CheckResult, data: Any, worst_abs: tuple, worst_ulp: tuple) -> None:
+    """The worst entry and its figures, |error| recomputed by the oracle."""
+    if worst_abs[0] >= 0 and math.isfinite(worst_abs[0]):
+        _, r, c = worst_abs
+        lo, hi = oracle_entry(ctx.profile, ctx.d, _pos_value(ctx.pos[r]), c, 160)
+        import mpmath
+        yv = float(np.asarray(data[r, c], dtype=np.float64))
+        with mpmath.workprec(200):  # at 53 bits a float64 entry's error would round to 0
+            res.max_abs_error = float(abs(mpmath.mpf(yv) - (lo + hi) / 2))
+    else:
+        res.max_abs_error = worst_abs[0] if worst_abs[0] >= 0 else 0.0
+    res.max_ulp_error = max(worst_ulp[0], 0.0)
+    wr, wc = (worst_ulp[1], worst_ulp[2]) if ctx.tier != "phase" else (worst_abs[1], worst_abs[2])
+    res.worst = {"position": format_position(ctx.pos[wr]), "column": int(wc), "label": ctx.labels[wc]}
+
+
+def _entry_reason(ctx: _Ctx, table: Table, nonfinite: int, first_nonfinite: Any, not_in_format: int,
+                  first_not_in: Any) -> str | None:
+    """REQ-CHECK-SHAPE findings that are not comparisons: non-finite entries, values not of the format."""
+    pos, fmt = ctx.pos, ctx.fmt
+    if nonfinite:
+        r0, c0, v0 = first_nonfinite
+        s = (f"non-finite: {nonfinite} NaN/Inf entries, first at position {format_position(pos[r0])} "
+             f"column {c0} ({v0})")
+        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(ctx.profile.offset)) >= 65520:
+            s += "; float16 positions >= 65520 overflow to inf"
+        return s
+    if not_in_format:
+        r0, c0, v0 = first_not_in
+        return (f"dtype: {not_in_format} of {len(pos) * ctx.d} entries are not {fmt.dtype} values (the table is "
+                f"stored as {table.dtype}), first at position {format_position(pos[r0])} column {c0} ({v0!r}); "
+                f"a {fmt.dtype} table holds {fmt.dtype} values")
+    return None
 
 
 # --- exact and faithful tiers on the correctly rounded fast path (REQ-CHECK-DECIDE, REQ-TABLE-FAST) ---
@@ -830,13 +853,45 @@ def _count_unjudged(out: dict[str, Any], allowed: np.ndarray, ref: np.ndarray, a
 
 
 class _Merged:
-    """Figures merged over chunks in row order: unjudged entries, suggested working formats, THM-SHIFT, row hashes."""
+    """Figures merged over chunks in row order: failures and their first rows, non-finite and non-F entries,
+    entries left to the oracle, band figures, the worst entries, unjudged entries, suggested working
+    formats, THM-SHIFT, row hashes."""
 
-    def __init__(self) -> None:
+    def __init__(self, bands: list[BandFigures], max_failures: int, tier: str, fmt: Any) -> None:
+        self.bands, self.max_failures, self.tier, self.fmt = bands, max_failures, tier, fmt
+        self.nonfinite, self.first_nonfinite, self.not_in, self.first_not_in = 0, None, 0, None
+        self.undecided: list[tuple[int, int, float, float]] = []
+        self.n_fail, self.fail_rows = 0, []
+        self.worst_abs, self.worst_ulp = (-1.0, 0, 0), (-1.0, 0, 0)
         self.unjudged, self.rows_unjudged, self.alts = 0, [], {}
         self.shift_judged, self.shift_bad, self.findings, self.hashes = 0, 0, [], []
 
     def add(self, part: dict[str, Any]) -> None:
+        self.nonfinite += part["nonfinite"]
+        self.first_nonfinite = self.first_nonfinite or part["first_nonfinite"]
+        self.not_in += part["not_in"]
+        self.first_not_in = self.first_not_in or part["first_not_in"]
+        self.undecided.extend(part["undecided"])
+        if len(self.undecided) > MAX_ORACLE:
+            raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
+                            f"{self.tier} tolerance (a {self.fmt.dtype} table checked at tier {self.tier}); check "
+                            f"fewer positions (--positions) or a looser tier")
+        self.n_fail += part["n_fail"]
+        self.fail_rows.extend(part["fail_rows"][: max(0, self.max_failures - len(self.fail_rows))])
+        for i, cnt in part["band_fail"]:
+            self.bands[i].failures += cnt
+        for i, cnt, mabs, mulp, mrat, unj in part["band_stats"]:
+            bd = self.bands[i]
+            bd.rows += cnt
+            bd.max_abs_error = max(bd.max_abs_error, mabs)
+            bd.max_ulp_error = max(bd.max_ulp_error, mulp)
+            bd.max_bound_ratio = max(bd.max_bound_ratio, mrat)
+            bd.unjudged += unj
+        wa, wu = part["worst_abs"], part["worst_ulp"]
+        if wa[0] > self.worst_abs[0] or (wa[0] != wa[0] and self.worst_abs[0] == self.worst_abs[0]):
+            self.worst_abs = wa
+        if wu[0] > self.worst_ulp[0]:
+            self.worst_ulp = wu
         self.unjudged += part["unjudged"]
         if part["unjudged"]:
             self.rows_unjudged.append(part["unjudged_row"])
