@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -64,6 +63,7 @@ from sinpe.reference.checking.loaders import LoadError, Table, release_pages
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.checking import structure
+from sinpe.reference.progress import Progress
 from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.tables.build import correctly_rounded_block
 from sinpe.reference.tables.rounded import Plan as _TablePlan, Stats as _TableStats
@@ -295,32 +295,6 @@ def oracle_decide(profile: Profile, d: int, position: Any, j: int, y: float, tie
 
 # --- progress -------------------------------------------------------------------------------------
 
-class Progress:
-    """A one-line progress bar on stderr, only when stderr is a terminal (and ``enabled``)."""
-
-    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
-        self.total, self.label = total, label
-        self.on = (sys.stderr.isatty() if enabled is None else enabled) and total > 0
-        self.last = 0.0
-
-    def update(self, done: int) -> None:
-        if not self.on:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.2 and done < self.total:
-            return
-        self.last = now
-        frac = done / self.total
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r{self.label} [{bar:<30s}] {100 * frac:5.1f}% ({done}/{self.total} rows)")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.on:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 # --- the check ------------------------------------------------------------------------------------
 
 def _bands(pos: np.ndarray) -> list[BandFigures]:
@@ -397,7 +371,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     res.bands = bands
     amp = float(profile.amplitude)
     step = max(1, chunk_entries // max(d, 1))
-    bar = Progress(rows, f"sinpe check {table.source}", progress)
+    bar = Progress(rows, f"sinpe check {table.source}", progress, unit="rows")
     labels = [c.label for c in columns(profile, d)]
     mm = getattr(data, "_mmap", None) if table.streamable else None
     fw_all = fastref.frequency_words(profile, d)[4]

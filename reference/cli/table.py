@@ -23,7 +23,7 @@ from sinpe.spec.formats import get_format
 
 from sinpe.reference.cli import UsageError
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
-from sinpe.reference.golden.vectors import Progress
+from sinpe.reference.progress import Progress
 from sinpe.reference.numerics.positions import parse_position_source
 from sinpe.reference.tables.build import write_table
 from sinpe.reference.tables.rounded import Stats
@@ -58,10 +58,10 @@ def run(args: argparse.Namespace) -> int:
     if args.cross_check and len(src) * args.d > CROSS_CHECK_MAX:
         raise UsageError(f"--cross-check recomputes every entry with Arb: at most {CROSS_CHECK_MAX} entries; "
                          f"this table has {len(src) * args.d}")
-    bar = Progress(len(src), "sinpe table")
+    bar = Progress(len(src), "sinpe table", unit="rows")
     stats = Stats()
     shape = write_table(out, profile, args.d, src, fmt, workers=args.workers, stats=stats, progress=bar)
-    bar.done()
+    bar.close()
     if args.cross_check:
         rc = _cross_check(out, profile, args, src, fmt)
         if rc:

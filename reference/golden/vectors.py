@@ -30,7 +30,6 @@ import json
 import math
 import os
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -45,6 +44,8 @@ from sinpe.spec.definition import columns
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.schema import validate as _schema_validate
+
+from sinpe.reference.progress import Progress
 
 from sinpe.reference.oracles.interval import DIGITS, Certifier
 
@@ -250,27 +251,6 @@ validate = _schema_validate  # the one validator of sinpe's JSON data (spec/sche
 
 # --- progress ---------------------------------------------------------------------------------------------
 
-class Progress:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-
-    def __init__(self, total: int, label: str, enabled: bool | None = None) -> None:
-        self.total, self.label, self.n = max(total, 1), label, 0
-        self.on = sys.stderr.isatty() if enabled is None else enabled
-        self.t0 = time.monotonic()
-
-    def __call__(self, k: int = 1) -> None:
-        self.n += k
-        if self.on:
-            frac = self.n / self.total
-            bar = "#" * int(30 * frac)
-            sys.stderr.write(f"\r{self.label} [{bar:<30}] {self.n}/{self.total} {time.monotonic() - self.t0:.0f}s")
-            sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.on:
-            sys.stderr.write("\n")
-
-
 # --- generation -----------------------------------------------------------------------------------------
 
 @dataclass
@@ -421,8 +401,8 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
                 doc = _case_file(cert, prof, d, formats, prov, rep, timer)
                 rep.cases += doc["numberOfTests"]
                 rep.files[f"cases/{name}/d{d}.json"] = (_dump(doc) + "\n").encode()
-            bar(1)
-    bar.done()
+            bar()
+    bar.close()
     if tables:
         rep.files["tables/positions.json"] = (_dump({
             "positions": [position_str(p) for p in BULK_POSITIONS],

@@ -437,18 +437,9 @@ def certify_all(max_position: int = 10**7, progress: bool = False, dtypes: Seque
     if not any(t[0] == "torch" for t in impls) and (want is None or want - {"float64", "float32"}):
         missing.append("torch is not installed: the PyTorch implementation is not certified")
     total = len(impls) * len(bands) * len(cases)
-    done = [0]
-    tty = progress and sys.stderr.isatty()
-
-    def tick() -> None:
-        done[0] += 1
-        if tty and (done[0] % 5 == 0 or done[0] == total):
-            width = 30
-            k = width * done[0] // max(total, 1)
-            sys.stderr.write(f"\rcertify [{'#' * k}{'.' * (width - k)}] {done[0]}/{total}")
-            if done[0] == total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
+    from sinpe.reference.progress import Progress
+    tick = Progress(total, "certify", progress and sys.stderr.isatty())
     results = [certify_impl(i, dt, fn, cases, bands, work_dtype=WORK_DTYPE.get(dt), progress=tick)
                for i, dt, fn in impls]
+    tick.close()
     return CertReport(max_position, per_band, seed, [c.label() for c in cases], results, missing)
