@@ -145,26 +145,24 @@ def findings() -> list[dict]:
         {"id": "rotary-half-precision",
          "text": "Half-precision rotary caches: LLaMA and GPT-NeoX modules moved with .to(float16/bfloat16) round "
                  "their inv_freq buffer (Module.to casts it; forward widens the rounded values to float32), "
-                 "x-transformers and rotary-embedding-torch compute in half precision: their 1-D slices fail the "
-                 "1-D check by 0.16 to 1.99, while diffusers' get_1d_rotary_pos_embed and keras-hub (float32, cast "
-                 "once) pass. `sinpe check --profile llama|gptj` accepts all of them: a rotary cache is judged in its "
-                 "own format (it refuses --working), and the phase tier in bfloat16 allows about |theta|/32, so "
-                 "rotary-embedding-torch in bfloat16 (positions rounded by torch.arange(n, dtype=bfloat16)) conforms "
-                 "with an error of 1.99. The faithful tier fails every half cache, the float32-then-cast ones too "
-                 "(tens to hundreds of entries near zeros). A sinpe gap: the TOL-WORKING default should reach grids "
-                 "and rotary caches.",
+                 "x-transformers and rotary-embedding-torch compute in half precision (rotary-embedding-torch even "
+                 "builds its positions with torch.arange(n, dtype=bfloat16): off by up to 1.99). `sinpe check "
+                 "--profile llama|gptj` rejects all of these by default (a half cache is held to a float32 evaluation "
+                 "rounded once, TOL-WORKING), and accepts diffusers' get_1d_rotary_pos_embed and keras-hub, which "
+                 "compute in float32 and cast once. Under --working native every half cache is inconclusive, never "
+                 "conforming: the native bound judges nothing at these angles.",
          "evidence": [cite("transformers", HF + "llama.modeling_llama", "self.inv_freq = nn.Buffer(inv_freq, persistent=False)"),
                       cite("transformers", HF + "llama.modeling_llama", "self.inv_freq.to(device=x.device, dtype=torch.float)"),
                       cite("rotary-embedding-torch", "rotary_embedding_torch.rotary_embedding_torch",
                            "return (torch.arange(seq_len, device = device, dtype = dtype) + offset)")],
-         "holds": lambda r: all(_verdict(r, c, "intended", t) == "conforms" for c in HALVES + PAIRS
+         "holds": lambda r: all(_verdict(r, c, "intended", t) == "fails" for c in HALF_ROPE
                                 for t in ("float16", "bfloat16"))
-                  and all(_verdict(r, c, "derived", t) == "fails" for c in HALF_ROPE for t in ("float16", "bfloat16"))
-                  and all(_verdict(r, c, "derived", t) == "conforms"
+                  and all(_verdict(r, c, "intended", t) == "conforms"
                           for c in ("diffusers/get_1d_rotary_pos_embed", "keras-hub/RotaryEmbedding")
                           for t in ("float16", "bfloat16"))
+                  and all(_verdict(r, c, "derived", t) == "fails" for c in HALF_ROPE for t in ("float16", "bfloat16"))
                   and _check(r, "rotary-embedding-torch/RotaryEmbedding", "intended", "bfloat16")["max_abs_error"] > 1.9
-                  and all(_verdict(r, c, "faithful", t) == "fails" for c in HALVES + PAIRS
+                  and all(_verdict(r, c, "native", t) == "inconclusive" for c in HALVES + PAIRS
                           for t in ("float16", "bfloat16"))},
         {"id": "rotary-presets",
          "text": "Every rotary cache with a preset conforms to it in float32: LLaMA's default, linear (factor 2), "
