@@ -84,17 +84,32 @@ def _unit(cs: list[Fraction]) -> Fraction:
     return Fraction(gcd(*nums), lcm(*dens)) if nums else Fraction(1)
 
 
+def phase_units(phases: dict[sp.Expr, list[tuple[Fraction, sp.Expr]]]) -> dict[sp.Expr, Fraction]:
+    """Per phase atom m, the common unit g of its coefficients: every phase is then an integer multiple of g*m."""
+    coeffs: dict[sp.Expr, list[Fraction]] = {}
+    for ts in phases.values():
+        for c, m in ts:
+            coeffs.setdefault(m, []).append(c)
+    return {m: _unit(cs) for m, cs in coeffs.items()}
+
+
+def monomial(ts: list[tuple[Fraction, sp.Expr]], units: dict[sp.Expr, Fraction], sym: dict[sp.Expr, sp.Expr]) -> sp.Expr:
+    """The Laurent monomial prod X_m**(c/g_m) of a phase sum c*m (each c/g_m an integer by construction)."""
+    E = sp.Integer(1)
+    for c, m in ts:
+        n = c / units[m]
+        assert n.denominator == 1
+        E *= sym[m] ** int(n)
+    return E
+
+
 def atom_table(*exprs: sp.Expr) -> tuple[dict[sp.Expr, sp.Expr], dict[sp.Symbol, sp.Expr]]:
     """The rewrite (trig/exp atom -> Laurent expression) and the atom meanings, shared by ``exprs``."""
     trig = set()
     for e in exprs:
         trig |= sp.sympify(e).atoms(*_TRIG)
     phases = {a: _terms(_phase_of(a)) for a in trig}
-    coeffs: dict[sp.Expr, list[Fraction]] = {}
-    for ts in phases.values():
-        for c, m in ts:
-            coeffs.setdefault(m, []).append(c)
-    units = {m: _unit(cs) for m, cs in coeffs.items()}
+    units = phase_units(phases)
     ordered = sorted(units, key=sp.default_sort_key)
     sym: dict[sp.Expr, sp.Expr] = {m: sp.Dummy(f"X{i}") for i, m in enumerate(ordered)}
     meaning = {sym[m]: sp.exp(sp.I * sp.Rational(units[m].numerator, units[m].denominator) * m) for m in ordered}
@@ -103,11 +118,7 @@ def atom_table(*exprs: sp.Expr) -> tuple[dict[sp.Expr, sp.Expr], dict[sp.Symbol,
             sym[m] = meaning.pop(sym[m])
     rewrite: dict[sp.Expr, sp.Expr] = {}
     for a, ts in phases.items():
-        E = sp.Integer(1)
-        for c, m in ts:
-            n = c / units[m]
-            assert n.denominator == 1
-            E *= sym[m] ** int(n)
+        E = monomial(ts, units, sym)
         if isinstance(a, sp.exp):
             rewrite[a] = E
         elif isinstance(a, sp.sin):

@@ -28,7 +28,7 @@ is "not proven" (atoms need not be independent), never "false".
 
 >>> import sympy as sp
 
-from .canonical import _unit  # the common unit of phase coefficients: one definition
+from .canonical import monomial, phase_units  # one definition of the Laurent monomials
 >>> x = sp.Symbol("x")                                   # complex
 >>> decide(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x)).proven
 True
@@ -49,7 +49,7 @@ from math import gcd
 
 import sympy as sp
 
-from .canonical import _unit  # the common unit of phase coefficients: one definition
+from .canonical import monomial, phase_units  # one definition of the Laurent monomials
 
 
 class Unsupported(ValueError):
@@ -197,11 +197,7 @@ def atom_table(exprs: list[sp.Expr]) -> Table:
     for e in exprs:
         trig |= _top_exps(e)
     phases = {a: _terms(a.args[0]) for a in trig}
-    coeffs: dict[sp.Expr, list[Fraction]] = {}
-    for ts in phases.values():
-        for c, m in ts:
-            coeffs.setdefault(m, []).append(c)
-    units = {m: _unit(cs) for m, cs in coeffs.items()}
+    units = phase_units(phases)
     ordered = sorted(units, key=sp.default_sort_key)
     sym = {m: sp.Dummy(f"X{i}") for i, m in enumerate(ordered)}
     meaning, relations = {}, []
@@ -220,12 +216,7 @@ def atom_table(exprs: list[sp.Expr]) -> Table:
             pass
     rw: dict[sp.Expr, sp.Expr] = {}
     for a, ts in phases.items():
-        E = sp.Integer(1)
-        for c, m in ts:
-            n = c / units[m]
-            assert n.denominator == 1
-            E *= sym[m] ** int(n)
-        rw[a] = E
+        rw[a] = monomial(ts, units, sym)
     opaque: dict[sp.Symbol, sp.Expr] = {}
     for e in exprs:
         for o in _opaque(e):

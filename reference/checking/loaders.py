@@ -244,7 +244,7 @@ def _safetensors(path: str, key: str | None) -> Table:
             dtypes = {n: str(f.get_slice(n).get_dtype()) for n in names}
             k, _ = _pick(shapes, key, path, lambda v: v)
             if dtypes[k].upper() in ("BF16", "BFLOAT16"):
-                a = _bf16_raw(path, k)
+                a = read_safetensors(path, k)
                 return Table(a, "bfloat16", f"{path}[{k}]")
             a = f.get_tensor(k)
     except LoadError:
@@ -286,16 +286,20 @@ def _safetensors_sizes(path: str) -> None:
                             f"{size} bytes")
 
 
-def _bf16_raw(path: str, k: str) -> np.ndarray:
-    """A bfloat16 tensor of a safetensors file as float32 (exact), read from the raw bytes."""
+def read_safetensors(path: "str | os.PathLike[str]", name: str = "table") -> np.ndarray:
+    """The tensor ``name`` of a safetensors file as a NumPy array, read from the raw bytes without pickle or
+    the safetensors package (BF16 widened exactly to float32). The caller validates sizes first (REQ-CHECK-LIMITS)."""
     with open(path, "rb") as fh:
         n = int.from_bytes(fh.read(8), "little")
-        header = json.loads(fh.read(n))
-        info = header[k]
-        start, stop = info["data_offsets"]
-        fh.seek(8 + n + start)
-        raw = np.frombuffer(fh.read(stop - start), dtype="<u2")
-    return (raw.astype(np.uint32) << 16).view(np.float32).reshape(info["shape"])
+        meta = json.loads(fh.read(n))[name]
+        a, b = meta["data_offsets"]
+        fh.seek(8 + n + a)
+        raw = fh.read(b - a)
+    kinds = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
+    arr = np.frombuffer(raw, dtype=kinds[meta["dtype"]]).reshape(meta["shape"])
+    if meta["dtype"] == "BF16":
+        arr = (arr.astype(np.uint32) << 16).view(np.float32)
+    return arr
 
 
 def _torch_file(path: str, key: str | None) -> Table:

@@ -20,18 +20,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import Profile, get_profile
 
+from sinpe.reference.checking.loaders import read_safetensors  # noqa: F401  (the one raw reader; re-exported)
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
@@ -302,17 +302,3 @@ def write_table(path: "str | Path", profile: "str | Profile", d: int, positions:
     return shape
 
 
-def read_safetensors(path: "str | Path", name: str = "table") -> np.ndarray:
-    """The tensor ``name`` of a safetensors file as a NumPy array (BF16 widened exactly to float32); no pickle."""
-    with open(path, "rb") as fh:
-        n = int.from_bytes(fh.read(8), "little")
-        head = json.loads(fh.read(n))
-        meta = head[name]
-        a, b = meta["data_offsets"]
-        fh.seek(8 + n + a)
-        raw = fh.read(b - a)
-    kinds = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
-    arr = np.frombuffer(raw, dtype=kinds[meta["dtype"]]).reshape(meta["shape"])
-    if meta["dtype"] == "BF16":
-        arr = (arr.astype(np.uint32) << 16).view(np.float32)
-    return arr
