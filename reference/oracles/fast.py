@@ -109,6 +109,15 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi, a - hi
 
 
+def split_into(x: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
+    """:func:`_split` in place: x = hi + lo exactly, each half of 26 bits (Veltkamp; ``hi`` and ``lo`` are
+    preallocated buffers of x's shape, distinct from x)."""
+    np.multiply(x, _SPLIT, out=hi)  # c
+    np.subtract(hi, x, out=lo)      # c - x
+    np.subtract(hi, lo, out=hi)     # hi = c - (c - x)
+    np.subtract(x, hi, out=lo)      # lo = x - hi
+
+
 _TWO_PI = None
 
 
@@ -220,10 +229,7 @@ def _sincos_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | No
     # r = t * 2pi in [-pi, pi] as a double-double (Dekker product with a two-word 2pi)
     H, Hlo, Hh, Hl = _two_pi()
     np.multiply(x, H, out=s)  # r_hi
-    np.multiply(x, _SPLIT, out=e)
-    np.subtract(e, x, out=t)
-    np.subtract(e, t, out=e)  # high half of t_hi
-    np.subtract(x, e, out=t)  # low half
+    split_into(x, e, t)  # high and low halves of t_hi
     np.multiply(e, Hh, out=u)
     u -= s
     e *= Hl

@@ -106,7 +106,7 @@ import threading
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -250,10 +250,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     for dst, row in ((sah, 0), (sal, 1), (cah, 2), (cal, 3), (sahh, 4), (sahl, 5), (cahh, 6), (cahl, 7)):
         np.take(tab[row], idx, out=dst)
     # rh + rl = 2 pi (x' + y): Dekker product of x' by the split 2pi_hi, then the small terms
-    np.multiply(xp, fast._SPLIT, out=t)
-    np.subtract(t, xp, out=xh)
-    np.subtract(t, xh, out=xh)
-    np.subtract(xp, xh, out=xl)
+    fast.split_into(xp, xh, xl)
     np.multiply(xp, H, out=rh)
     np.multiply(xh, Hh, out=rl)
     rl -= rh
@@ -281,10 +278,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     sm *= z
     sm *= rh
     # split rh (halves into xh, xl), exact products ca_hi rh = ph + pl, sa_hi rh = qh + ql
-    np.multiply(rh, fast._SPLIT, out=t)
-    np.subtract(t, rh, out=xh)
-    np.subtract(t, xh, out=xh)
-    np.subtract(rh, xh, out=xl)
+    fast.split_into(rh, xh, xl)
     _dekker(cah, cahh, cahl, rh, xh, xl, ph, pl, t)
     _dekker(sah, sahh, sahl, rh, xh, xl, qh, ql, t)
     # sin: head sa_hi + ph, tail in order small -> large
@@ -581,10 +575,7 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     ah = ca - (ca - a)
     al = a - ah
     p, err, t, hh, hl = ws[:5]
-    np.multiply(h, fast._SPLIT, out=t)
-    np.subtract(t, h, out=hh)
-    np.subtract(t, hh, out=hh)
-    np.subtract(h, hh, out=hl)
+    fast.split_into(h, hh, hl)
     np.multiply(h, a, out=p)
     np.multiply(hh, ah, out=err)
     err -= p
