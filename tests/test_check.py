@@ -12,13 +12,14 @@ import sys
 from fractions import Fraction
 
 import numpy as np
-from helpers import run_sinpe
 import pytest
+from helpers import run_sinpe
 
 from sinpe.reference.checking import check as chk
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.testing.bugs import CATALOGUE
 from sinpe.reference.checking.check import check_table
+from sinpe.reference.checking.targets import check_target
 from sinpe.reference.implementations.numpy_impl import pe_table as np_table
 from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.formats import DTYPES, get_format
@@ -340,8 +341,8 @@ def test_check_callable_is_checked_at_the_positions_it_was_given():  # REQ-CHECK
     def fn(p, d):
         assert p.dtype == np.float64
         return rounded_table(VAS, d, [Fraction(float(x)) for x in p], "binary64")
-    r = chk.check_callable(fn, "fn", VAS, 8, ps, tier="exact", detect=False)
+    r = check_target(fn, VAS, d=8, positions=ps, tier="exact", detect=False)
     assert r.conformant, (r.reason, r.failures[:1])
     # the twin: a function that computes at the exact rationals is not what it was asked for
     wrong = lambda p, d: rounded_table(VAS, d, ps, "binary64")
-    assert not chk.check_callable(wrong, "wrong", VAS, 8, ps, tier="exact", detect=False).conformant
+    assert not check_target(wrong, VAS, d=8, positions=ps, tier="exact", detect=False).conformant

@@ -113,7 +113,7 @@ def test_a_callable_that_shifts_its_positions_in_place_does_not_conform(work):
 
 
 def test_in_process_callables_get_a_copy_of_the_positions():
-    from sinpe.reference.checking.check import check_callable
+    from sinpe.reference.checking.targets import check_target
     from sinpe.reference.implementations.numpy_impl import pe_table
     from sinpe.spec.profiles import get_profile
     V = get_profile("vaswani")
@@ -121,7 +121,7 @@ def test_in_process_callables_get_a_copy_of_the_positions():
     def shifts(p, d):
         p += 1
         return pe_table(V, d, p, "float64")
-    res = check_callable(shifts, "shifts", V, 8, [0.5, 1.5, 2.25], detect=False)
+    res = check_target(shifts, V, d=8, positions=[0.5, 1.5, 2.25], detect=False)
     assert not res.conformant and res.failures[0].position == "0.5"
 
 

@@ -10,6 +10,7 @@ file, is not). :func:`check_target` loads and checks, with the odd-rule ``error`
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -108,9 +109,36 @@ def _positions(spec: Any, limit: int, why: str) -> np.ndarray | None:
     return positions_array(spec if isinstance(spec, np.ndarray) else list(spec), len(spec))
 
 
+def callable_positions(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(positions to check at, argument to pass, rounded?) for a callable (REQ-CHECK-INPUT): int64 when
+    every position is an integer int64 holds, else float64; a rational that float64 cannot hold is
+    passed, and checked, as the float64 the callable got (``rounded``).
+
+    >>> callable_positions(np.array([Fraction(2**53 + 1)], dtype=object))[1].tolist()
+    [9007199254740993]
+    >>> p, a, r = callable_positions(np.array([Fraction(1, 3), Fraction(2)], dtype=object))
+    >>> a.dtype, p.tolist() == a.tolist() == [1 / 3, 2.0], r
+    (dtype('float64'), True, True)
+    """
+    exact_ints = all(Fraction(x).denominator == 1 and abs(x) < 2**63 for x in pos.tolist())
+    rounded = pos.dtype == object and not exact_ints
+    if rounded:
+        pos = np.array([float(x) for x in pos], dtype=np.float64)
+    arg = np.array([int(x) for x in pos.tolist()], dtype=np.int64) if exact_ints else pos
+    return pos, arg, rounded
+
+
+def default_callable_positions() -> np.ndarray:
+    """Positions a callable is probed at by default: 0..2047 and the places precision breaks
+    (2^11 + 1 and 2^12 + 1 lose integers in float16/bfloat16, 65520 overflows float16, 10^5). Not 10^6
+    or 10^7: a float32 evaluation is not judged there (TOL-PHASE reaches 2|alpha| near 9.4e5), and a
+    callable that builds its table up to the largest position would need 10^7 rows: ask with --positions."""
+    extra = [2049, 4097, 65519, 65520, 70000, 10**5]
+    return np.array(list(range(2048)) + extra, dtype=np.float64)
+
+
 def _callable_table(target: Any, spec: Any, d: int | None, call: str, key: str | None,
                     timeout: float | None) -> tuple[Table, np.ndarray | None, bool]:
-    from sinpe.reference.checking.check import callable_positions, default_callable_positions
     from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
 
     named = isinstance(target, str)
