@@ -35,7 +35,7 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
-from sinpe.spec.rotary import RotaryProfile, frequencies, get_rotary, width
+from sinpe.spec.rotary import RotaryProfile, frequencies
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, unjudged, working_format
 
 from sinpe.reference.oracles import fast as fastref
@@ -431,3 +431,35 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
     if not hits:
         return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
     return dict(found=True, **hits[0], equivalent=hits[1:])
+
+
+MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)
+
+
+def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, Any]]:
+    """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``.
+    Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
+    rows, w = data.shape
+    fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
+    if fits and rows * w > MAX_OTHER_ENTRIES:
+        skipped = {"found": False, "reason": f"not tried: the 1-D reading fits and the table has over "
+                                             f"{MAX_OTHER_ENTRIES} entries"}
+        return {"grid": dict(skipped), "rotary": dict(skipped)}
+    t = np.asarray(data, dtype=np.float64) if np.asarray(data).dtype.itemsize > 8 else np.asarray(data)
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        out["grid"] = detect_grid(t) if positions is None else {"found": False, "reason": "rows at --positions"}
+    except ValueError as e:
+        out["grid"] = {"found": False, "reason": str(e)}
+    pos = None if positions is None else [float(p) for p in positions]
+    rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
+    for which in ("cos", "sin"):
+        try:
+            r = detect_rotary(**{which: t}, positions=pos)
+        except ValueError as e:
+            r = {"found": False, "reason": str(e)}
+        if r.get("found"):
+            rot = dict(r, cache=which)
+            break
+    out["rotary"] = rot
+    return out

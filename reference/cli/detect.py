@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from sinpe.reference.checking.angles import other_readings
 from sinpe.reference.cli.args import add_profile_arguments, profile_from_args
 from sinpe.reference.checking.loaders import CALLS, input_errors
 
@@ -28,40 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_profile_arguments(parser)
     from sinpe.reference.cli.args import add_timeout_argument
     add_timeout_argument(parser)
-
-
-MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)
-
-
-def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, Any]]:
-    """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``.
-    Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
-    from sinpe.reference.checking.angles import detect_grid, detect_rotary
-    import numpy as np
-    rows, w = data.shape
-    fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
-    if fits and rows * w > MAX_OTHER_ENTRIES:
-        skipped = {"found": False, "reason": f"not tried: the 1-D reading fits and the table has over "
-                                             f"{MAX_OTHER_ENTRIES} entries"}
-        return {"grid": dict(skipped), "rotary": dict(skipped)}
-    t = np.asarray(data, dtype=np.float64) if np.asarray(data).dtype.itemsize > 8 else np.asarray(data)
-    out: dict[str, dict[str, Any]] = {}
-    try:
-        out["grid"] = detect_grid(t) if positions is None else {"found": False, "reason": "rows at --positions"}
-    except ValueError as e:
-        out["grid"] = {"found": False, "reason": str(e)}
-    pos = None if positions is None else [float(p) for p in positions]
-    rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
-    for which in ("cos", "sin"):
-        try:
-            r = detect_rotary(**{which: t}, positions=pos)
-        except ValueError as e:
-            r = {"found": False, "reason": str(e)}
-        if r.get("found"):
-            rot = dict(r, cache=which)
-            break
-    out["rotary"] = rot
-    return out
 
 
 def _emit_other(args: argparse.Namespace, kind: str, readings: dict[str, Any]) -> int:
