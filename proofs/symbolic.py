@@ -84,9 +84,30 @@ def plan_steps(plan: SymbolicPlan, n0: int = 1) -> list[Step]:
     return out
 
 
+def label_steps(plan: SymbolicPlan) -> list[Step]:
+    """The segments hold exactly the labels {sin_i, cos_i : i < n}, plus the odd column's label (sin_n or
+    cos_n for an unpaired frequency, or the zero column): per function, its segments' label ranges chain
+    from 0 to n (n + 1 with the unpaired frequency) for every n (rational identities), nothing else."""
+    out: list[Step] = []
+    kinds = {s.kind for s in plan.segments()}
+    out.append((kinds <= {"sin", "cos", "zero"} and {"sin", "cos"} <= kinds, 1,
+                f"{plan.name}: the segments hold sin and cos labels (and at most a zero column): {sorted(kinds)}"))
+    for kind in ("sin", "cos"):
+        segs = sorted((s for s in plan.segments() if s.kind == kind), key=lambda s: int(sp.sympify(s.lo).subs(N, 1)))
+        top = N + int(plan.unpaired() == kind)
+        chain = [sp.Integer(0)] + [x for s in segs for x in (s.lo, s.hi)] + [top]
+        ok = bool(segs) and all(rational_identity(chain[m], chain[m + 1]) for m in range(0, len(chain), 2))
+        out.append((ok, 1, f"{plan.name}: the {kind} labels are exactly {kind}_i, 0 <= i < {top}, each once"))
+    zeros = [s for s in plan.segments() if s.kind == "zero"]
+    out.append((len(zeros) == int(plan.unpaired() == "zero") and all(rational_identity(s.hi - s.lo, 1) for s in zeros), 1,
+                f"{plan.name}: {len(zeros)} zero column(s), as the odd rule says"))
+    return out
+
+
 def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
     """A wrong plan, as a typo would make it: 'plan-offset' (second paired segment one column right),
-    'plan-stride' (stride 1 in an interleaved plan) or 'plan-count' (the second segment one label short)."""
+    'plan-stride' (stride 1 in an interleaved plan), 'plan-count' (the second segment one label short)
+    or 'plan-labels' (the second segment holds the first one's function: two sin segments, no cos)."""
     a, b = plan.paired
     if kind == "plan-offset":
         b = dataclasses.replace(b, c=b.c + 1)
@@ -94,22 +115,37 @@ def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
         b = dataclasses.replace(b, a=1 if b.a == 2 else 2)
     elif kind == "plan-count":
         b = dataclasses.replace(b, hi=b.hi - 1)
+    elif kind == "plan-labels":
+        b = dataclasses.replace(b, kind=a.kind)
     else:
         raise ValueError(f"unknown plan mutation {kind!r}")
     return dataclasses.replace(plan, paired=(a, b))
 
 
-def plan_crosscheck(plan: SymbolicPlan, max_d: int = 64) -> list[Step]:
-    """Cross-check (not the proof): the symbolic plan at n equals ``columns`` of the definition, d <= max_d."""
+CROSSCHECK_WIDTHS = tuple(range(1, 513)) + (1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097)
+
+
+def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS) -> list[Step]:
+    """Cross-check (not the proof): the symbolic segments, read back as integer polynomials in n, give the
+    same labels as ``columns`` (which the kernels use) at every width of ``widths`` of the plan's parity."""
     prof = Profile(layout=plan.layout, odd=plan.odd_rule)
+    forms = [(s.kind, *(sp.Poly(sp.sympify(x), N).all_coeffs() for x in (s.lo, s.hi, s.c)), s.a) for s in plan.segments()]
+
+    def lin(cs: list, n: int) -> int:
+        return int(sum(c * n ** e for e, c in enumerate(reversed(cs))))
+
+    ds = [d for d in widths if d % 2 == int(plan.odd)]
     bad = []
-    for d in range(1 + int(not plan.odd) if plan.odd else 2, max_d + 1, 2):
-        got = plan.at(d // 2)
-        want = [c.label for c in columns(prof, d)]
-        if got != want:
+    for d in ds:
+        n, want = d // 2, columns(prof, d)
+        got: dict[int, tuple[str, int]] = {}
+        for kind, lo, hi, c, a in forms:
+            for i in range(lin(lo, n), lin(hi, n)):
+                got[a * i + lin(c, n)] = (kind, 0 if kind == "zero" else i)
+        if sorted(got) != list(range(d)) or any((want[j].kind, want[j].k) != got[j] for j in range(d)):
             bad.append(d)
-    return [(not bad, max_d // 2, f"{plan.name}: symbolic plan = definition's columns at every "
-             f"{'odd' if plan.odd else 'even'} d <= {max_d}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
+    return [(not bad, len(ds), f"{plan.name}: symbolic plan = definition's columns at {len(ds)} "
+             f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
 
 
 def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:

@@ -18,7 +18,7 @@ from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P
 from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
-from .symbolic import RULE_BLOCK, RULE_REINDEX, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
+from .symbolic import RULE_BLOCK, RULE_REINDEX, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -51,7 +51,8 @@ def _concat(pl: T.SymbolicPlan) -> bool:
 
 def lift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
     """THM-LIFT: every symbolic plan is a bijection onto the d columns (mutations: a wrong plan)."""
-    return [s for pl in PLANS for s in plan_steps(mutate_plan(pl, mutation) if mutation else pl)]
+    plans = [mutate_plan(pl, mutation) if mutation else pl for pl in PLANS]
+    return [s for pl in plans for s in plan_steps(pl) + label_steps(pl)]
 
 
 def lift_crosscheck() -> list[tuple[bool, int, str]]:
@@ -128,9 +129,10 @@ _LAYOUT_SCOPE = dict(SCOPE_ALL, layouts="sin-cos (every odd rule); cos-sin (even
 
 THEOREMS = [
     ObligationTheorem("THM-LIFT", "symbolic column plans: count, range and disjointness by polynomial positivity in n "
-                      "=> bijection (pigeonhole); cross-check: plan = columns() at d <= 64, M_k block-diagonal at d <= 9",
+                      "=> bijection (pigeonhole); label ranges chain to exactly {sin_i, cos_i : i < n} (+ the odd column); "
+                      "cross-check: plan = columns() at every d <= 512 and 9 wider d up to 4097, M_k block-diagonal at d <= 9",
                       lambda: [], _LIFT_SCOPE, concrete=lift_crosscheck, steps=lift_steps, mutations=(),
-                      step_mutations=("plan-offset", "plan-stride", "plan-count"), rules=(RULE_REINDEX, RULE_BLOCK)),
+                      step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels"), rules=(RULE_REINDEX, RULE_BLOCK)),
     ObligationTheorem("THM-SHIFT", f"{_E}; odd d: distinct frequencies + Laurent coefficients -> inconsistent system in a_u",
                       T.every_d_shift, SCOPE_ALL, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
                       axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,)),

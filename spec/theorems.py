@@ -30,7 +30,8 @@ from typing import Any
 
 import sympy as sp
 
-from .definition import SYMPY, Column, columns, pairs_denominator, pairs_n_frequencies, phase, value
+from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, angle, channel_plan, channel_value, columns, geometric,
+                         pairs_denominator, pairs_n_frequencies, phase, value)
 from .profiles import PRESETS, Profile, get_profile
 
 P, Q, K, A, B = sp.symbols("p q k a b", real=True)
@@ -313,7 +314,8 @@ DEN = sp.Symbol("D", positive=True)
 
 @dataclass(frozen=True)
 class Segment:
-    """Columns ``a*i + c`` hold ``(kind, i)`` for ``lo <= i < hi`` (expressions in n)."""
+    """A segment of the definition's plan read with n = N: columns ``a*i + c`` hold ``(kind, i)`` for
+    ``lo <= i < hi`` (SymPy expressions in n)."""
 
     kind: str
     lo: sp.Expr
@@ -324,9 +326,8 @@ class Segment:
 
 @dataclass(frozen=True)
 class SymbolicPlan:
-    """DEF-LAYOUT and DEF-ODD written symbolically in n: d = 2n (+1 if ``odd``).
-
-    ``paired``: segments of sin_i and cos_i for 0 <= i < n; ``extra``: the odd column (sin_n, cos_n or zero).
+    """:class:`sinpe.spec.definition.ChannelPlan` with n the symbol N (DEF-LAYOUT, DEF-ODD): the same
+    segments the kernels copy, not a copy of them. d = 2n (+1 if ``odd``).
 
     >>> plan = symbolic_plan("sin-cos", "ceil-split", True)
     >>> plan.at(2), [c.label for c in columns(get_profile("vaswani-concat"), 5)]
@@ -350,12 +351,13 @@ class SymbolicPlan:
         return self.paired + ((self.extra,) if self.extra else ())
 
     def at(self, n: int) -> list[str]:
-        """The column labels at n (for the cross-check against ``columns``)."""
+        """The column labels at n, by substituting n into the symbolic segments (the cross-check against
+        ``columns``, which evaluates the definition's integer forms instead)."""
         out: dict[int, str] = {}
         for s in self.segments():
-            lo, hi = int(s.lo.subs(N, n)), int(s.hi.subs(N, n))
+            lo, hi, a, c = (int(sp.sympify(x).subs(N, n)) for x in (s.lo, s.hi, s.a, s.c))
             for i in range(lo, hi):
-                out[int(s.a * i + sp.sympify(s.c).subs(N, n))] = "zero" if s.kind == "zero" else f"{s.kind}{i}"
+                out[a * i + c] = "zero" if s.kind == "zero" else f"{s.kind}{i}"
         return [out[j] for j in sorted(out)]
 
     def unpaired(self) -> str | None:
@@ -363,48 +365,37 @@ class SymbolicPlan:
         return None if self.extra is None else self.extra.kind
 
 
+def symbolic(plan: ChannelPlan) -> SymbolicPlan:
+    """The definition's plan with n = N (its linear forms called on the symbol)."""
+    seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))  # noqa: E731
+    return SymbolicPlan(plan.layout, plan.odd_rule, plan.odd, tuple(seg(s) for s in plan.paired),
+                        seg(plan.extra) if plan.extra else None)
+
+
 def symbolic_plan(layout: str, odd_rule: str, odd: bool) -> SymbolicPlan:
-    """The column plan of ``layout`` with ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1)."""
-    n = N
-    if layout == "interleaved":
-        paired = (Segment("sin", sp.Integer(0), n, 2, sp.Integer(0)), Segment("cos", sp.Integer(0), n, 2, sp.Integer(1)))
-        ceil = False
-    else:
-        first, second = ("sin", "cos") if layout == "sin-cos" else ("cos", "sin")
-        ceil = odd and odd_rule == "ceil-split"
-        paired = (Segment(first, sp.Integer(0), n, 1, sp.Integer(0)),
-                  Segment(second, sp.Integer(0), n, 1, n + 1 if ceil else n))
-    extra = None
-    if odd:
-        if odd_rule == "zero-pad":
-            extra = Segment("zero", sp.Integer(0), sp.Integer(1), 0, 2 * n)
-        elif ceil:  # the first half holds the extra frequency n at column n
-            extra = Segment("sin" if layout == "sin-cos" else "cos", n, n + 1, 1, sp.Integer(0))
-        else:  # trailing-sin (and ceil-split interleaved, the same table): sin_n in the last column 2n
-            extra = Segment("sin", n, n + 1, 2 if layout == "interleaved" else 1, sp.Integer(0) if layout == "interleaved" else n)
-    return SymbolicPlan(layout, odd_rule, odd, paired, extra)
+    """The column plan of ``layout`` with ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1), from the definition."""
+    return symbolic(channel_plan(layout, odd_rule, odd))
 
 
 PLANS: tuple[SymbolicPlan, ...] = tuple(
-    symbolic_plan(layout, rule, odd) for layout in ("interleaved", "sin-cos", "cos-sin")
+    symbolic_plan(layout, rule, odd) for layout in LAYOUTS
     for rule, odd in (("trailing-sin", False), ("trailing-sin", True), ("zero-pad", True), ("ceil-split", True)))
 
 
 def omega(i: sp.Expr = I_) -> sp.Expr:
-    """w_i = b**(-i/D) (w_0 = 1)."""
-    return BASE ** (-i / DEN)
+    """w_i = b**(-i/D) (w_0 = 1), by the definition's schedule with a symbolic exponent."""
+    return geometric(i / DEN, lambda e: BASE ** e)
 
 
 def theta_sym(i: sp.Expr, p: sp.Expr) -> sp.Expr:
-    """theta_i(p) = sigma*(p + o)*w_i (DEF-FAMILY)."""
-    return SIGMA * (p + OFFSET) * omega(i)
+    """theta_i(p) = sigma*(p + o)*w_i: the definition's ``angle`` with symbolic offset and scale."""
+    return angle(p, omega(i), OFFSET, SIGMA)
 
 
 def val(kind: str, i: sp.Expr, p: sp.Expr) -> sp.Expr:
-    """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (DEF-FAMILY)."""
-    if kind == "zero":
-        return sp.Integer(0)
-    return ALPHA * (sp.sin if kind == "sin" else sp.cos)(theta_sym(i, p))
+    """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (the definition's
+    ``channel_value`` with a symbolic amplitude)."""
+    return channel_value(kind, theta_sym(i, p), SYMPY, ALPHA)
 
 
 def plan_sum(plan: SymbolicPlan, f: Any) -> sp.Expr:

@@ -53,7 +53,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sinpe.spec.definition import columns
+from sinpe.spec.definition import column_index, columns
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array, working_format
@@ -140,6 +140,10 @@ class CheckResult:
     structural: dict[str, Any] = field(default_factory=lambda: {"judged": 0, "violations": 0, "findings": []})
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     profile_source: str = "given"  # "detected" under --profile auto (REQ-CHECK-AUTO)
+    kind: str = "1d"       # REQ-CHECK-KINDS: grids and rotary caches say "grid" / "rotary"
+    undecided: int = 0     # left open by the oracle (a 1-D check settles every entry or stops: always 0)
+    parts: dict[str, Any] = field(default_factory=dict)  # the cos and sin caches of a rotary check
+    reproduce: str = ""    # the sinpe check command of this check
 
     @property
     def exit_code(self) -> int:
@@ -202,27 +206,15 @@ class _Segment:
     src: Any           # slice or index array into the frequencies
 
 
-@lru_cache(maxsize=64)
 def _segments(profile: Profile, d: int) -> tuple[list[_Segment], np.ndarray]:
-    """Sin and cos columns as (dst, src) slices when they are arithmetic runs; zero columns apart."""
-    kind, ks = fastref.column_plan(profile, d)
-    segs = []
-    for code in (0, 1):
-        idx = np.nonzero(kind == code)[0]
-        if not idx.size:
-            continue
-        src = ks[idx]
-        segs.append(_Segment(code, _as_slice(idx), _as_slice(src)))
-    return segs, np.nonzero(kind == 2)[0]
+    """Sin and cos columns as (dst, src) copies from the definition's plan (``column_index``); zero columns apart."""
+    ci = column_index(profile, d)
+    segs = [_Segment(code, ci.dst[f], ci.src[f]) for code, f in ((0, "sin"), (1, "cos")) if _size(ci.dst[f], d)]
+    return segs, np.array(ci.zero, dtype=np.intp)
 
 
-def _as_slice(idx: np.ndarray) -> Any:
-    if idx.size == 1:
-        return slice(int(idx[0]), int(idx[0]) + 1)
-    step = int(idx[1] - idx[0])
-    if step > 0 and np.all(np.diff(idx) == step):
-        return slice(int(idx[0]), int(idx[-1]) + 1, step)
-    return idx
+def _size(sel: Any, d: int) -> int:
+    return len(range(d)[sel]) if isinstance(sel, slice) else len(sel)
 
 
 def reference_chunk(profile: Profile, d: int, positions: np.ndarray, want_theta: bool,

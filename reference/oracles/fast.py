@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import columns, exponent, n_frequencies
+from sinpe.spec.definition import column_index, columns, exponent, n_frequencies
 from sinpe.spec.profiles import Profile
 
 _SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter for binary64 (hi gets 26 bits, lo 26 bits)
@@ -293,16 +293,15 @@ def column_plan(profile: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assemble(profile: Profile, d: int, S: np.ndarray, C: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Place sin/cos/zero columns by the column plan and apply the amplitude: ``(values, theta)`` (rows, d)."""
-    kind, ks = column_plan(profile, d)
+    """Place sin/cos/zero columns by the definition's plan (``column_index``) and apply the amplitude:
+    ``(values, theta)`` (rows, d)."""
+    ci = column_index(profile, d)
     rows = S.shape[0]
     vals = np.zeros((rows, d))
     th = np.zeros((rows, d))
-    for code, src in ((0, S), (1, C)):
-        idx = np.nonzero(kind == code)[0]
-        if idx.size:
-            vals[:, idx] = src[:, ks[idx]]
-            th[:, idx] = theta[:, ks[idx]]
+    for f, src in (("sin", S), ("cos", C)):
+        vals[:, ci.dst[f]] = src[:, ci.src[f]]
+        th[:, ci.dst[f]] = theta[:, ci.src[f]]
     if profile.amplitude != 1:
         vals *= float(profile.amplitude)
     return vals, th

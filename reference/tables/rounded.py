@@ -110,7 +110,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import columns
+from sinpe.spec.definition import column_index, columns
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile
 
@@ -505,18 +505,6 @@ class Stats:
         return self.oracle / self.entries if self.entries else 0.0
 
 
-def _as_slice(idx: np.ndarray) -> "slice | np.ndarray":
-    """A slice selecting the same elements when ``idx`` is an arithmetic progression (faster copies)."""
-    if idx.size == 0:
-        return slice(0, 0)
-    if idx.size == 1:
-        return slice(int(idx[0]), int(idx[0]) + 1)
-    step = int(idx[1] - idx[0])
-    if step > 0 and np.array_equal(idx, np.arange(idx[0], idx[0] + step * idx.size, step)):
-        return slice(int(idx[0]), int(idx[0]) + step * (idx.size - 1) + 1, step)
-    return idx
-
-
 class Plan:
     """Everything that does not depend on the positions: the column plan, frequency words, amplitude."""
 
@@ -524,17 +512,14 @@ class Plan:
         self.profile, self.d, self.fmt = profile, d, fmt
         self.fw = fast.frequency_words(profile, d)
         self.nf = self.fw.shape[1]
-        kind, ks = fast.column_plan(profile, d)
-        self.sin_cols = np.nonzero(kind == 0)[0]
-        self.cos_cols = np.nonzero(kind == 1)[0]
-        self.zero_cols = np.nonzero(kind == 2)[0]
-        self.sin_ks, self.cos_ks = ks[self.sin_cols], ks[self.cos_cols]
+        ci = column_index(profile, d)  # the definition's plan as copy instructions
+        self.zero_cols = np.array(ci.zero, dtype=np.intp)
         self.sin_used = np.zeros(self.nf, dtype=bool)
-        self.sin_used[self.sin_ks] = True
+        self.sin_used[ci.src["sin"]] = True
         self.cos_used = np.zeros(self.nf, dtype=bool)
-        self.cos_used[self.cos_ks] = True
-        self.sin_idx = (_as_slice(self.sin_cols), _as_slice(self.sin_ks))
-        self.cos_idx = (_as_slice(self.cos_cols), _as_slice(self.cos_ks))
+        self.cos_used[ci.src["cos"]] = True
+        self.sin_idx = (ci.dst["sin"], ci.src["sin"])
+        self.cos_idx = (ci.dst["cos"], ci.src["cos"])
         self.amp = profile.amplitude
         a_hi = float(self.amp)
         self.a_hi, self.a_lo = a_hi, float(self.amp - Fraction(a_hi))
