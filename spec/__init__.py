@@ -9,7 +9,11 @@ from __future__ import annotations
 from .profiles import PRESETS, Profile, get_profile
 from .definition import Column, columns, exponent, phase, value
 
-SPEC_VERSION = "1.0.0"
+SPEC_VERSION = "2.0.0"  # semver of the spec and its verdicts (spec/CHANGELOG.md)
+# The version whose definitions (section 1) and reference values (section 3) the golden vectors follow:
+# it moves only when a golden value could change, so the golden files stay byte-identical across
+# releases that change checking, not values (REQ-GOLDEN-SCHEMA `specVersion`).
+VALUES_VERSION = "1.0.0"
 
-__all__ = ["SPEC_VERSION", "PRESETS", "Profile", "get_profile", "Column", "columns", "exponent",
+__all__ = ["SPEC_VERSION", "VALUES_VERSION", "PRESETS", "Profile", "get_profile", "Column", "columns", "exponent",
            "phase", "value"]

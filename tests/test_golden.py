@@ -165,16 +165,18 @@ def test_self_certify_report() -> None:
 
 
 def test_date_released_matches_citation() -> None:
-    """The only date in the golden files is the spec version's date-released (CITATION.cff)."""
+    """The only date in the golden files is the date-released of the version whose values they hold
+    (VALUES_VERSION); CITATION.cff cites the current spec version with its own date."""
     from pathlib import Path
-    from sinpe.spec import SPEC_VERSION
+    from sinpe.spec import SPEC_VERSION, VALUES_VERSION
     cff = Path(__file__).resolve().parent.parent / "CITATION.cff"
     if not cff.exists():
         pytest.fail(f"{cff} missing: cannot check dateReleased")
     text = cff.read_text()
     assert f'version: {SPEC_VERSION}' in text
     assert f'date-released: "{G.RELEASE_DATES[SPEC_VERSION]}"' in text
-    assert G.manifest()["dateReleased"] == G.RELEASE_DATES[SPEC_VERSION]
+    assert G.manifest()["dateReleased"] == G.RELEASE_DATES[VALUES_VERSION]
+    assert G.manifest()["specVersion"] == VALUES_VERSION
 
 
 def test_value_flags_match_the_decimals() -> None:

@@ -39,7 +39,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from sinpe.spec import SPEC_VERSION
+from sinpe.spec import VALUES_VERSION
 from sinpe.spec.definition import columns
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
@@ -56,7 +56,7 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "data"
 MANIFEST_SHA256 = "f9dd8dde5c65c940c49dfdc27e7bab56a52c89368cb6c5455872ef8bfb40882a"
 SCHEMA_NAME = "golden-v1.schema.json"
 MANIFEST_NAME = "MANIFEST.json"
-RELEASE_DATES = {"1.0.0": "2026-11-30"}  # date-released per spec version (CITATION.cff); no other timestamp
+RELEASE_DATES = {"1.0.0": "2026-11-30", "2.0.0": "2026-12-01"}  # date-released per spec version (CITATION.cff); no other timestamp
 
 WIDTHS = (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096)
 SMALL_D = 8  # up to this width the case files hold every column; above, a stable sample
@@ -179,8 +179,8 @@ def versions() -> dict[str, str]:
 def provenance() -> dict[str, Any]:
     v = versions()
     return {
-        "specVersion": SPEC_VERSION,
-        "dateReleased": RELEASE_DATES.get(SPEC_VERSION, "unreleased"),
+        "specVersion": VALUES_VERSION,
+        "dateReleased": RELEASE_DATES.get(VALUES_VERSION, "unreleased"),
         "generator": "sinpe golden (sinpe.reference.golden.generate)",
         "primary": {"method": "mpmath libmpi interval arithmetic on spec/definition.py, midpoint-radius "
                               "sin/cos, both ends rounded to nearest-even, precision doubled until they agree (Ziv)",
@@ -492,7 +492,7 @@ def _case_file(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format]
     return {
         "schema": SCHEMA_NAME,
         "algorithm": "sinusoidal positional encoding (SPEC.md DEF-PE, DEF-FAMILY)",
-        "specVersion": SPEC_VERSION,
+        "specVersion": VALUES_VERSION,
         "dateReleased": prov["dateReleased"],
         "numberOfTests": sum(len(v) for v in groups.values()),
         "flags": FLAGS,
@@ -516,7 +516,7 @@ def manifest_bytes(files: dict[str, bytes], prov: dict[str, Any]) -> bytes:
             d, dtype = fn[1:-4].split("-", 1)
             tables.append({"path": path, "profile": name, "d": int(d), "dtype": dtype,
                            "format": get_format(dtype).name, "rows": "tables/positions.json"})
-    doc = {"specVersion": SPEC_VERSION, "dateReleased": prov["dateReleased"], "schema": SCHEMA_NAME,
+    doc = {"specVersion": VALUES_VERSION, "dateReleased": prov["dateReleased"], "schema": SCHEMA_NAME,
            "provenance": prov, "files": entries, "tables": tables,
            "totalBytes": sum(e["bytes"] for e in entries.values())}
     return (_dump(doc, expand=3) + "\n").encode()
