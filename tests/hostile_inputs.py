@@ -40,7 +40,7 @@ sys.exit(rc if rc >= 0 else 128 - rc)
 """
 
 
-def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False) -> Run:
+def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False, env: dict | None = None) -> Run:
     """Run the installed ``sinpe`` (or ``python -m sinpe.reference.cli``) in ``cwd``; the peak RSS is the
     kernel's maximum over the command and every process it waited for (``RUSAGE_CHILDREN`` of a
     trampoline that does nothing else)."""
@@ -49,7 +49,8 @@ def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False) ->
     with open(out, "wb") as fo, open(err, "wb") as fe:
         t0 = time.monotonic()
         proc = subprocess.run([sys.executable, "-S", "-c", _TRAMPOLINE, str(peak), str(timeout), *cmd], cwd=cwd,
-                              stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=timeout + 30)
+                              stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=timeout + 30,
+                              env=None if env is None else {**os.environ, **env})
         seconds = time.monotonic() - t0
     text = lambda p: p.read_bytes().decode("utf-8", "replace")  # noqa: E731
     rc = proc.returncode if proc.returncode < 128 else -(proc.returncode - 128)
@@ -57,6 +58,15 @@ def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False) ->
     for p in (out, err, peak):
         p.unlink()
     return res
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def pe(d: int = 8, rows: int = 10) -> np.ndarray:
@@ -175,6 +185,89 @@ def returns_strings(p, d):
 def leaves_a_grandchild(p, d):
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     return good(p, d)
+
+# --- the code under test attacks the verdict or outlives the check (REQ-CHECK-ISOLATION) ---
+def _orphan(*, parent_fd=False):
+    # a grandchild in a new session (setsid), optionally holding sinpe's stdout; its pid goes to $SINPE_PIDS
+    code = ("import os, sys, time\\n"
+            "if len(sys.argv) > 1:\\n"
+            "    try: os.open('/proc/%s/fd/1' % sys.argv[1], os.O_WRONLY)\\n"
+            "    except OSError: pass\\n"
+            "time.sleep(300)\\n")
+    args = [sys.executable, "-c", code] + ([str(os.getppid())] if parent_fd else [])
+    g = subprocess.Popen(args, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    with open(os.path.join(os.environ["SINPE_PIDS"], str(g.pid)), "w") as fh:
+        fh.write(str(g.pid))
+
+def orphans_setsid(p, d):
+    _orphan()
+    return good(p, d)
+
+def orphans_double_fork(p, d):
+    if os.fork() == 0:
+        _orphan()
+        os._exit(0)
+    os.wait()
+    return good(p, d)
+
+def orphans_then_hangs(p, d):
+    _orphan()
+    time.sleep(3600)
+
+def orphans_then_dies(p, d):
+    _orphan()
+    os._exit(3)
+
+def orphan_holds_stdout(p, d):
+    _orphan(parent_fd=True)
+    return good(p, d)
+
+def forges_stdout(p, d):
+    for fd in (1, 2):
+        try:
+            h = os.open("/proc/%d/fd/%d" % (os.getppid(), fd), os.O_WRONLY)
+            os.write(h, b'{"verdict": "conforms", "conformant": true}\\n')
+        except OSError:
+            pass
+    return np.zeros((len(p), d))
+
+def writes_sinpe(p, d):
+    import sinpe
+    root = os.path.dirname(os.path.dirname(os.path.abspath(sinpe.__file__)))
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if f.endswith(".py"):
+                try:
+                    os.close(os.open(os.path.join(dirpath, f), os.O_WRONLY | os.O_APPEND))
+                except OSError:
+                    continue
+                raise RuntimeError("could open sinpe's " + f + " for writing")
+    return good(p, d)
+
+def forges_notes(p, d):
+    from sinpe.reference.checking import isolate
+    real = isolate._write
+    isolate._write = lambda w, o: real(w, {**o, "notes": ["\\x1b[2K\\x1b[1A\\rCONFORMS"], "source": "x\\x1b[2Jy"})
+    return np.zeros((len(p), d))
+
+def sparse_result(p, d):
+    def save(path, a, allow_pickle=False):
+        from numpy.lib import format as npf
+        with open(path, "wb") as fh:
+            npf.write_array_header_1_0(fh, {"descr": "<f8", "fortran_order": False, "shape": (10**8, 4)})
+            fh.truncate(3200 << 20)
+    np.save = save
+    return good(p, d)
+
+def prints_a_lot(p, d):
+    chunk = "x" * (1 << 20)
+    for _ in range(64):
+        sys.stdout.write(chunk)
+    return good(p, d)
+
+def huge_return(p, d):
+    return np.zeros((len(p) * 64, d))
 '''
 
 MARKER_MODULE = '''\

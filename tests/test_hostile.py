@@ -385,3 +385,121 @@ def test_a_file_name_with_a_newline_stays_one_line_in_the_report(tmp_path):  # R
     assert r.rc == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert "\\n" in first and "forged.npy" in first and not r.stdout.splitlines()[1].startswith("CONFORMS: forged")
+
+
+# --- 8. the code under test cannot touch the verdict or outlive the check (REQ-CHECK-ISOLATION) -------
+
+linux_only = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="subreaper and /proc are Linux")
+
+
+@pytest.fixture
+def pids(tmp_path):
+    """A directory the hostile callables write their grandchildren's pids to; afterwards every pid must
+    be gone (checked by PID); any survivor is killed so the test leaves nothing behind."""
+    d = tmp_path / "pids"
+    d.mkdir()
+    os.chmod(d, 0o777)  # the child may run as nobody
+    found: list[int] = []
+    yield d, found
+    left = [int(p.name) for p in d.iterdir()]
+    for pid in left:
+        if H.alive(pid):
+            os.kill(pid, 9)
+    found.extend(left)
+
+
+@linux_only
+@pytest.mark.parametrize("name,rc", [("orphans_setsid", 0), ("orphans_double_fork", 0), ("orphans_then_hangs", 2),
+                                     ("orphans_then_dies", 2), ("orphan_holds_stdout", 0)])
+def test_no_descendant_outlives_the_check(work, pids, name, rc):
+    d, _ = pids
+    r = H.sinpe("check", f"hostile_impls:{name}", "--d", "8", "--timeout", "3", cwd=work, env={"SINPE_PIDS": str(d)})
+    assert r.rc == rc, (r.rc, r.stderr)
+    _all_gone(d)
+    assert r.seconds < 20
+
+
+@linux_only
+def test_no_descendant_outlives_detect(work, pids):
+    d, _ = pids
+    r = H.sinpe("detect", "hostile_impls:orphans_setsid", "--d", "8", "--timeout", "3", cwd=work,
+                env={"SINPE_PIDS": str(d)})
+    assert r.rc in (0, 1) and "Traceback" not in r.stderr, (r.rc, r.stderr)
+    _all_gone(d)
+
+
+def _all_gone(d: Path) -> None:
+    started = [int(p.name) for p in d.iterdir()]
+    assert started, "the callable started no grandchild"
+    assert not [p for p in started if H.alive(p)], "a grandchild outlived the check"
+
+
+@linux_only
+def test_command_substitution_does_not_wait_for_a_grandchild(work, pids):
+    import subprocess
+    import sys
+    d, _ = pids
+    cmd = [os.path.join(os.path.dirname(sys.executable), "sinpe"), "check", "hostile_impls:orphan_holds_stdout",
+           "--d", "8", "--json"]
+    r = subprocess.run(cmd, cwd=work, capture_output=True, timeout=60, env={**os.environ, "SINPE_PIDS": str(d)})
+    assert r.returncode == 0, r.stderr  # `out=$(sinpe check ...)` returned: no one else holds the pipe
+    json.loads(r.stdout)
+
+
+@linux_only
+def test_the_child_cannot_write_the_parents_stdout(work):
+    r = H.sinpe("check", "hostile_impls:forges_stdout", "--d", "8", "--json", "--no-detect", cwd=work)
+    assert r.rc == 1, (r.rc, r.stderr)
+    rep = json.loads(r.stdout)  # one document, the honest one (a forged prefix would not parse)
+    assert rep["verdict"] == "fails" and "conforms" not in r.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="the child drops to nobody only when sinpe runs as root")
+def test_the_child_cannot_write_sinpes_files(work):
+    r = H.sinpe("check", "hostile_impls:writes_sinpe", "--d", "8", "--json", cwd=work)
+    assert r.rc == 0, r.stderr
+    assert any("uid 65534" in n for n in json.loads(r.stdout)["notes"])  # the report says which protection held
+
+
+def test_the_parent_imports_nothing_after_the_child_ran(work):
+    """Whatever the child changes on disk, the parent has already imported every module of the verdict."""
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from sinpe.reference.checking import isolate, targets\n"
+            "from sinpe.spec.profiles import get_profile\n"
+            "real = isolate._spawn\n"
+            "seen = {}\n"
+            "def spawn(*a, **k):\n"
+            "    seen['before'] = set(sys.modules)\n"
+            "    return real(*a, **k)\n"
+            "isolate._spawn = spawn\n"
+            "from sinpe.reference.checking.report import render, write_junit\n"
+            "res = targets.check_target('hostile_impls:shifts_in_place', get_profile('vaswani'), d=8)\n"
+            "render(res, 't'); res.to_json()\n"
+            "res = targets.check_target('hostile_impls:good', get_profile('vaswani'), d=8)\n"
+            "render(res, 't'); write_junit('r.xml', res, 't'); res.to_json()\n"
+            "print(sorted(m for m in set(sys.modules) - seen['before'] if m.startswith('sinpe')))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]", r.stdout
+    os.unlink(work / "r.xml")
+
+
+def test_text_from_the_child_is_escaped(work):
+    r = H.sinpe("check", "hostile_impls:forges_notes", "--d", "8", "--no-detect", cwd=work)
+    assert r.rc == 1, r.stderr
+    assert "\x1b" not in r.stdout and "\r" not in r.stdout and "\\x1b[2K" in r.stdout
+
+
+@pytest.mark.parametrize("name,words", [
+    ("sparse_result", "file-size limit"),
+    ("prints_a_lot", "File too large"),
+    ("huge_return", "at most"),
+])
+def test_what_the_child_hands_back_is_bounded(work, name, words):
+    r = H.sinpe("check", f"hostile_impls:{name}", "--d", "8", cwd=work, timeout=60)
+    one_line_error(r, words)
+    assert r.peak_mb < MB_LIMIT, f"peak RSS {r.peak_mb:.0f} MB"
+    assert r.seconds < 30

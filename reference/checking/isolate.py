@@ -25,6 +25,7 @@ Limits and failure modes, each one line (``LoadError``, exit 2) and never a trac
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -37,12 +38,15 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking import guard
 from sinpe.reference.checking.loaders import LoadError, Table, _finish, escape, _short
 
 DEFAULT_TIMEOUT = 60.0          # seconds for import + call
 DEFAULT_MEMORY = 4 << 30        # bytes of address space for the child (torch alone maps ~0.7 GiB)
 MAX_CALL_ENTRIES = 1 << 27      # rows x d a callable may be asked for (1 GiB of float64)
 _OUTPUT_SHOWN = 200             # characters of the child's stderr quoted in an error
+_SLACK = 16 << 20               # bytes beyond the result limit a child may write (what it prints, caches)
+_DTYPES = ("float64", "float32", "float16", "bfloat16")
 
 # os._exit: threads or atexit handlers the callable left behind do not hold the child open
 _CHILD = "import os, sys; from sinpe.reference.checking.isolate import _child; os._exit(_child(sys.argv[1]))"
@@ -67,47 +71,61 @@ def call_isolated(target: str, positions: np.ndarray | None, d: int | None, *, c
     if not timeout > 0:
         raise LoadError(f"--timeout must be > 0 seconds; got {timeout}")
     check_request(0 if positions is None else len(positions), d, call, positions)
+    guard.preload()          # REQ-CHECK-ISOLATION: nothing the child writes is imported afterwards
+    guard.protect_parent()
+    limit = result_limit(0 if positions is None else len(positions), d, call)
     work = tempfile.mkdtemp(prefix="sinpe-call-")
     try:
         req = {"target": target, "d": d, "call": call, "key": key, "positions": positions is not None,
-               "cwd": os.getcwd()}
+               "cwd": os.getcwd(), "limit": limit}
         if positions is not None:
             np.save(os.path.join(work, "positions.npy"), np.array(positions, copy=True), allow_pickle=False)
         with open(os.path.join(work, "request.json"), "w", encoding="utf-8") as fh:
             json.dump(req, fh)
-        status, seconds = _spawn(work, timeout, memory)
-        return _collect(work, target, status, seconds, timeout)
+        status, seconds = _spawn(work, timeout, memory, limit + _SLACK)
+        return _collect(work, target, status, seconds, timeout, limit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _spawn(work: str, timeout: float, memory: int | None) -> tuple[int | None, float]:
-    """Run the child; its exit status (None: killed at the time limit) and its wall time."""
-    def limits() -> None:  # in the child, before exec
-        if memory:
-            try:
-                import resource
-                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            except (ImportError, ValueError, OSError):
-                pass
+def result_limit(rows: int, d: int | None, call: str) -> int:
+    """Bytes of the table a call may hand back: four float64 tables of the size asked for (a buffer,
+    whose size nobody asked: :data:`MAX_CALL_ENTRIES` float64), at least 1 MiB."""
+    if call == "buffer" or d is None:
+        return MAX_CALL_ENTRIES * 8
+    return min(MAX_CALL_ENTRIES * 8, max(1 << 20, 4 * 8 * rows * d))
 
+
+def _spawn(work: str, timeout: float, memory: int | None, fsize: int) -> tuple[int | None, float]:
+    """Run the child; its exit status (None: killed at the time limit) and its wall time. Every
+    process it leaves is killed before this returns (REQ-CHECK-ISOLATION)."""
+    def limits() -> None:  # in the child, before exec
+        try:
+            import resource
+            if memory:
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))  # result and captured output
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, ValueError, OSError):
+            pass
+
+    prefix, env = guard.identity(work)
+    keep = frozenset(guard.descendants(os.getpid()))  # the host's own children (the API in a long process)
     out = open(os.path.join(work, "stdout"), "wb")
     err = open(os.path.join(work, "stderr"), "wb")
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen([sys.executable, "-P", "-c", _CHILD, work], stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, cwd=os.getcwd(), start_new_session=True,
+        proc = subprocess.Popen([*prefix, sys.executable, "-P", "-c", _CHILD, work], stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err, cwd=os.getcwd(), start_new_session=True, env=env,
                                 preexec_fn=limits if os.name == "posix" else None)
         try:
             status: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             status = None
-        except BaseException:  # Ctrl-C in the parent: take the child down too
+        finally:  # a timeout, Ctrl-C or SIGTERM in the parent: the child and all it started go too
             _kill_group(proc)
-            raise
-        _kill_group(proc)  # whatever it started goes with it
-        if status is None:
             proc.wait()
+            guard.kill_descendants(keep)
     finally:
         out.close()
         err.close()
@@ -115,10 +133,11 @@ def _spawn(work: str, timeout: float, memory: int | None) -> tuple[int | None, f
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        pass
+    for kill in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError, AttributeError, OSError):
+            pass
 
 
 def _tail(path: str) -> str:
@@ -132,33 +151,77 @@ def _tail(path: str) -> str:
     return escape(lines[-1])[:_OUTPUT_SHOWN] if lines else ""
 
 
-def _collect(work: str, target: str, status: int | None, seconds: float, timeout: float) -> Table:
+def _ended(target: str, work: str, status: int) -> LoadError:
+    last = _tail(os.path.join(work, "stderr"))
+    if status == -signal.SIGXFSZ:
+        how = "wrote more than the file-size limit (its result and what it printed) and was killed"
+    elif status < 0 and -status in signal.Signals._value2member_map_:
+        how = f"was killed by signal {signal.Signals(-status).name}"
+    else:
+        how = f"ended the process (exit status {status})"
+    return LoadError(f"{target} {how} before returning a table" + (f"; last stderr line: {last}" if last else ""))
+
+
+def _collect(work: str, target: str, status: int | None, seconds: float, timeout: float, limit: int) -> Table:
     """The child's table, or a one-line LoadError saying how it ended."""
     if status is None:
         raise LoadError(f"{target} did not return within {timeout:g} s (--timeout); the call was killed")
     res_path = os.path.join(work, "result.json")
-    if not os.path.exists(res_path):
-        last = _tail(os.path.join(work, "stderr"))
-        how = (f"was killed by signal {signal.Signals(-status).name}" if status < 0 and -status in
-               signal.Signals._value2member_map_ else f"ended the process (exit status {status})")
-        raise LoadError(f"{target} {how} before returning a table" + (f"; last stderr line: {last}" if last else ""))
-    if os.path.getsize(res_path) > 1 << 20:
-        raise LoadError(f"{target}: the call's report is too large")
-    with open(res_path, encoding="utf-8") as fh:
-        res = json.load(fh)
+    if not os.path.isfile(res_path) or os.path.islink(res_path):
+        raise _ended(target, work, status)
+    res = _report(res_path, target)
     if "error" in res:
-        raise LoadError(str(res["error"]))
-    try:
-        data = np.load(os.path.join(work, "result.npy"), mmap_mode="r", allow_pickle=False)
-    except Exception as e:  # a result file the callable tampered with
-        raise LoadError(f"{target}: unreadable result ({_short(e)})") from None
-    notes = [str(n) for n in res.get("notes", [])][:20]
+        raise LoadError(escape(str(res["error"]))[:2000])
+    data = read_result(os.path.join(work, "result.npy"), target, limit)
+    notes = [escape(str(n))[:500] for n in res.get("notes", [])][:20]
     printed = sum(os.path.getsize(os.path.join(work, s)) for s in ("stdout", "stderr"))
     if printed:
         notes.append(f"the callable printed {printed} bytes (captured, not shown)")
-    t = Table(data, str(res.get("dtype", "")), str(res.get("source", target)), notes,
-              streamable=isinstance(data, np.memmap))
+    notes.append(f"isolation: {guard.protection()}")
+    dtype = str(res.get("dtype", ""))
+    t = Table(data, dtype if dtype in _DTYPES else "", escape(str(res.get("source", target)))[:500], notes)
     return _finish(t)
+
+
+def _report(path: str, target: str) -> dict[str, Any]:
+    """The child's result.json: an object of at most 1 MiB."""
+    try:
+        if os.path.getsize(path) > 1 << 20:
+            raise LoadError(f"{target}: the call's report is too large")
+        with open(path, encoding="utf-8") as fh:
+            res = json.load(fh)
+    except (OSError, ValueError, RecursionError) as e:
+        raise LoadError(f"{target}: unreadable result ({_short(e)})") from None
+    if not isinstance(res, dict) or not isinstance(res.get("notes", []), list):
+        raise LoadError(f"{target}: unreadable result (not a report object)")
+    return res
+
+
+def read_result(path: str, target: str, limit: int) -> np.ndarray:
+    """The child's ``.npy``: a regular file of at most ``limit`` bytes whose header (a float array,
+    no pickle) matches its size, read whole with plain reads (no memory map: nothing can truncate it
+    under the checker)."""
+    from numpy.lib import format as npf
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)) if os.path.exists(path) else -1
+    if fd < 0:
+        raise LoadError(f"{target}: the call returned no table")
+    with os.fdopen(fd, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit + 4096:
+            raise LoadError(f"{target}: returned a table of {size} bytes; at most {limit} for this request")
+        try:
+            version = npf.read_magic(fh)
+            read = {(1, 0): npf.read_array_header_1_0, (2, 0): npf.read_array_header_2_0}[version]
+            shape, fortran, dtype = read(fh)
+        except Exception as e:
+            raise LoadError(f"{target}: unreadable result ({_short(e)})") from None
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if dtype.hasobject or dtype.kind not in "fiub" or nbytes != size - fh.tell():
+            raise LoadError(f"{target}: unreadable result (header {shape} {dtype} does not match its {size} bytes)")
+        a = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        if fh.readinto(memoryview(a.reshape(-1, order="A")).cast("B")) != nbytes:
+            raise LoadError(f"{target}: unreadable result (truncated)")
+    return a
 
 
 # --- the child -----------------------------------------------------------------------------------
@@ -167,6 +230,7 @@ def _child(work: str) -> int:
     """Entry point of the child process: import the named module, call it, write the table."""
     # sinpe's own imports first (python -P: nothing from the current directory is importable yet)
     from sinpe.reference.checking import loaders
+    guard.pdeathsig()
     req: dict[str, Any] = {}
     try:
         with open(os.path.join(work, "request.json"), encoding="utf-8") as fh:
@@ -179,10 +243,17 @@ def _child(work: str) -> int:
         a = np.asarray(table.data)
         if a.dtype.hasobject:
             raise LoadError(f"{target}: returned an object array; expected numbers")
+        if a.nbytes > req["limit"]:
+            raise LoadError(f"{target}: returned a table of {a.nbytes} bytes (shape {a.shape}); at most "
+                            f"{req['limit']} for this request")
         np.save(os.path.join(work, "result.npy"), a, allow_pickle=False)
         _write(work, {"dtype": table.dtype, "source": table.source, "notes": table.notes})
     except LoadError as e:
         _write(work, {"error": str(e)})
+    except OSError as e:
+        big = getattr(e, "errno", None) == errno.EFBIG
+        _write(work, {"error": f"{req.get('target', '?')} " + ("wrote more than the file-size limit (its result and "
+                      "what it printed; RLIMIT_FSIZE)" if big else f"raised {type(e).__name__}: {_short(e)}")})
     except BaseException as e:  # noqa: B036 -- anything else the user's code did is still one line
         _write(work, {"error": f"{req.get('target', '?')} raised {type(e).__name__}: {_short(e)}"})
     return 0
