@@ -503,3 +503,96 @@ def test_what_the_child_hands_back_is_bounded(work, name, words):
     one_line_error(r, words)
     assert r.peak_mb < MB_LIMIT, f"peak RSS {r.peak_mb:.0f} MB"
     assert r.seconds < 30
+
+
+# --- 9. files nobody asked for, and the output contract under failure (REQ-CLI-EXIT) -------------------
+
+def test_the_junit_temporary_name_is_not_a_symlink_followed(work, tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    for name in ("r.xml.sinpe-tmp", "r.xml.tmp", ".r.xml.tmp"):  # every name an attacker can predict
+        os.symlink(victim, tmp_path / name)
+    r = H.sinpe("check", str(work / "t.npy"), "--junit", "r.xml", cwd=tmp_path)
+    assert r.rc == 0, r.stderr
+    assert victim.read_text() == "keep" and "<testsuite" in (tmp_path / "r.xml").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".") or p.is_symlink()) == \
+        sorted(["victim", "r.xml", "r.xml.sinpe-tmp", "r.xml.tmp", ".r.xml.tmp"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_junit_onto_a_non_regular_file_is_refused(work, tmp_path):
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    one_line_error(H.sinpe("check", str(work / "t.npy"), "--junit", str(fifo), cwd=tmp_path), "not a regular file")
+    assert fifo.is_fifo()
+
+
+def test_junit_onto_the_input_is_refused(work, tmp_path):
+    shutil.copy(work / "t.npy", tmp_path / "t.npy")
+    before = (tmp_path / "t.npy").read_bytes()
+    one_line_error(H.sinpe("check", "t.npy", "--junit", "./t.npy", cwd=tmp_path), "is the input")
+    assert (tmp_path / "t.npy").read_bytes() == before
+
+
+def test_a_failing_junit_after_the_report_leaves_one_json_document(work, monkeypatch, capsys):
+    from sinpe.reference import cli
+    from sinpe.reference.cli import check as check_cmd
+
+    def fail(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr(check_cmd, "write_junit", fail)
+    assert cli.main(["check", str(work / "t.npy"), "--json", "--junit", str(work / "never.xml")]) == 2
+    out = capsys.readouterr()
+    json.loads(out.out)  # exactly one document: the report (the error is the one line on stderr)
+    assert out.err.splitlines() == ["sinpe check: error: disk full"]
+
+
+@pytest.mark.parametrize("flag", ["--js", "--jso", "--no-det"])
+def test_no_abbreviated_flags(work, flag):
+    one_line_error(H.sinpe("check", "t.npy", flag, cwd=work), "unrecognized arguments")
+
+
+def test_sigterm_during_table_removes_its_part_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    cmd = [os.path.join(os.path.dirname(sys.executable), "sinpe"), "table", "--d", "256", "--positions",
+           "0:400000", "--out", "big.npy", "--workers", "1"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(300):  # until the .part file exists
+            if any(p.suffix == ".part" for p in tmp_path.iterdir()):
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1].decode()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert list(tmp_path.iterdir()) == [] and "Traceback" not in err
+
+
+def test_absurd_workers_are_clamped(tmp_path):
+    r = H.sinpe("table", "--d", "64", "--positions", "0:20000", "--out", "w.npy", "--workers", "1000000", cwd=tmp_path)
+    assert r.rc == 0, r.stderr
+    assert r.peak_mb < MB_LIMIT, r.peak_mb
+
+
+@linux_only
+def test_a_npy_truncated_while_read_is_one_line_not_sigbus(tmp_path):
+    import subprocess
+    import sys
+    np.save(tmp_path / "t.npy", np.zeros((4096, 512)))
+    code = ("import os, numpy as np\n"
+            "from sinpe.reference import cli\n"
+            "from sinpe.reference.checking.loaders import load_table\n"
+            "cli._process_guards()\n"
+            "t = load_table('t.npy')\n"
+            "os.truncate('t.npy', 4096)\n"
+            "print(float(np.asarray(t.data).sum()))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.splitlines() == ["sinpe: error: an input file was truncated while it was read (SIGBUS); "
+                                     "nothing was judged"]

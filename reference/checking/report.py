@@ -100,14 +100,29 @@ def write_junit(path: str, res: Any, target: str) -> None:
             out.append(f'    <failure message={quoteattr(msg)}/>')
         out.append('  </testcase>')
     out.append('</testsuite>')
-    tmp = f"{path}.sinpe-tmp"
-    try:  # written whole or not at all: a failure leaves no partial report
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(out) + "\n")
+    write_atomic(path, "\n".join(out) + "\n")
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file with a random name created
+    ``O_CREAT | O_EXCL`` (``mkstemp``: never a symlink followed) beside it, then renamed over it. A
+    ``path`` that exists and is not a regular file (a device, a FIFO) is refused, never replaced."""
+    import stat
+    import tempfile
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{path}: exists and is not a regular file; not replaced")
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".sinpe-tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # the mode open() would have given, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
         os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _num(s: str) -> float:

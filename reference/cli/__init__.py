@@ -33,8 +33,16 @@ class UsageError(Exception):
     """Bad input from the user: reported as one line, exit status 2."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: unwinds like Ctrl-C, so every temporary file and child is removed."""
+
+
 class _Parser(argparse.ArgumentParser):
     json_errors = False  # set when --json is on the command line: usage errors are JSON on stdout too
+
+    def __init__(self, *a: object, **k: object) -> None:
+        k.setdefault("allow_abbrev", False)  # REQ-CLI-EXIT: --js is not --json
+        super().__init__(*a, **k)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
         if self.json_errors:
@@ -58,11 +66,70 @@ def _path_hygiene() -> None:
                    (p not in ("", ".") and os.path.abspath(p) in explicit)]
 
 
+class _Watched:
+    """sys.stdout while a command runs: remembers whether anything was written (one JSON document)."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream, self.used = stream, False
+
+    def write(self, s: str) -> int:
+        self.used = self.used or bool(s)
+        return self._stream.write(s)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _process_guards() -> None:
+    """In sinpe's own process: SIGTERM/SIGHUP unwind (temporary files removed), and a memory-mapped input
+    truncated under the reader (SIGBUS) ends in one line, exit 2, instead of a crash."""
+    import signal
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, _on_signal)
+    try:
+        import ctypes
+        msg = b"sinpe: error: an input file was truncated while it was read (SIGBUS); nothing was judged\n"
+
+        @ctypes.CFUNCTYPE(None, ctypes.c_int)
+        def on_bus(signum: int) -> None:
+            os.write(2, msg)
+            os._exit(2)
+        ctypes.CDLL(None).signal(signal.SIGBUS, on_bus)
+        _KEEP.append(on_bus)
+    except (OSError, AttributeError):
+        pass
+
+
+_KEEP: list[object] = []
+
+
+def _output_problem(args: argparse.Namespace) -> str | None:
+    """A report file (``--junit``) is made absolute (a callable's chdir moves nothing), must not be a device,
+    FIFO or directory, and must not be one of the inputs (REQ-CLI-EXIT)."""
+    path = getattr(args, "junit", None)
+    if not path:
+        return None
+    import stat
+    args.junit = os.path.abspath(path)
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        return f"--junit {path!r} exists and is not a regular file; name a new or regular file"
+    for flag in ("target", "cos", "sin", "positions"):
+        given = getattr(args, flag, None)
+        if isinstance(given, str) and os.path.exists(given) and os.path.exists(path) and os.path.samefile(given, path):
+            return f"--junit {path!r} is the input {given!r}; it would be overwritten"
+    return None
+
+
 def _error(name: str, args: argparse.Namespace, message: str) -> int:
     """REQ-CLI-EXIT / REQ-CLI-JSON-ERROR: one line on stderr; under ``--json`` also a JSON error object on
-    stdout (a script reading stdout always gets JSON). Exit 2."""
+    stdout (a script reading stdout always gets JSON), unless the report is already there: one document. Exit 2."""
     print(f"sinpe {name}: error: {_escape(message)}", file=sys.stderr)
-    if getattr(args, "json", False):
+    if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
         import json
         print(json.dumps({"error": {"command": name, "message": message, "exit_code": 2}}))
     return 2
@@ -82,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the process is ours: nothing from the current directory is importable
         _path_hygiene()
+        _process_guards()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:  # REQ-CLI-EXIT: no command is a usage error
@@ -102,6 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = sub.parse_args(argv[1:])
     except SystemExit as e:  # --help (0) or a usage error (2), already printed: return, don't raise
         return int(e.code or 0)
+    problem = _output_problem(args)
+    if problem:
+        return _error(name, args, problem)
     # warnings of dependencies are held back: never printed before the one error line (REQ-CLI-EXIT)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
@@ -113,6 +184,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(module: object, name: str, args: argparse.Namespace) -> int:
+    stdout = sys.stdout
+    sys.stdout = _Watched(stdout)  # type: ignore[assignment]
+    try:
+        return _run_watched(module, name, args)
+    finally:
+        sys.stdout = stdout
+
+
+def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
     try:
         return int(module.run(args))  # type: ignore[attr-defined]
     except BrokenPipeError:  # `sinpe claims | head`: the reader left; not an error of ours (before OSError)
@@ -122,6 +202,9 @@ def _run(module: object, name: str, args: argparse.Namespace) -> int:
         return _error(name, args, str(e))
     except MemoryError:
         return _error(name, args, "out of memory")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated):
+            print(f"sinpe {name}: terminated by signal {e.args[0]}", file=sys.stderr)
+            return 128 + int(e.args[0])
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130

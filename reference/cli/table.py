@@ -38,7 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="start:stop (stop excluded), a comma list like 0,1,65535,1e6,-3,2.5, or a .npy file")
     add_dtype_argument(parser)
     parser.add_argument("--out", required=True, help="output file, .npy or .safetensors")
-    parser.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="threads (default and at most: the cores this process may use; more are clamped)")
     parser.add_argument("--cross-check", dest="cross_check", action="store_true",
                         help=f"also compute the table with the Arb oracle and fail (exit 1) on any difference "
                              f"(at most {CROSS_CHECK_MAX} entries)")
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out must end in .npy or .safetensors; got {args.out!r}")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be >= 1; got {args.workers}")
+    args.workers = min(args.workers or cores(), cores())  # memory is bounded by the threads' blocks in flight
     if args.cross_check and len(src) * args.d > CROSS_CHECK_MAX:
         raise UsageError(f"--cross-check recomputes every entry with Arb: at most {CROSS_CHECK_MAX} entries; "
                          f"this table has {len(src) * args.d}")
@@ -73,6 +75,15 @@ def run(args: argparse.Namespace) -> int:
           f"{stats.oracle} of {stats.entries} entries settled by the certified oracle"
           f"{', cross-checked against Arb' if args.cross_check else ''})", file=sys.stderr)
     return 0
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says)."""
+    import os
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _cross_check(out: Path, profile, args: argparse.Namespace, src, fmt) -> int:  # type: ignore[no-untyped-def]
