@@ -33,7 +33,8 @@ def test_grid_check_and_detect(files, capsys):
     capsys.readouterr()
     assert main(["grid", "detect", files["mae"], "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert (d["profile"], d["cls"], d["shape"]) == ("mae", 1, [6, 6])
+    g = d["readings"]["grid"]
+    assert (d["kind"], d["profile"], g["cls"], g["shape"]) == ("grid", "mae", 1, [6, 6])
     assert main(["grid", "check", files["detr"], "--profile", "detr", "--shape", "4x5", "--channels-first"]) == 0
     assert main(["grid", "check", files["detr"], "--profile", "detr-normalized", "--shape", "4x5",
                  "--channels-first"]) == 1
@@ -46,7 +47,8 @@ def test_rotary_check_and_detect(files, capsys):
     capsys.readouterr()
     assert main(["rotary", "detect", "--cos", files["cos"], "--sin", files["sin"], "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert (d["layout"], d["dim"], d["profile"]) == ("halves", 32, "llama")
+    r = d["readings"]["rotary"]
+    assert (d["kind"], r["layout"], r["dim"], d["profile"]) == ("rotary", "halves", 32, "llama")
     assert main(["rotary", "check", "--cos", files["cos"], "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "conforms" and out["parts"]["cos"]["rows"] == 200
@@ -54,7 +56,7 @@ def test_rotary_check_and_detect(files, capsys):
 
 def test_usage_errors_are_one_line_exit_2(files, capsys):
     assert main(["rotary", "check"]) == 2
-    assert main(["grid", "check", files["mae"]]) == 2  # no --profile
+    assert main(["grid", "check", files["mae"], "--profile", "mae", "--amplitude", "2"]) == 2  # a 1-D flag
     assert main(["grid", "check", files["mae"], "--profile", "mae", "--shape", "7by7"]) == 2
     assert main(["rotary", "check", "--cos", files["cos"], "--positions", "0:3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

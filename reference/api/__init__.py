@@ -65,10 +65,6 @@ def profile(name: "str | Profile" = "vaswani", **overrides: Any) -> Profile:
     return get_profile(name, **overrides)
 
 
-def _split(kw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    return {k: kw.pop(k) for k in list(kw) if k in _OVERRIDES}, kw
-
-
 def table(profile_: "str | Profile" = "vaswani", d: int = 64, positions: Any = 2048, dtype: str = "float64",
           **overrides: Any) -> Any:
     """PE at ``positions`` (an int n for 0..n-1, a range, a spec string ``"0:2048"``, or numbers), every entry
@@ -92,37 +88,40 @@ def write_table(path: str, profile_: "str | Profile" = "vaswani", d: int = 64, p
     return _wt(path, profile(profile_, **overrides), d, positions, dtype)
 
 
-def check(target: Any, profile_: "str | Profile" = "vaswani", *, d: int | None = None, positions: Any = None,
-          dtype: str | None = None, tier: str = "phase", working: str | None = None, key: str | None = None,
-          call: str = "positions", timeout: float | None = None, detect: bool = True, rows: str | None = None,
-          skip_rows: int | None = None, columns: str | None = None, **overrides: Any) -> Any:
+def check(target: Any = None, profile_: "str | Profile | None" = None, **keywords: Any) -> Any:
     """Check ``target`` -- an array or tensor (rows = positions), a file path, ``"module:callable"`` (run
-    isolated in a child process) or a Python callable ``fn(positions, d)`` -- against a profile with the
-    CLI's overrides. Returns a ``CheckResult``: ``verdict`` (conforms / fails / inconclusive), ``conformant``,
-    ``failures`` (each with ``repro``), ``unjudged``, ``structural``, ``to_json()`` (REQ-CHECK-VERDICT).
-    ``profile_="auto"`` checks against what :func:`detect` finds (REQ-CHECK-AUTO); ``rows``/``skip_rows``/
-    ``columns`` select part of the table (REQ-CHECK-SELECT)."""
-    from sinpe.reference.checking.targets import check_target
-    prof, rest = _split(dict(overrides))
-    if rest:
-        raise TypeError(f"unknown argument(s) {sorted(rest)}")
-    if profile_ == "auto" and prof:
-        raise TypeError(f"profile 'auto' takes the parameters detect finds; drop {sorted(prof)}")
-    return check_target(target, "auto" if profile_ == "auto" else profile(profile_, **prof), d=d, positions=positions,
-                        dtype=dtype, tier=tier, working=working, key=key, call=call, timeout=timeout, detect=detect,
-                        rows=rows, skip_rows=skip_rows, columns=columns)
+    isolated in a child process) or a Python callable ``fn(positions, d)`` -- or the rotary caches ``cos=``/
+    ``sin=`` against a profile: a 1-D preset or :class:`Profile` (default vaswani; llama for caches), a grid
+    preset (``mae``, ``diffusers``, ``timm``, ...), a rotary preset (``llama``, ``gptj``, ``llama3.1``) or
+    ``"auto"`` (check against what :func:`detect` names, for every kind: REQ-CHECK-AUTO).
+
+    Every ``sinpe check`` flag is a keyword of the same name (its ``dest``): 1-D overrides ``layout shift base
+    phase_scale amplitude offset odd``; grids ``shape cls base_size interpolation_scale temperature
+    reverse_coord channels_first``; caches ``cos sin dim rule factor original_max seq_len low_freq_factor
+    high_freq_factor beta_fast beta_slow attention_factor freqs`` (``freqs``: explicit frequencies, rule
+    ``explicit``); loading ``d positions key call timeout rows skip_rows columns``; checking ``dtype tier
+    working detect max_failures``. A keyword of another kind is a usage error (``LoadError``).
+
+    Returns a ``CheckResult`` (1-D) or an ``AngleCheck`` (grid, rotary): ``verdict`` (conforms / fails /
+    inconclusive), ``conformant`` (True only for conforms), ``exit_code``, ``failures``, ``unjudged``
+    (``{count, share, from_position}``), ``to_json()`` with the same keys for every kind (REQ-CHECK-VERDICT,
+    REQ-CHECK-KINDS)."""
+    from sinpe.reference.checking.kinds import check as _check
+    if "profile" in keywords:  # sinpe.check(cos=c, sin=s, profile="llama"): the profile by keyword
+        if profile_ is not None:
+            raise TypeError("give the profile once: positionally or as profile=")
+        profile_ = keywords.pop("profile")
+    return _check(target, profile_, **keywords)
 
 
-def detect(target: Any, *, positions: Any = None, d: int | None = None, against: "str | Profile" = "vaswani",
-           key: str | None = None, call: str = "positions", timeout: float | None = None, rows: str | None = None,
-           skip_rows: int | None = None, columns: str | None = None) -> Any:
-    """Name the member of the family ``target`` implements (layout, schedule, base, offset, amplitude,
-    precision, with margins): a ``Detection`` with ``profile``, ``sentence``, ``deviations``, ``to_json()``."""
-    from sinpe.reference.checking.detect import detect_table
-    from sinpe.reference.checking.targets import load_target
-    tab, pos, _ = load_target(target, d, positions=positions, key=key, call=call, timeout=timeout, rows=rows,
-                              skip_rows=skip_rows, columns=columns)
-    return detect_table(tab.data, positions=pos, against=profile(against), d=d)
+def detect(target: Any = None, *, against: "str | Profile" = "vaswani", **keywords: Any) -> Any:
+    """Name what ``target`` (or the caches ``cos=``/``sin=``) implements, for every kind (REQ-DETECT-KINDS): a
+    ``Found`` with ``kind`` (1d, grid, rotary), ``profile``, ``profile_flags`` (the ``sinpe check`` flags),
+    ``sentence``, ``readings``, ``exit_code`` and ``to_json()``; a 1-D reading's ``Detection`` attributes
+    (``layout``, ``deviations``, ...) are read through it. Keywords as :func:`check`'s (``shape=`` or
+    ``channels_first=``: the table is a grid); 1-D deviations are listed ``against`` a profile."""
+    from sinpe.reference.checking.kinds import detect as _detect
+    return _detect(target, against=against, **keywords)
 
 
 def golden_cases(profile_: str | None = None, dtype: str | None = None, d: int | None = None) -> Iterator[dict[str, Any]]:

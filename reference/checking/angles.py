@@ -71,8 +71,9 @@ class AngleResult:
     parts: dict[str, "AngleResult"] = field(default_factory=dict)
 
     @property
-    def conformant(self) -> bool | None:
-        return {"conforms": True, "fails": False}.get(self.verdict)
+    def conformant(self) -> bool:
+        """True only for ``conforms`` (REQ-CHECK-VERDICT: an inconclusive result is not conformant)."""
+        return self.verdict == "conforms"
 
     @property
     def fits(self) -> bool:
@@ -170,6 +171,8 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
                              "abs_error": float(err[r, j]), "allowed": float(allowed[r, j])})
     if res.n_failures:
         res.verdict = "fails"
+        res.reason = (f"{res.n_failures} of {rows * d} entries beyond the {tier} bound of a {dt} table"
+                      + (f" computed in {wfmt.dtype}" if wfmt.dtype != dt else ""))
     elif res.undecided or res.unjudged:
         res.verdict = "inconclusive"
         res.reason = "; ".join(
@@ -436,9 +439,10 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
 MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)
 
 
-def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, Any]]:
-    """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``.
-    Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
+def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None,
+                   tier: str = "phase") -> dict[str, dict[str, Any]]:
+    """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``, in
+    ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
     rows, w = data.shape
     fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
     if fits and rows * w > MAX_OTHER_ENTRIES:
@@ -448,14 +452,14 @@ def other_readings(data: Any, positions: Any, det: Any) -> dict[str, dict[str, A
     t = np.asarray(data, dtype=np.float64) if np.asarray(data).dtype.itemsize > 8 else np.asarray(data)
     out: dict[str, dict[str, Any]] = {}
     try:
-        out["grid"] = detect_grid(t) if positions is None else {"found": False, "reason": "rows at --positions"}
+        out["grid"] = detect_grid(t, dtype=dtype, tier=tier) if positions is None else {"found": False, "reason": "rows at --positions"}
     except ValueError as e:
         out["grid"] = {"found": False, "reason": str(e)}
     pos = None if positions is None else [float(p) for p in positions]
     rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
     for which in ("cos", "sin"):
         try:
-            r = detect_rotary(**{which: t}, positions=pos)
+            r = detect_rotary(**{which: t}, positions=pos, dtype=dtype, tier=tier)
         except ValueError as e:
             r = {"found": False, "reason": str(e)}
         if r.get("found"):

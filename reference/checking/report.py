@@ -11,10 +11,16 @@ from xml.sax.saxutils import quoteattr
 from sinpe.reference.checking.loaders import escape
 
 
+def profile_words(name: str | None, flags: str) -> str:
+    """How a report names the profile: the preset, or its flags without a leading ``--profile``
+    (``vaswani --base 500``), never ``--profile --profile ...``."""
+    return name or (flags[len("--profile "):] if flags.startswith("--profile ") else flags)
+
+
 def render(res: Any, target: str) -> str:
     """The human report."""
     L = []
-    prof = res.profile or res.profile_flags
+    prof = profile_words(res.profile, res.profile_flags)
     shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
     work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
     L.append(f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
@@ -130,39 +136,80 @@ def _num(s: str) -> float:
     return float(Fraction(s))
 
 
-def angle_report(r: Any, kind: str, describe: str, flags: str, notes: list[str], repro: str) -> dict[str, Any]:
-    """The ``sinpe check --json`` keys of a 1-D report, filled from a grid/rotary AngleResult."""
-    entries = r.rows * r.d * max(1, len(r.parts))
+def angle_report(ac: Any) -> dict[str, Any]:
+    """The ``sinpe check --json`` keys of a 1-D report (the same set), filled from a grid/rotary
+    :class:`~sinpe.reference.checking.kinds.AngleCheck` (REQ-CHECK-KINDS)."""
+    from sinpe.reference.checking.jsonout import with_exact
+    r, rj = ac.result, ac.result.to_json()
     worst = max(r.failures, key=lambda f: f["abs_error"], default=None)
-    return {"kind": kind, "conformant": r.verdict == "conforms", "verdict": r.verdict, "profile": r.profile,
-            "profile_flags": flags, "profile_params": {"describe": describe}, "profile_source": "given",
-            "tier": r.tier, "dtype": r.dtype, "working": r.working, "d": r.d, "rows": r.rows, "width": r.d,
-            "max_abs_error": r.to_json()["max_abs_error"], "max_ulp_error": r.to_json()["max_ulp_error"],
-            "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
-                                                                        "column": worst["index"]},
-            "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason, "detected": None,
-            "oracle_decided": r.oracle_decided, "notes": notes, "source": "", "seconds": 0.0,
-            "unjudged": {"count": r.unjudged, "share": r.unjudged / entries if entries else 0.0,
-                         "from_position": r.unjudged_from}, "undecided": r.undecided,
-            "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
-            "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": repro}
+    out = {"kind": ac.kind, "conformant": ac.conformant, "verdict": r.verdict, "profile": r.profile,
+           "profile_flags": ac.profile_flags, "profile_params": {"describe": ac.describe},
+           "profile_source": ac.profile_source, "tier": r.tier, "dtype": r.dtype, "working": r.working, "d": r.d,
+           "rows": r.rows, "width": r.d, "max_abs_error": rj["max_abs_error"], "max_ulp_error": rj["max_ulp_error"],
+           "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
+                                                                      "column": worst["index"], "label": worst["column"]},
+           "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason,
+           "detected": ac.detected, "oracle_decided": r.oracle_decided, "notes": ac.notes, "source": "",
+           "seconds": ac.seconds, "unjudged": ac.unjudged, "undecided": r.undecided,
+           "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
+           "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": ac.reproduce}
+    with_exact(out["worst"], ("position",))
+    with_exact(out["unjudged"], ("from_position",))
+    return out
 
 
+VERDICT_WORDS = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}
 
-def render_angle(r: Any, out: dict[str, Any], kind: str, describe: str, flags: str, notes: list[str], repro: str,
-                 max_failures: int = 10) -> str:
-    """The human report of a grid/rotary check (REQ-CHECK-KINDS)."""
-    verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[r.verdict]
-    L = [f"sinpe check {escape(str(out['target']))}: {r.rows} x {r.d} {kind} table, profile {flags}, tier {r.tier}, "
-         f"dtype {r.dtype}", f"  {describe}"]
-    L += [f"  note: {n}" for n in notes]
-    L.append(f"{verdict}: {r.reason or 'every entry within the ' + r.tier + ' tolerance'}")
+
+def render_angle(ac: Any, target: str) -> str:
+    """The human report of a grid/rotary check (REQ-CHECK-KINDS), in the 1-D report's form."""
+    r, u = ac.result, ac.unjudged
+    work = f", computed in {r.working}" if r.working and r.working != r.dtype else ""
+    name = r.profile if r.profile in ac.profile_flags.split() else None
+    L = [f"sinpe check {escape(target)}: {r.rows} x {r.d} {ac.kind} table, profile "
+         f"{profile_words(name, ac.profile_flags)}, tier {r.tier}, "
+         f"dtype {r.dtype}{work}", f"  {ac.describe}"]
+    L += [f"  note: {n}" for n in ac.notes]
+    L.append(f"{VERDICT_WORDS[r.verdict]}: {r.reason or 'every entry judged and within the ' + r.tier + ' tolerance'}")
     for k, p in r.parts.items():
         L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max abs error {p.max_abs_error:.3g}")
-    L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; unjudged entries: {r.unjudged}"
-             + (f" from row {r.unjudged_from} on" if r.unjudged else "") + f"; {r.undecided} undecided")
-    for f in r.failures[:max_failures]:
-        L.append(f"  {f.get('cache', '')} row {f['row']} (position {f['position']}) column {f['index']} "
-                 f"({f['column']}): {f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > "
-                 f"{f['allowed']:.3g}); reproduce: {repro}")
+    L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; {r.undecided} undecided")
+    L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
+             (f", from position {u['from_position']} on" if u["count"] else ""))
+    if r.failures:
+        L.append(f"first failures ({min(len(r.failures), ac.max_failures)} of {r.n_failures}):")
+    for f in r.failures[:ac.max_failures]:
+        cache = f"{f['cache']} " if "cache" in f else ""
+        L.append(f"  {cache}row {f['row']} (position {f['position']}) column {f['index']} ({f['column']}): "
+                 f"{f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > {f['allowed']:.3g})")
+    if ac.detected:
+        L.append(f"detected: {ac.detected.get('sentence')}")
+    L.append(f"reproduce: {ac.reproduce}")
+    return "\n".join(L)
+
+
+def render_report(res: Any, target: str) -> str:
+    """The human report of a check of any kind."""
+    return render(res, target) if getattr(res, "kind", "1d") == "1d" else render_angle(res, target)
+
+
+def render_detection(found: Any, target: str) -> str:
+    """The human report of ``detect`` (REQ-DETECT-KINDS)."""
+    if found.kind != "1d":
+        return found.sentence + (f"\n  check with: sinpe check {escape(target)} {found.profile_flags}"
+                                 if found.profile_flags else "")
+    det = found.detection
+    L = [det.sentence,
+         f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "
+         f"{det.amplitude}, offset {det.offset}, odd rule {det.odd_rule}, d {det.d} ({det.width} columns), "
+         f"precision {det.precision}",
+         f"  profile {det.profile} (nearest preset {det.nearest_preset}); residual {det.residual:.3g}"
+         + (f"; runner-up {det.runner_up['plan']} (residual {det.runner_up['residual']}), margin {det.margin:.3g}"
+            if det.runner_up else "")]
+    if det.zeroed_rows:
+        L.append(f"  zeroed rows at positions {', '.join(det.zeroed_rows[:20])}")
+    if det.deviations:
+        against = found.against
+        name = against if isinstance(against, str) else (against.name or against.cli_flags())
+        L.append(f"  deviations from {name}: {json.dumps(det.deviations)}")
     return "\n".join(L)

@@ -210,18 +210,6 @@ def load_target(target: Any, d: int | None = None, *, positions: Any = None, key
 
 # --- checking --------------------------------------------------------------------------------------------
 
-def auto_profile(table: Table, positions: Any, d: int | None) -> tuple[Profile | None, dict[str, Any]]:
-    """(the profile detect names for the table, the detection as JSON); the profile is None when detect
-    names no family member (REQ-CHECK-AUTO)."""
-    from sinpe.reference.checking.detect import detect_table, profile_of
-    from sinpe.reference.checking.limits import binary64_parameters
-    det = detect_table(table.data, positions=positions, d=d)
-    p = profile_of(det)
-    if p is not None:
-        binary64_parameters(p)
-    return p, det.to_json()
-
-
 def _unnamed(found: dict[str, Any], table: Table, tier: str, dtype: str | None, d: int | None) -> Any:
     """The report when ``auto`` finds nothing to check against: a finding (exit 1), never a pass."""
     from sinpe.reference.checking.check import _new_result
@@ -274,12 +262,25 @@ def check_target(target: Any, profile: "Profile | str", *, d: int | None = None,
         return _must_raise(target, profile, d, load, ck)
     table, pos, _ = load_target(target, d, **load)
     if profile == "auto":
-        found_profile, found = auto_profile(table, pos, d)
-        if found_profile is None:
-            return _unnamed(found, table, tier, dtype, d)
-        res = check_table(table, found_profile, positions=pos, d=d, **ck)
-        res.notes.insert(0, f"--profile auto: checked against what detect found: {found_profile.cli_flags()} "
-                            f"({found['sentence']})")
-        res.profile_source = "detected"
-        return res
+        from sinpe.reference.checking.detect import detect_table
+        return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, **ck)
     return check_table(table, profile, positions=pos, d=d, **ck)
+
+
+def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: str | None, tier: str,
+                   working: str | None, detect: bool, max_failures: int) -> Any:
+    """REQ-CHECK-AUTO for a 1-D table: check it against the member the detection ``det`` names, or report
+    that it names none (a finding)."""
+    from sinpe.reference.checking.check import check_table
+    from sinpe.reference.checking.detect import profile_of
+    from sinpe.reference.checking.limits import binary64_parameters
+    found_profile, found = profile_of(det), det.to_json()
+    if found_profile is None:
+        return _unnamed(found, table, tier, dtype, d)
+    binary64_parameters(found_profile)
+    res = check_table(table, found_profile, positions=pos, d=d, dtype=dtype, tier=tier, working=working,
+                      detect=detect, max_failures=max_failures)
+    res.notes.insert(0, f"--profile auto: checked against what detect found: {found_profile.cli_flags()} "
+                        f"({found['sentence']})")
+    res.profile_source = "detected"
+    return res

@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# REQ-CHECK-KINDS: `sinpe grid check|detect ...` and `sinpe rotary check|detect ...` are `sinpe check|detect ...`
+ALIASES: dict[str, tuple[str, ...]] = {"grid": ("check", "detect"), "rotary": ("check", "detect")}
+
+
 class UsageError(Exception):
     """Bad input from the user: reported as one line, exit status 2."""
 
@@ -161,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:
             return int(e.code or 0)
         return 2
+    if argv[0] in ALIASES and len(argv) > 1 and argv[1] in ALIASES[argv[0]]:
+        argv = argv[1:]  # the same command, byte for byte
     name = argv[0]
     module = importlib.import_module(COMMANDS[name][0])
     sub = _Parser(prog=f"sinpe {name}", description=COMMANDS[name][1])

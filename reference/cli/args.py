@@ -15,7 +15,7 @@ def add_profile_arguments(parser: argparse.ArgumentParser, default: str | None =
     """--profile and the parameter flags that override it (``extra``: more --profile names a command takes)."""
     g = parser.add_argument_group("profile (SPEC.md DEF-FAMILY)")
     g.add_argument("--profile", default=default, choices=list(PRESETS) + list(extra),
-                   help=f"preset (default {default}){extra_help}")
+                   help="preset" + (f" (default {default})" if default else "") + extra_help)
     g.add_argument("--layout", choices=LAYOUTS + ROTARY_LAYOUTS if extra else LAYOUTS,
                    help="column layout" + (" (rotary: halves, pairs, single)" if extra else ""))
     g.add_argument("--shift", help="schedule shift s: D = floor(d/2) - s ('half' for Vaswani's D = d/2)")
@@ -54,19 +54,6 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
                         help=f"time limit of a module:callable TARGET, run in a child process (default {DEFAULT_TIMEOUT:g})")
 
 
-def load_target(args: argparse.Namespace, d: int | None) -> Any:
-    """:func:`sinpe.reference.checking.targets.load_target` with TARGET's flags."""
-    from sinpe.reference.checking import targets
-    return targets.load_target(args.target, d, **load_flags(args))
-
-
-def load_flags(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(positions=getattr(args, "positions", None), key=getattr(args, "key", None),
-                call=getattr(args, "call", "positions"), timeout=getattr(args, "timeout", None),
-                rows=getattr(args, "rows", None), skip_rows=getattr(args, "skip_rows", None),
-                columns=getattr(args, "columns", None))
-
-
 def add_grid_arguments(g: Any) -> None:
     """The grid flags (SPEC.md DEF-GRID) on a parser or argument group: ``sinpe check`` and ``sinpe grid``."""
     g.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
@@ -96,3 +83,19 @@ def add_rotary_arguments(g: Any, files: bool = True) -> None:
     g.add_argument("--beta-fast", dest="beta_fast")
     g.add_argument("--beta-slow", dest="beta_slow")
     g.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
+    g.add_argument("--freqs", help="explicit frequencies w_0..w_{h-1} (rule explicit, DEF-ROPE-FREQ-EXPLICIT): a "
+                   "comma list of exact decimals or a .npy file of a 1-D float array (each value taken exactly)")
+
+
+def request(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of :func:`sinpe.check` / :func:`sinpe.detect` the flags give (each flag's ``dest``)."""
+    import dataclasses
+    from sinpe.reference.checking.kinds import Request
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(Request) if hasattr(args, f.name)}
+
+
+def target_words(args: argparse.Namespace) -> str:
+    """What a report names as the target: TARGET, and --cos/--sin FILE when given."""
+    words = [args.target] if args.target else []
+    words += [f"--{k} {getattr(args, k)}" for k in ("cos", "sin") if getattr(args, k, None)]
+    return " ".join(words)

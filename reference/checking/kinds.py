@@ -1,0 +1,644 @@
+"""Every kind through every door (SPEC.md REQ-CHECK-KINDS, REQ-DETECT-KINDS, REQ-CHECK-AUTO): 1-D tables,
+2-D grids and rotary cos/sin caches are checked by one function, :func:`check`, and named by one,
+:func:`detect`, with the same keywords as the ``sinpe check``/``sinpe detect`` flags (their ``dest``
+names). The kind comes from the profile (a grid preset, a rotary preset) or from ``cos=``/``sin=``;
+``profile="auto"`` checks against what :func:`detect` names, for every kind. A keyword of another kind
+(``amplitude=`` with a grid, ``shape=`` with a 1-D preset) is a usage error. ``sinpe.check``,
+``sinpe.detect`` and the two commands are shells over these.
+
+>>> import numpy as np
+>>> from sinpe.reference.tables import table
+>>> check(table("vaswani", 8, 64, "float32"), "vaswani").verdict
+'conforms'
+>>> check(table("vaswani", 8, 64, "float32"), "mae", amplitude=2)
+Traceback (most recent call last):
+...
+sinpe.reference.checking.loaders.LoadError: --amplitude does not apply to a 2-D grid (--profile mae)
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
+from sinpe.spec.profiles import Profile
+from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RotaryProfile, get_rotary
+
+from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, is_callable_target, load_table
+
+ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
+GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
+ROTARY = ("dim", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
+          "beta_slow", "attention_factor", "freqs")
+SELECTION = ("rows", "skip_rows", "columns", "d")
+MAX_FREQS = 1 << 16  # explicit frequencies (h = dim/2) accepted, counted before any is parsed
+
+
+@dataclass
+class Request:
+    """The keywords of :func:`check` and :func:`detect`, named as the CLI flags' ``dest`` (None: not given)."""
+
+    layout: Any = None
+    shift: Any = None
+    base: Any = None
+    phase_scale: Any = None
+    amplitude: Any = None
+    offset: Any = None
+    odd: Any = None
+    shape: Any = None
+    cls: int = 0
+    base_size: Any = None
+    interpolation_scale: Any = None
+    temperature: Any = None
+    reverse_coord: bool = False
+    channels_first: bool = False
+    cos: Any = None
+    sin: Any = None
+    dim: int | None = None
+    rule: str | None = None
+    factor: Any = None
+    original_max: int | None = None
+    seq_len: int | None = None
+    low_freq_factor: Any = None
+    high_freq_factor: Any = None
+    beta_fast: Any = None
+    beta_slow: Any = None
+    attention_factor: Any = None
+    freqs: Any = None
+    d: int | None = None
+    positions: Any = None
+    key: str | None = None
+    call: str = "positions"
+    timeout: float | None = None
+    rows: str | None = None
+    skip_rows: int | None = None
+    columns: str | None = None
+    dtype: str | None = None
+    tier: str = "phase"
+    working: str | None = None
+    detect: bool = True
+    max_failures: int = 10
+
+    @classmethod
+    def of(cls, kw: dict[str, Any]) -> "Request":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(kw) - names)
+        if unknown:
+            raise TypeError(f"unknown argument(s) {unknown}; arguments: {', '.join(sorted(names))}")
+        return cls(**kw)
+
+    def given(self, names: tuple[str, ...]) -> list[str]:
+        """The names among ``names`` given a value (cls 0, False and None are not given)."""
+        return [n for n in names if getattr(self, n) not in (None, False) and not (n == "cls" and self.cls == 0)]
+
+
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+# --- which kind, and what applies to it ----------------------------------------------------------------
+
+def kind_of(profile: Any, req: Request) -> str:
+    """``grid``, ``rotary`` or ``1d``: from the profile (a preset's name or object) or from ``cos=``/``sin=``."""
+    named = isinstance(profile, str)
+    if req.cos is not None or req.sin is not None or isinstance(profile, RotaryProfile) or \
+            (named and profile in ROTARY_PRESETS):
+        return "rotary"
+    if isinstance(profile, Grid) or (named and profile in GRID_PRESETS):
+        return "grid"
+    return "1d"
+
+
+def _refuse(req: Request, names: tuple[str, ...], what: str) -> None:
+    used = req.given(names)
+    if used:
+        raise LoadError(f"{flag(used[0])} does not apply to {what}")
+
+
+def _applicable(kind: str, profile: Any, req: Request) -> None:
+    name = getattr(profile, "name", None) or profile
+    if kind == "1d":
+        used = req.given(GRID + ROTARY)
+        if used:
+            raise LoadError(f"{flag(used[0])} applies to grid or rotary profiles, not {name}")
+        if req.layout in ROTARY_LAYOUTS:
+            raise LoadError(f"--layout {req.layout} is a rotary layout: pass --profile {'|'.join(ROTARY_PRESETS)}")
+    elif kind == "grid":
+        _refuse(req, ONE_D + ROTARY + SELECTION + ("positions", "cos", "sin"), f"a 2-D grid (--profile {name})")
+    else:
+        if isinstance(profile, Profile) or (isinstance(profile, str) and profile not in ROTARY_PRESETS
+                                             and profile != "auto"):
+            raise LoadError(f"--cos/--sin are rotary caches: pass --profile {'|'.join(ROTARY_PRESETS)}, not {profile}")
+        _refuse(req, ("shift", "phase_scale", "amplitude", "offset", "odd") + GRID + SELECTION,
+                f"a rotary cache (--profile {name})")
+        if req.layout is not None and req.layout not in ROTARY_LAYOUTS:
+            raise LoadError(f"--layout {req.layout} is a 1-D layout; rotary layouts: {', '.join(ROTARY_LAYOUTS)}")
+
+
+# --- loading -----------------------------------------------------------------------------------------
+
+def load_plain(target: Any, key: str | None, what: str) -> Table:
+    """A table given as an array, a tensor or a file (a grid or a cache: no callable, no selection)."""
+    if callable(target) or (isinstance(target, str) and is_callable_target(target)):
+        raise LoadError(f"{target if isinstance(target, str) else 'a callable'}: {what} is checked from a table "
+                        "(an array or a file), not a callable")
+    if isinstance(target, str) or hasattr(target, "__fspath__"):
+        return load_table(str(target), key=key)
+    return _finish(Table(*_to_numpy(target, "table"), "table"))
+
+
+def load_grid(target: Any, key: str | None = None, channels_first: bool = False) -> Table:
+    """A grid table (rows = cls + H*W cells); ``channels_first``: a (C, H, W) array (leading size-1 dims
+    dropped, DETR's output) read as (H*W, C)."""
+    if not channels_first:
+        return load_plain(target, key, "a 2-D grid")
+    from sinpe.reference.checking import loaders
+    if isinstance(target, str):
+        if not target.lower().endswith(".npy"):
+            raise LoadError("--channels-first reads a .npy file")
+        t = loaders._npy(target, key)
+    else:
+        t = Table(*_to_numpy(target, "table"), "table")
+    data = np.asarray(t.data)
+    while data.ndim > 3 and data.shape[0] == 1:
+        data = data[0]
+    if data.ndim != 3:
+        raise LoadError(f"--channels-first needs a (C, H, W) array; got shape {data.shape}")
+    t.data = np.ascontiguousarray(data.reshape(data.shape[0], -1).T)
+    return loaders._finish(t)
+
+
+def load_caches(req: Request, target: Any = None) -> tuple[Any, Any, Any, str]:
+    """(cos, sin, positions or None, dtype) of a rotary check: ``target`` (if given) is the cos cache."""
+    from sinpe.reference.checking.targets import _positions
+    if target is not None and req.cos is not None:
+        raise LoadError("give the cos cache as TARGET or as --cos, not both")
+    given = {"cos": target if target is not None else req.cos, "sin": req.sin}
+    if given["cos"] is None and given["sin"] is None:
+        raise LoadError("a rotary cache is needed: TARGET or --cos FILE, --sin FILE or both")
+    caches = {k: None if v is None else load_plain(v, req.key, "a rotary cache") for k, v in given.items()}
+    cos, sin = (None if caches[k] is None else np.asarray(caches[k].data) for k in ("cos", "sin"))
+    if cos is not None and sin is not None and cos.shape != sin.shape:
+        raise LoadError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
+    rows = (cos if cos is not None else sin).shape[0]
+    pos = _positions(req.positions, rows, f"the cache has {rows} rows")
+    if pos is not None and len(pos) != rows:
+        raise LoadError(f"{len(pos)} positions for {rows} rows")
+    dtype = req.dtype or next(c.dtype for c in caches.values() if c is not None)
+    return cos, sin, None if pos is None else list(pos), dtype
+
+
+def parse_freqs(spec: Any) -> tuple[Fraction, ...]:
+    """Explicit frequencies (DEF-ROPE-FREQ-EXPLICIT): a comma list of exact decimals, a ``.npy`` file of a 1-D
+    float array (read without pickle; each value taken at its exact binary value) or a sequence of numbers.
+    Each must be finite and positive; at most MAX_FREQS, counted before any is parsed or loaded.
+
+    >>> parse_freqs("1,0.1,1e-2")
+    (Fraction(1, 1), Fraction(1, 10), Fraction(1, 100))
+    >>> parse_freqs("1,-0.5")
+    Traceback (most recent call last):
+    ...
+    sinpe.reference.checking.loaders.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
+    """
+    from sinpe.spec.profiles import to_fraction
+    if isinstance(spec, str) and spec.strip().lower().endswith(".npy"):
+        values: Any = _freqs_npy(spec.strip())
+    elif isinstance(spec, str):
+        if spec.count(",") >= MAX_FREQS:
+            raise LoadError(f"--freqs: more than {MAX_FREQS} frequencies")
+        values = [v for v in spec.split(",")]
+    else:
+        n = len(spec)  # a sequence: its length before any copy
+        if n > MAX_FREQS:
+            raise LoadError(f"--freqs: {n} frequencies; at most {MAX_FREQS}")
+        values = np.asarray(spec).tolist() if hasattr(spec, "__array__") else list(spec)
+    if not values:
+        raise LoadError("--freqs: no frequencies given")
+    out = []
+    for i, v in enumerate(values, 1):
+        try:
+            w = to_fraction(v.strip() if isinstance(v, str) else v, f"--freqs: frequency {i}")
+        except ValueError as e:
+            raise LoadError(str(e)) from None
+        if w <= 0:
+            raise LoadError(f"--freqs: frequency {i} is {w}; frequencies must be finite and positive")
+        out.append(w)
+    return tuple(out)
+
+
+def _freqs_npy(path: str) -> list[float]:
+    """A 1-D float .npy, its header read (and its size checked) before the data is."""
+    fmt = np.lib.format
+    with open(path, "rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, _, dtype = read(fh)
+        except ValueError as e:
+            raise LoadError(f"--freqs {path}: not a .npy file ({e})") from None
+        if dtype.kind != "f" or dtype.hasobject or len(shape) != 1:
+            raise LoadError(f"--freqs {path}: a 1-D float array is needed; got {dtype} of shape {shape}")
+        if shape[0] > MAX_FREQS:
+            raise LoadError(f"--freqs {path}: {shape[0]} frequencies; at most {MAX_FREQS}")
+    return np.load(path, allow_pickle=False).astype(np.float64).tolist()
+
+
+# --- the profiles of each kind -------------------------------------------------------------------------
+
+def grid_shape(shape: Any, rows: int, cls: int) -> tuple[int, int]:
+    """(H, W) from ``"HxW"``, a pair, or (None) the square the rows make after ``cls`` rows."""
+    if shape is None:
+        n = rows - cls
+        s = int(round(max(n, 0) ** 0.5))
+        if n <= 0 or s * s != n:
+            raise LoadError(f"{n} grid rows are not a square: pass --shape HxW")
+        return s, s
+    if isinstance(shape, str):
+        try:
+            h, w = (int(x) for x in shape.lower().split("x"))
+        except ValueError:
+            raise LoadError(f"--shape must be HxW, e.g. 14x14; got {shape!r}") from None
+        return h, w
+    h, w = shape
+    return int(h), int(w)
+
+
+def grid_of(name: str, dim: int, shape: tuple[int, int], cls: int = 0, **options: Any) -> Grid:
+    """The grid preset ``name`` at width ``dim`` and ``shape`` with its options and ``cls`` leading zero rows."""
+    opts = {k: v for k, v in options.items() if v not in (None, False)}
+    try:
+        g = get_grid(name, dim, shape, **opts)
+    except TypeError:
+        raise LoadError(f"grid {name} takes none of these options: {sorted(opts)}") from None
+    return Grid(g.name, g.shape, g.axes, g.order, cls) if cls else g
+
+
+def grid_flags(g: Grid, options: dict[str, Any]) -> str:
+    """The ``sinpe check`` flags of a grid."""
+    return (f"--profile {g.name} --shape {g.shape[0]}x{g.shape[1]} --cls {g.cls}" +
+            "".join(f" {flag(k)}" + ("" if v is True else f" {v}") for k, v in options.items() if v not in (None, False)))
+
+
+ROTARY_PARAMS = ("layout", "base", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor",
+                 "beta_fast", "beta_slow", "attention_factor")
+
+
+def rotary_of(name: str, req: Request) -> RotaryProfile:
+    """The rotary preset ``name`` with the request's overrides (``freqs``: rule ``explicit``)."""
+    over = {k: getattr(req, k) for k in ROTARY_PARAMS}
+    if req.freqs is not None:
+        over["explicit"] = parse_freqs(req.freqs)
+    return get_rotary(name, **over)
+
+
+def rotary_flags(rp: RotaryProfile, freqs: Any = None) -> str:
+    """The ``sinpe check`` flags of a rotary profile: its preset, or llama's with the parameters that differ."""
+    named = next((n for n, p in ROTARY_PRESETS.items() if p.replace(name=None) == rp.replace(name=None)), None)
+    if named:
+        return f"--profile {named}"
+    base = ROTARY_PRESETS["llama"]
+    out = ["--profile llama"] + [f"{flag(k)} {getattr(rp, k)}" for k in ROTARY_PARAMS
+                                 if getattr(rp, k) != getattr(base, k) and getattr(rp, k) is not None]
+    if rp.explicit is not None:  # as given (a file, a list), else each frequency exactly (a/b)
+        out.append(f"--freqs {freqs}" if isinstance(freqs, str) else "--freqs " + ",".join(map(str, rp.explicit)))
+    return " ".join(out)
+
+
+# --- check ---------------------------------------------------------------------------------------------
+
+def label(target: Any, req: Request | None = None) -> str:
+    """How a report names its target: the path or ``module:callable``, else ``table``."""
+    t = target if target is not None else (req.cos if req and req.cos is not None else getattr(req, "sin", None))
+    return str(t) if isinstance(t, str) or hasattr(t, "__fspath__") else "table"
+
+
+def check(target: Any = None, profile: Any = None, **kw: Any) -> Any:
+    """Check ``target`` (or the ``cos=``/``sin=`` caches) against ``profile``: a 1-D preset or
+    :class:`Profile` (default vaswani; llama for caches), a grid preset, a rotary preset, or ``"auto"``.
+    A 1-D result is a ``CheckResult``, a grid/rotary one an :class:`AngleCheck`; both have ``verdict``,
+    ``conformant``, ``exit_code``, ``unjudged`` and one ``to_json()`` with the same keys."""
+    req = Request.of(kw)
+    if profile == "auto":
+        return _check_auto(target, req)
+    kind = kind_of(profile, req)
+    _applicable(kind, profile, req)
+    if kind == "grid":
+        g = profile if isinstance(profile, Grid) else None
+        return _check_grid(target, g.name if g else profile, req, grid=g, options={} if g else None)
+    if kind == "rotary":
+        return _check_rotary(target, "llama" if profile is None else profile, req)
+    return _check_1d(target, "vaswani" if profile is None else profile, req)
+
+
+def one_d_profile(profile: Any, req: Request) -> Profile:
+    """A 1-D preset (or :class:`Profile`) with the request's overrides."""
+    from sinpe.spec.profiles import get_profile
+    over = {k: getattr(req, k) for k in ONE_D if getattr(req, k) is not None}
+    if isinstance(profile, Profile):
+        return profile.replace(**over) if over else profile
+    return get_profile(profile, **over)
+
+
+def _check_1d(target: Any, profile: Any, req: Request) -> Any:
+    from sinpe.reference.checking import targets
+    from sinpe.reference.checking.limits import binary64_parameters
+    if target is None:
+        raise LoadError("TARGET is required (a table file or module:callable; a rotary cache: --cos/--sin "
+                        f"with --profile {'|'.join(ROTARY_PRESETS)})")
+    prof = one_d_profile(profile, req)
+    binary64_parameters(prof)  # REQ-CHECK-LIMITS: a non-finite reference is refused before any work
+    res = targets.check_target(target, prof, **_one_d_keywords(req))
+    res.reproduce = f"sinpe check {label(target)} {res.profile_flags}"
+    return res
+
+
+def _one_d_keywords(req: Request) -> dict[str, Any]:
+    if req.d is not None and req.d < 1:
+        raise LoadError(f"--d must be >= 1; got {req.d}")
+    if req.max_failures < 0:
+        raise LoadError(f"--max-failures must be >= 0; got {req.max_failures}")
+    return {k: getattr(req, k) for k in ("d", "positions", "dtype", "tier", "working", "key", "call", "timeout",
+                                         "detect", "max_failures", "rows", "skip_rows", "columns")}
+
+
+def _grid_options(req: Request) -> dict[str, Any]:
+    return {k: getattr(req, k) for k in ("base_size", "interpolation_scale", "temperature", "reverse_coord")}
+
+
+def _check_grid(target: Any, name: str, req: Request, table: Table | None = None, grid: Grid | None = None,
+                options: dict[str, Any] | None = None) -> "AngleCheck":
+    from sinpe.reference.checking.angles import check_grid
+    if target is None and table is None:
+        raise LoadError(f"--profile {name} (a 2-D grid) needs TARGET, the grid table file")
+    t0 = time.perf_counter()
+    t = table if table is not None else load_grid(target, req.key, req.channels_first)
+    data = np.asarray(t.data)
+    opts = _grid_options(req) if options is None else options
+    g = grid or grid_of(name, data.shape[1], grid_shape(req.shape, data.shape[0], req.cls), req.cls, **opts)
+    r = check_grid(data, g, dtype=req.dtype or t.dtype, tier=req.tier, working=req.working)
+    flags = grid_flags(g, opts)
+    return AngleCheck(r, "grid", g.describe(), flags, list(t.notes), f"sinpe check {label(target)} {flags}",
+                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+
+
+def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None = None,
+                  dim: int | None = None) -> "AngleCheck":
+    from sinpe.reference.checking.angles import check_rotary
+    t0 = time.perf_counter()
+    cos, sin, pos, dtype = load_caches(req, target)
+    rp = rp or (name if isinstance(name, RotaryProfile) else rotary_of(name, req))
+    t = cos if cos is not None else sin
+    dim = dim or req.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
+    r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working)
+    src = {"cos": target if target is not None else req.cos, "sin": req.sin}
+    given = " ".join(f"--{k} {label(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
+    flags = rotary_flags(rp, req.freqs)
+    return AngleCheck(r, "rotary", f"{rp.describe()}, dim {dim}", flags, [], f"sinpe check {given} {flags}",
+                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+
+
+def _check_auto(target: Any, req: Request) -> Any:
+    """REQ-CHECK-AUTO for every kind: the detection of :func:`detect`, then the check against what it names."""
+    from sinpe.reference.checking import targets
+    used = req.given(ONE_D + ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord"))
+    if used:
+        raise LoadError(f"--profile auto takes the parameters detect finds; drop {flag(used[0])}")
+    found = detect(target, _request=req, _first=True)
+    if found.kind != "1d" and found.profile_flags is None:
+        return _unnamed(found, req)
+    if found.kind == "grid":
+        r = found.readings["grid"]
+        res = _check_grid(target, r["profile"], req, found.table, found.grid, r["options"])
+    elif found.kind == "rotary":
+        if req.cos is None and req.sin is None:  # a table read as the cos or the sin cache
+            target, req = None, dataclasses.replace(req, **{found.readings["rotary"]["cache"]: target})
+        res = _check_rotary(target, None, req, found.rotary, found.readings["rotary"]["dim"])
+    else:
+        kw = _one_d_keywords(req)
+        res = targets.check_detected(found.table, found.positions, found.detection, d=req.d, dtype=req.dtype,
+                                     tier=req.tier, working=req.working, detect=req.detect,
+                                     max_failures=kw["max_failures"])
+        res.reproduce = f"sinpe check {label(target)} {res.profile_flags}"
+        return res
+    res.profile_source, res.detected = "detected", found.to_json()
+    res.notes.insert(0, f"--profile auto: checked against what detect found: {res.profile_flags} ({found.sentence})")
+    return res
+
+
+def _unnamed(found: "Found", req: Request) -> "AngleCheck":
+    """A grid or cache no preset of its kind fits, under ``auto``: a finding (exit 1), never a pass."""
+    from sinpe.reference.checking.angles import AngleResult
+    t = found.table.data if found.table is not None else next(
+        v for v in (found.arrays.get("cos"), found.arrays.get("sin")) if v is not None)
+    r = AngleResult("fails", None, req.tier, req.dtype or found.dtype, t.shape[0], t.shape[1], n_failures=0,
+                    reason=f"--profile auto: detect names no {found.kind} preset to check against: {found.sentence}")
+    return AngleCheck(r, found.kind, "no preset", "auto", [], "", max_failures=req.max_failures,
+                      profile_source="detected", detected=found.to_json())
+
+
+# --- the report of a grid or rotary check ----------------------------------------------------------------
+
+@dataclass
+class AngleCheck:
+    """A grid/rotary :class:`~sinpe.reference.checking.angles.AngleResult` under the 1-D report contract
+    (REQ-CHECK-KINDS): the same verdicts, ``conformant`` (True only for ``conforms``), ``unjudged`` as
+    ``{count, share, from_position}`` and a ``to_json()`` with the keys of ``CheckResult.to_json()``."""
+
+    result: Any
+    kind: str
+    describe: str
+    profile_flags: str
+    notes: list[str]
+    reproduce: str
+    seconds: float = 0.0
+    max_failures: int = 10
+    profile_source: str = "given"
+    detected: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # verdict, tier, dtype, rows, d, failures, ... of the result
+        if name == "result":
+            raise AttributeError(name)
+        return getattr(self.result, name)
+
+    @property
+    def conformant(self) -> bool:
+        return self.result.verdict == "conforms"
+
+    @property
+    def profile(self) -> str:
+        return self.result.profile
+
+    @property
+    def unjudged(self) -> dict[str, Any]:
+        r = self.result
+        entries = r.rows * r.d * max(1, len(r.parts))
+        return {"count": r.unjudged, "share": r.unjudged / entries if entries else 0.0, "from_position": r.unjudged_from}
+
+    def to_json(self) -> dict[str, Any]:
+        from sinpe.reference.checking.report import angle_report
+        return angle_report(self)
+
+
+# --- detect --------------------------------------------------------------------------------------------
+
+@dataclass
+class Found:
+    """What :func:`detect` names (REQ-DETECT-KINDS): ``kind`` (1d, grid, rotary), ``profile``, ``profile_flags``
+    (the ``sinpe check`` flags), ``sentence``, every reading tried, and what a check against it needs. The
+    1-D ``Detection``'s attributes (``layout``, ``deviations``, ...) are readable on it directly."""
+
+    kind: str
+    profile: str | None
+    profile_flags: str | None
+    sentence: str
+    readings: dict[str, dict[str, Any]]
+    detection: Any = None          # the 1-D Detection, when the 1-D fit ran
+    table: Any = None              # the loaded table (Table)
+    positions: Any = None
+    grid: Grid | None = None
+    rotary: RotaryProfile | None = None
+    cache_pair: bool = False
+    arrays: dict[str, Any] = field(default_factory=dict)  # the caches read, by name
+    dtype: str = ""
+    against: Any = None
+    exit_code: int = 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "detection":
+            raise AttributeError(name)
+        if self.detection is None:
+            raise AttributeError(f"a {self.kind} detection has no {name!r}")
+        return getattr(self.detection, name)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind == "1d":
+            out = self.detection.to_json()
+            out["kind"], out["readings"] = "1d", self.readings
+            return out
+        return {"kind": self.kind, "profile": self.profile, "profile_flags": self.profile_flags,
+                "sentence": self.sentence, "readings": self.readings}
+
+
+def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | None = None, _first: bool = False,
+           **kw: Any) -> Found:
+    """Name what ``target`` (or the ``cos=``/``sin=`` caches) is: the 1-D fit (REQ-DETECT-FIT) when it names a
+    member, else a grid preset (REQ-DETECT-GRID), else a rotary reading as a cos or a sin cache
+    (REQ-DETECT-ROPE). ``against`` (default vaswani) is what 1-D deviations are listed against."""
+    req = _request or Request.of(kw)
+    if _request is None:
+        _refuse(req, ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord"),
+                "detect (it finds the parameters)")
+    if req.cos is not None or req.sin is not None:
+        return _detect_caches(target, req, against)
+    if target is None:
+        raise LoadError("FILE is required (a table file or module:callable; a rotary cache: --cos/--sin)")
+    if req.channels_first or req.shape is not None:
+        return _detect_grid_only(target, req, against)
+    return _detect_table(target, req, against, _first)
+
+
+def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found:
+    from sinpe.reference.checking.angles import other_readings
+    from sinpe.reference.checking.detect import detect_table
+    from sinpe.reference.checking.limits import binary64_parameters
+    from sinpe.reference.checking.targets import load_target
+    prof = one_d_profile(against if kind_of(against, Request()) == "1d" else "vaswani", req)
+    binary64_parameters(prof)
+    table, pos, _ = load_target(target, req.d, positions=req.positions, key=req.key, call=req.call,
+                                timeout=req.timeout, rows=req.rows, skip_rows=req.skip_rows, columns=req.columns)
+    try:
+        det, why = detect_table(table.data, positions=pos, against=prof, d=req.d), None
+    except ValueError as e:  # too few rows for the 1-D fit: the grid and rotary readings may still name it
+        det, why = None, str(e)
+    if det is not None and req.d is not None and det.d != req.d and "width" not in det.deviations:
+        det.deviations["width"] = det.width  # asked for d, it has other columns: never "the profile asked for"
+    one = {"found": det is not None and det.profile_flags is not None and "no_fit" not in det.deviations,
+           **({"profile": det.profile, "profile_flags": det.profile_flags, "sentence": det.sentence}
+              if det is not None else {"reason": why})}
+    if one["found"] and first:
+        skipped = {"found": False, "reason": "not tried: the 1-D reading names a member"}
+        readings = {"1d": one, "grid": skipped, "rotary": dict(skipped)}
+    else:
+        readings = {**other_readings(table.data, pos, det, dtype=req.dtype, tier=req.tier), "1d": one}
+    found = Found("1d", None, None, "", readings, det, table, pos, against=prof if against is not None and
+                  kind_of(against, Request()) == "1d" else against)
+    kind = "1d" if one["found"] else next((k for k in ("grid", "rotary") if readings[k]["found"]), "1d")
+    if kind == "1d" and det is None:
+        raise LoadError(f"{why}; no grid or rotary preset conforms either")
+    return _name(found, kind)
+
+
+def _name(found: Found, kind: str) -> Found:
+    """Fill in what the reading of ``kind`` names: profile, flags, sentence, the object to check against."""
+    from sinpe.reference.checking.jsonout import exact_number, with_exact
+    found.kind = kind
+    if kind == "1d":
+        det = found.detection
+        found.profile, found.profile_flags, found.sentence = det.profile, det.profile_flags, det.sentence
+        found.exit_code = 0 if not det.deviations else 1
+        return found
+    r = found.readings[kind]
+    found.profile = r.get("profile")
+    if kind == "grid":
+        dim = np.asarray(found.table.data).shape[1]
+        found.grid = grid_of(r["profile"], dim, tuple(r["shape"]), r["cls"], **r.get("options", {}))
+        found.profile_flags = grid_flags(found.grid, r.get("options", {}))
+        found.sentence = (f"A 2-D sin-cos grid: preset {r['profile']}, shape {r['shape'][0]}x{r['shape'][1]}, "
+                          f"{r['cls']} cls rows" + (f", options {r['options']}" if r.get("options") else "") +
+                          (f"; equivalent here: {', '.join(e['profile'] for e in r['equivalent'])}"
+                           if r.get("equivalent") else "") + ".")
+    else:
+        found.rotary = ROTARY_PRESETS[r["profile"]] if r.get("profile") else RotaryProfile(None, **r["params"])
+        found.profile_flags = rotary_flags(found.rotary)
+        what = "cos and sin cache pair" if found.cache_pair else f"{r['cache']} cache"
+        found.sentence = (f"A rotary {what}: {r['describe']}, head dim {r['dim']}" +
+                          (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
+    if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
+        r["params"] = dict(r["params"])
+        with_exact(r["params"], tuple(k for k, v in r["params"].items()
+                                      if isinstance(v, str) and not isinstance(exact_number(v), str)))
+    want = found.against if isinstance(found.against, str) and kind_of(found.against, Request()) == kind else None
+    found.exit_code = 0 if want is None or want == found.profile else 1
+    return found
+
+
+def _detect_grid_only(target: Any, req: Request, against: Any) -> Found:
+    """``shape=``/``channels_first=``: the table is a grid; only the grid reading is tried."""
+    from sinpe.reference.checking.angles import detect_grid
+    t = load_grid(target, req.key, req.channels_first)
+    shape = None if req.shape is None else grid_shape(req.shape, t.data.shape[0], 0)
+    r = detect_grid(np.asarray(t.data), shape=shape, dtype=req.dtype, tier=req.tier)
+    no = {"found": False, "reason": "not tried: --shape/--channels-first name a grid"}
+    found = Found("grid", None, None, "", {"1d": no, "grid": r, "rotary": dict(no)}, table=t, dtype=t.dtype, against=against)
+    if not r["found"]:
+        return _none(found, f"{label(target)}: {r['reason']}")
+    return _name(found, "grid")
+
+
+def _detect_caches(target: Any, req: Request, against: Any) -> Found:
+    """``cos=``/``sin=`` (``target``, if given, the cos cache): only the rotary reading is tried."""
+    from sinpe.reference.checking.angles import detect_rotary
+    cos, sin, pos, dtype = load_caches(req, target)
+    r = detect_rotary(cos=cos, sin=sin, positions=pos, dtype=req.dtype, tier=req.tier)
+    if r["found"] and cos is not None and sin is None:
+        r["cache"] = "cos"
+    elif r["found"] and sin is not None and cos is None:
+        r["cache"] = "sin"
+    no = {"found": False, "reason": "not tried: --cos/--sin name rotary caches"}
+    found = Found("rotary", None, None, "", {"1d": no, "grid": dict(no), "rotary": r},
+                  cache_pair=cos is not None and sin is not None, arrays={"cos": cos, "sin": sin}, dtype=dtype,
+                  against=against)
+    if not r["found"]:
+        return _none(found, f"rotary cache: {r['reason']} (layouts seen: {', '.join(r['layouts'])})")
+    return _name(found, "rotary")
+
+
+def _none(found: Found, sentence: str) -> Found:
+    """A grid or cache that no preset of its kind fits: a finding (exit 1), never a pass."""
+    found.sentence, found.exit_code = sentence, 1
+    return found

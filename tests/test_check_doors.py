@@ -1,0 +1,237 @@
+"""Every kind through every door (SPEC.md REQ-CHECK-KINDS, REQ-DETECT-KINDS, REQ-CHECK-AUTO, REQ-API,
+DEF-ROPE-FREQ-EXPLICIT): 1-D tables, 2-D grids and rotary caches through `sinpe check`, `sinpe detect`,
+`sinpe grid|rotary` (aliases) and `sinpe.check`/`sinpe.detect`, with the same detection, verdicts and JSON keys.
+Reproduce: python -m pytest tests/test_check_doors.py
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import library_formulas as L
+import sinpe
+from test_loaders import assert_one_line_exit_2, run_clean
+
+F16 = np.float16
+
+
+def _timm_in_float16(dim: int, n: int) -> np.ndarray:
+    """timm's grid with its bands and products in float16 (a half-precision evaluation, not a rounded float32 one)."""
+    bands = (1.0 / 10000.0 ** (np.arange(dim // 4) / (dim // 4))).astype(F16)
+    grid = np.stack(np.meshgrid(np.arange(n).astype(F16), np.arange(n).astype(F16), indexing="ij")).reshape(2, -1).T
+    pos2 = grid[:, :, None] * bands[None, None, :]
+    return np.stack([np.sin(pos2), np.cos(pos2)], axis=1).reshape(n * n, -1).astype(F16)
+
+
+@pytest.fixture()
+def files(tmp_path):
+    np.save(tmp_path / "timm.npy", L.timm_2d(32, (6, 6)))
+    bad = L.timm_2d(32, (6, 6))
+    bad[20, 5] += 1e-3  # one perturbed entry
+    np.save(tmp_path / "timm_bad.npy", bad)
+    np.save(tmp_path / "timm16.npy", _timm_in_float16(32, 6))
+    np.save(tmp_path / "mae.npy", L.mae_2d(32, 6, cls=True).astype(np.float32))
+    c, s = L.rope_cache(L.inv_freq_default(32), 200)
+    np.save(tmp_path / "cos.npy", c)
+    np.save(tmp_path / "sin.npy", s)
+    s_bad = s.copy()
+    s_bad[150, 3] = -s_bad[150, 3]
+    np.save(tmp_path / "sin_bad.npy", s_bad)
+    np.save(tmp_path / "inv_freq.npy", L.inv_freq_default(32))
+    from sinpe.reference.tables import table
+    np.save(tmp_path / "t2t.npy", table("t2t", 32, 64, "float32"))
+    return tmp_path
+
+
+def _json(res):
+    return json.loads(res.stdout)
+
+
+# --- 1. --profile auto: the detection of sinpe detect, for every kind ------------------------------------
+
+@pytest.mark.parametrize("name, profile", [("timm.npy", "timm"), ("mae.npy", "mae")])
+def test_auto_checks_the_grid_detect_names(files, name, profile):
+    det = _json(run_clean(files, "detect", name, "--json"))
+    res = run_clean(files, "check", name, "--profile", "auto", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = _json(res)
+    assert (out["kind"], out["profile"], out["profile_source"]) == ("grid", profile, "detected")
+    assert det["profile"] == profile and out["detected"]["profile_flags"] == det["profile_flags"]
+    assert out["notes"][0].startswith("--profile auto: checked against what detect found: --profile " + profile)
+
+
+def test_auto_is_no_free_pass_for_grids(files):
+    assert run_clean(files, "check", "timm_bad.npy", "--profile", "auto").returncode == 1  # one entry off
+    assert run_clean(files, "check", "timm_bad.npy", "--profile", "timm").returncode == 1
+    half = run_clean(files, "check", "timm16.npy", "--profile", "auto", "--json")  # computed in float16
+    assert half.returncode == 1 and _json(half)["verdict"] == "fails"
+
+
+def test_auto_checks_rotary_caches(files):
+    res = run_clean(files, "check", "--cos", "cos.npy", "--sin", "sin.npy", "--profile", "auto", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = _json(res)
+    assert (out["kind"], out["profile"], out["profile_source"]) == ("rotary", "llama", "detected")
+    one = _json(run_clean(files, "check", "sin.npy", "--profile", "auto", "--json"))  # a table read as a sin cache
+    assert (one["kind"], one["verdict"], set(one["parts"])) == ("rotary", "conforms", {"sin"})
+    assert run_clean(files, "check", "--cos", "cos.npy", "--sin", "sin_bad.npy", "--profile", "auto").returncode == 1
+    assert_one_line_exit_2(run_clean(files, "check", "--cos", "cos.npy", "--profile", "auto", "--factor", "2"),
+                           "drop --factor")
+
+
+def test_auto_still_checks_1d_tables(files):
+    out = _json(run_clean(files, "check", "t2t.npy", "--profile", "auto", "--json"))
+    assert (out["kind"], out["profile"], out["verdict"], out["profile_source"]) == ("1d", "t2t", "conforms", "detected")
+
+
+# --- 2. sinpe detect takes caches --------------------------------------------------------------------------
+
+def test_detect_takes_caches(files):
+    res = run_clean(files, "detect", "--cos", "cos.npy", "--sin", "sin.npy", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = _json(res)
+    assert (out["kind"], out["profile"], out["readings"]["rotary"]["dim"]) == ("rotary", "llama", 32)
+    assert out["profile_flags"] == "--profile llama"
+    np.save(files / "noise.npy", np.random.default_rng(2).uniform(-1, 1, (50, 32)))
+    none = run_clean(files, "detect", "--cos", "noise.npy", "--json")
+    assert none.returncode == 1 and _json(none)["profile"] is None
+    assert run_clean(files, "detect", "--cos", "cos.npy", "--profile", "gptj").returncode == 1  # not what was asked
+
+
+# --- 3. the Python API takes every kind and every flag ------------------------------------------------------
+
+def test_api_checks_grids_and_caches(files):
+    mae = np.load(files / "mae.npy")
+    r = sinpe.check(mae, "mae", cls=1)
+    assert (r.verdict, r.conformant, r.exit_code, r.kind) == ("conforms", True, 0, "grid")
+    bad = mae.copy()
+    bad[9, 3] += 1e-3
+    assert sinpe.check(bad, "mae", cls=1).verdict == "fails"
+    with pytest.raises(ValueError, match="37 grid rows are not a square"):  # the cls row not named
+        sinpe.check(mae, "mae")
+    inv, att = L.inv_freq_yarn(64, 10000.0, 4.0, 2048)
+    c, s = L.rope_cache(inv, 512, scaling=att)
+    r = sinpe.check(cos=c, sin=s, profile="llama", rule="yarn", factor=4, original_max=2048)
+    assert (r.verdict, r.kind, set(r.parts)) == ("conforms", "rotary", {"cos", "sin"})
+    assert sinpe.check(cos=c, sin=s, profile="llama", rule="yarn", factor=8, original_max=2048).verdict == "fails"
+    assert sinpe.check(str(files / "timm.npy"), "auto").profile == "timm"
+    with pytest.raises(ValueError, match="does not apply to a 2-D grid"):
+        sinpe.check(mae, "mae", amplitude=2)
+    with pytest.raises(TypeError, match="unknown argument"):
+        sinpe.check(mae, "mae", colour=1)
+
+
+def test_api_detects_every_kind(files):
+    assert sinpe.detect(np.load(files / "timm.npy")).kind == "grid"
+    found = sinpe.detect(cos=np.load(files / "cos.npy"), sin=np.load(files / "sin.npy"))
+    assert (found.kind, found.profile, found.exit_code) == ("rotary", "llama", 0)
+    t2t = sinpe.detect(np.load(files / "t2t.npy"))
+    assert (t2t.kind, t2t.profile, t2t.layout) == ("1d", "t2t", "sin-cos")  # the Detection's attributes too
+
+
+# --- 4. explicit frequencies -------------------------------------------------------------------------------
+
+def test_explicit_frequencies_from_the_cli_and_the_api(files):
+    ok = run_clean(files, "check", "--cos", "cos.npy", "--sin", "sin.npy", "--freqs", "inv_freq.npy", "--json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert _json(ok)["reproduce"].endswith("--rule explicit --freqs inv_freq.npy")
+    inv = L.inv_freq_default(32).astype(np.float64)
+    listed = ",".join(repr(float(w)) for w in inv)
+    assert run_clean(files, "check", "--cos", "cos.npy", "--rule", "explicit", "--freqs", listed).returncode == 0
+    wrong = inv.copy()
+    wrong[3] *= 1.001
+    assert run_clean(files, "check", "--cos", "cos.npy", "--freqs",
+                     ",".join(repr(float(w)) for w in wrong)).returncode == 1
+    c = np.load(files / "cos.npy")
+    assert sinpe.check(cos=c, freqs=inv.tolist()).verdict == "conforms"
+    assert sinpe.check(cos=c, freqs=wrong.tolist()).verdict == "fails"
+
+
+@pytest.mark.parametrize("freqs, words", [
+    ("1,0.1,0.01", ("3 explicit frequencies need dim 6",)),
+    ("1,nan", ("frequency 2",)),
+    ("1,0,2", ("frequency 2 is 0", "positive")),
+    ("1,-1e-3", ("frequency 2 is -1/1000",)),
+    ("obj.npy", ("a 1-D float array is needed",)),
+    ("big.npy", ("70000 frequencies; at most 65536",)),
+    (",".join(["1"] * 70000), ("more than 65536",)),
+])
+def test_explicit_frequencies_are_validated(files, freqs, words):
+    np.save(files / "obj.npy", np.array([1, "a"], dtype=object), allow_pickle=True)
+    np.save(files / "big.npy", np.ones(70000))
+    assert_one_line_exit_2(run_clean(files, "check", "--cos", "cos.npy", "--freqs", freqs), *words)
+
+
+# --- 5. the report header ----------------------------------------------------------------------------------
+
+def test_report_header_names_the_profile_once(files):
+    text = run_clean(files, "check", "timm.npy", "--profile", "timm-interleaved").stdout.splitlines()[0]
+    assert ", profile timm-interleaved, " in text and "--profile" not in text
+    one_d = run_clean(files, "check", "t2t.npy", "--profile", "t2t", "--base", "500").stdout.splitlines()[0]
+    assert ", profile t2t --base 500, " in one_d and "--profile" not in one_d
+    bad = run_clean(files, "check", "timm.npy", "--profile", "timm-interleaved").stdout.splitlines()
+    assert bad[2].startswith("DOES NOT CONFORM: 576 of 1152 entries beyond the phase bound")
+
+
+# --- 6. one verdict, one JSON key set ------------------------------------------------------------------------
+
+def test_inconclusive_is_not_conformant_in_every_kind():
+    from sinpe.reference.checking.angles import check_rotary
+    from sinpe.spec.rotary import get_rotary
+    pos = np.arange(10**7, 10**7 + 8)
+    inv = 1.0 / (10000.0 ** (np.arange(0, 16, 2) / 16))
+    emb = np.concatenate([np.outer(pos, inv)] * 2, axis=1)
+    r = check_rotary(get_rotary("llama"), 16, cos=np.cos(emb).astype(np.float32), positions=pos.tolist())
+    assert r.verdict == "inconclusive" and r.conformant is False and r.exit_code == 3
+    api = sinpe.check(cos=np.cos(emb).astype(np.float32), positions=pos.tolist())
+    assert (api.verdict, api.conformant, api.to_json()["conformant"]) == ("inconclusive", False, False)
+    assert api.unjudged["count"] > 0 and api.unjudged["from_position"] == str(pos[0])
+
+
+def _keys(files, *args):
+    res = run_clean(files, "check", *args, "--json")
+    assert res.returncode in (0, 1), res.stdout + res.stderr
+    return _json(res)
+
+
+def test_check_json_keys_are_the_same_for_every_kind(files):
+    one_d = _keys(files, "t2t.npy", "--profile", "t2t")
+    grid = _keys(files, "timm.npy", "--profile", "timm")
+    rotary = _keys(files, "--cos", "cos.npy", "--sin", "sin.npy", "--profile", "llama")
+    auto_grid = _keys(files, "mae.npy", "--profile", "auto")
+    failing = _keys(files, "timm_bad.npy", "--profile", "timm")
+    assert [o["kind"] for o in (one_d, grid, rotary)] == ["1d", "grid", "rotary"]
+    assert set(one_d) == set(grid) == set(rotary) == set(auto_grid) == set(failing)
+    assert set(one_d["unjudged"]) == set(grid["unjudged"]) == set(rotary["unjudged"])
+    assert {"count", "share", "from_position"} <= set(rotary["unjudged"])
+    assert (failing["worst"]["position"], failing["worst"]["column"]) == ("(3, 2)", 5)  # row 20, the one perturbed
+
+
+# --- 7. sinpe grid / sinpe rotary are aliases ------------------------------------------------------------------
+
+@pytest.mark.parametrize("alias, args", [
+    ("grid", ("check", "mae.npy", "--profile", "mae", "--cls", "1")),
+    ("grid", ("check", "timm_bad.npy", "--profile", "timm")),
+    ("grid", ("detect", "mae.npy", "--json")),
+    ("rotary", ("check", "--cos", "cos.npy", "--sin", "sin_bad.npy")),
+    ("rotary", ("detect", "--cos", "cos.npy", "--sin", "sin.npy")),
+    ("rotary", ("detect", "--cos", "cos.npy", "--json")),
+])
+def test_grid_and_rotary_commands_are_aliases(files, alias, args):
+    a, b = run_clean(files, alias, *args), run_clean(files, *args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    assert a.stdout
+
+
+# --- 8. the CLI is a thin shell --------------------------------------------------------------------------------
+
+def test_check_and_detect_commands_only_parse_call_and_print():
+    cli = Path(__file__).resolve().parent.parent / "reference" / "cli"
+    banned = ("load_table", "load_target", "check_table", "check_grid", "check_rotary", "detect_table", "detect_grid",
+              "detect_rotary", "other_readings", "GRID_PRESETS:", "in GRID_PRESETS", "in ROTARY_PRESETS", "np.")
+    for name in ("check.py", "detect.py", "grid.py", "rotary.py", "args.py"):
+        text = (cli / name).read_text()
+        assert not [b for b in banned if b in text], name
