@@ -50,6 +50,7 @@ MAX_CHARS = 2000
 MAX_NODES = 400
 MAX_INT_DIGITS = 60
 MAX_POW = 256
+MAX_EXP10 = 400       # |e| of a decimal literal 1.5e<e> (1e99999999 would be a 10^8-digit rational)
 POINTS = 48
 from .witness import SEED  # noqa: E402  (one seed for every sampled witness)
 
@@ -162,6 +163,9 @@ class _Builder:
             raise ClaimError(f"number literal longer than {MAX_INT_DIGITS} digits")
         if isinstance(v, int):
             return sp.Integer(v)
+        exp = re.search(r"[eE]([+-]?\d+)$", src.replace("_", ""))
+        if exp and abs(int(exp.group(1))) > MAX_EXP10:
+            raise ClaimError(f"decimal exponent {exp.group(1)} beyond +-{MAX_EXP10}")
         try:
             return sp.Rational(src.replace("_", ""))  # the decimal as written, exactly
         except (TypeError, ValueError):
@@ -373,6 +377,13 @@ def prove_claim(text: str, assume: str | None = None, points: int = POINTS) -> C
     def done(status: str, method: str, reason: str = "", cert: dict | None = None, cex: dict | None = None) -> ClaimResult:
         return ClaimResult(text.strip(), rel, status, method, reason, cert or {}, cex, facts, time.perf_counter() - t0)
 
+    try:
+        return _decide(lhs, rel, rhs, points, done)
+    except RecursionError:  # an internal limit is never a verdict: unknown (exit 3), never refuted
+        return done("unknown", "none", reason="recursion limit: the expression is nested too deeply to decide")
+
+
+def _decide(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int, done: Any) -> ClaimResult:
     if rel == "==":
         if sp.expand(lhs - rhs) == 0:
             return done("proven", "syntactic", cert={"procedure": "expand(lhs - rhs) == 0"})

@@ -596,3 +596,31 @@ def test_a_npy_truncated_while_read_is_one_line_not_sigbus(tmp_path):
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert r.stderr.splitlines() == ["sinpe: error: an input file was truncated while it was read (SIGBUS); "
                                      "nothing was judged"]
+
+
+# --- 10. sinpe prove --claim ends in time and never says "refuted" for an internal failure (REQ-PROVE-CLAIM) -
+
+@pytest.mark.parametrize("claim", ["(x+y+z+w+1)**256 == 1", "cos(pi/100003) == 1"])
+def test_a_claim_that_never_returns_is_unknown_at_the_time_limit(tmp_path, claim):
+    r = H.sinpe("prove", "--claim", claim, "--timeout", "2", cwd=tmp_path, timeout=60)
+    assert r.rc == 3, (r.rc, r.stdout, r.stderr)
+    assert "undecided: time limit" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    assert r.seconds < 20
+
+
+def test_a_recursion_error_is_unknown_never_refuted(tmp_path):
+    r = H.sinpe("prove", "--claim", "exp(" * 200 + "x" + ")" * 200 + " == 1", "--json", cwd=tmp_path, timeout=120)
+    assert r.rc == 3, (r.rc, r.stdout[-300:], r.stderr[-300:])
+    assert json.loads(r.stdout)["status"] == "unknown" and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("claim", ["x == 1e99999999", "x == 1e-99999999", "x <= 2.5E+5000"])
+def test_a_huge_literal_is_refused_at_parse_time(tmp_path, claim):
+    one_line_error(H.sinpe("prove", "--claim", claim, cwd=tmp_path, timeout=30), "decimal exponent")
+
+
+def test_a_claim_out_of_memory_is_undecided():
+    from sinpe.reference.checking.limits import Undecided, run_limited
+    with pytest.raises(Undecided, match="memory"):
+        run_limited(lambda: len(bytearray(4 << 30)), (), 30, memory=1 << 30)
+    assert run_limited(lambda a: a + 1, (41,), 30) == 42
