@@ -67,6 +67,7 @@ class ProofResult:
     cross_check: int = 0
     scope: dict[str, Any] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)
+    merged: int = 0  # duplicate obligations merged before counting (same sides, names differ)
 
     @property
     def proven(self) -> bool:
@@ -75,7 +76,8 @@ class ProofResult:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "statement": self.statement, "scope": self.scope,
                 "method": self.method, "status": self.status, "seconds": round(self.seconds, 3),
-                "obligations": {"decided": self.obligations, "syntactic": self.syntactic, "cross_check": self.cross_check},
+                "obligations": {"decided": self.obligations, "syntactic": self.syntactic, "cross_check": self.cross_check,
+                                "merged": self.merged},
                 "certificate_size": self.certificate_size, "witness": self.witness, "instances": self.instances,
                 "axioms": self.axioms, "rules": self.rules, "failures": self.failures[:5], "mutation": self.mutation,
                 "reproduce": f"sinpe prove --only {self.id}"}
@@ -83,7 +85,7 @@ class ProofResult:
     def summary_line(self) -> str:
         sc = ", ".join(f"{k} {v}" for k, v in self.scope.items())
         head = (f"{self.id:<12} {self.status:<10} {self.seconds:6.2f}s  {self.obligations:>4} decided, {self.syntactic:>3} syntactic, "
-                f"{self.cross_check:>4} cross-check  [{sc}]")
+                f"{self.cross_check:>4} cross-check" + (f", {self.merged} duplicates merged" if self.merged else "") + f"  [{sc}]")
         lines = [head, f"{'':<12} {self.statement}", f"{'':<12} method: {self.method}", f"{'':<12} witness: {self.witness}"]
         if self.axioms:
             lines.append(f"{'':<12} axioms: {'; '.join(self.axioms)}")
@@ -91,19 +93,35 @@ class ProofResult:
         return "\n".join(lines)
 
 
+def distinct(obs: list[Obligation]) -> tuple[list[Obligation], int]:
+    """The obligations with duplicates merged (same method, sides and ``at``; names differ): counts are of
+    distinct decided statements. Returns (distinct, how many were merged)."""
+    seen: dict[tuple, Obligation] = {}
+    for ob in obs:
+        seen.setdefault((ob.method, sp.srepr(ob.lhs), sp.srepr(ob.rhs), ob.at), ob)
+    return list(seen.values()), len(obs) - len(seen)
+
+
 def is_syntactic(ob: Obligation) -> bool:
-    """Equal after plain ``expand`` (after ``at``): the obligation needs no decision procedure."""
+    """Equal after plain ``expand``, before any ``at`` substitution: the obligation is true as built
+    (definitional) and needs no decision procedure. An obligation with ``at`` whose sides differ as built
+    is never syntactic: it is decided with ``at`` applied by the procedure (after the exponential rewrite
+    for (E)), so SymPy's automatic cos(-x) -> cos(x) when a statement is built decides nothing."""
     if ob.method == "sos":
         return False
-    lhs, rhs = sp.sympify(ob.lhs), sp.sympify(ob.rhs)
-    if ob.at:
-        lhs, rhs = lhs.subs(dict(ob.at)), rhs.subs(dict(ob.at))
-    return sp.expand(lhs - rhs) == 0
+    return sp.expand(sp.sympify(ob.lhs) - sp.sympify(ob.rhs)) == 0
 
 
 def decide_obligation(ob: Obligation) -> tuple[bool, int, str]:
     """(proven, certificate size, reason) for one obligation by its method."""
     lhs, rhs = ob.lhs, ob.rhs
+    if ob.method == "normal":  # (E) applies ``at`` itself, after its rewrite
+        try:
+            canonical.reject_floats(lhs, rhs)
+        except canonical.NotCanonical as exc:
+            return False, 0, f"outside the decided fragment: {exc}"
+        w = normal.decide(lhs, rhs, ob.at)
+        return w.proven, w.size, w.reason
     if ob.at:
         lhs, rhs = sp.sympify(lhs).subs(dict(ob.at)), sp.sympify(rhs).subs(dict(ob.at))
     try:
@@ -237,6 +255,7 @@ class ObligationTheorem:
                 raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
             obs = m
         size, failures, decided, syntactic = 0, [], 0, 0
+        obs, merged = distinct(obs)
         for ob in obs:
             if is_syntactic(ob):
                 syntactic += 1
@@ -273,4 +292,4 @@ class ObligationTheorem:
         names = list(self._instances()) if self._instances else []
         return ProofResult(self.id, self.title, self.statement, self.method, status, time.perf_counter() - t0, size,
                            wtext, decided, names, list(self.axioms), failures, mutation, syntactic, checked,
-                           dict(self.scope), list(self.rules))
+                           dict(self.scope), list(self.rules), merged)

@@ -270,10 +270,16 @@ def _is_monomial(e: sp.Expr) -> bool:
 
 # ------------------------------------------------------------------------------ decide
 
-def normal_difference(lhs: sp.Expr, rhs: sp.Expr) -> tuple[sp.Expr, Table, set[str]]:
-    """The numerator of lhs - rhs in normal form (before the step-3 reductions)."""
+def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Expr, Table, set[str]]:
+    """The numerator of lhs - rhs in normal form (before the step-3 reductions).
+
+    ``at`` (pairs symbol, value) is substituted *after* the rewrite to exponentials, so a statement such
+    as cos(-x) = cos(x) is decided by the normal form, not by SymPy's evaluation of cos(-x) when it is built.
+    """
     rules: set[str] = set()
     L, R = rewrite(lhs, rules), rewrite(rhs, rules)
+    if at:
+        L, R = L.xreplace(dict(at)), R.xreplace(dict(at))
     table = atom_table([L, R])
     L, R = L.xreplace(table.rewrite), R.xreplace(table.rewrite)
     dependent = {X for X, m in list(table.meaning.items()) + list(table.opaque.items()) if m.has(JC)}
@@ -288,10 +294,11 @@ def normal_difference(lhs: sp.Expr, rhs: sp.Expr) -> tuple[sp.Expr, Table, set[s
     return sp.expand(num), table, rules
 
 
-def decide(lhs: sp.Expr, rhs: sp.Expr) -> Verdict:
-    """Decide ``lhs == rhs`` by (E); never raises on a false or unsupported statement."""
+def decide(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> Verdict:
+    """Decide ``lhs == rhs`` (at ``at``, substituted after the rewrite) by (E); never raises on a false or
+    unsupported statement."""
     try:
-        num, table, rules = normal_difference(sp.sympify(lhs), sp.sympify(rhs))
+        num, table, rules = normal_difference(sp.sympify(lhs), sp.sympify(rhs), at)
         size = len(sp.Add.make_args(num))
         for X, rel in table.relations:
             if num.has(X):

@@ -183,9 +183,18 @@ def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:
 
 
 def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[Step]:
-    """THM-LAYOUT: the plan and the interleaved plan (same odd rule) hold the same labels, so
-    PE_plan = PE_interleaved composed with a column permutation (both plans are bijections, THM-LIFT)."""
-    inter = T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd)
-    key = lambda pl: sorted((s.kind, str(s.lo), str(s.hi)) for s in pl.segments())  # noqa: E731
-    return [(key(plan) == key(inter), 1, f"{plan.name}: same labels as the interleaved plan: {key(plan)} vs {key(inter)}")]
-
+    """THM-LAYOUT: every segment of the plan holds the same labels as a segment of the interleaved plan
+    (same odd rule): same function, and label bounds equal as polynomials in n (rational identities), the
+    segments matched one to one. Both plans are bijections onto [0, d) (THM-LIFT), so PE_plan is
+    PE_interleaved composed with the column permutation a*i + c -> a'*i + c' segment by segment."""
+    inter = list(T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd).segments())
+    out: list[Step] = []
+    for s in plan.segments():
+        match = next((t for t in inter if t.kind == s.kind and rational_identity(s.lo, t.lo)
+                      and rational_identity(s.hi, t.hi)), None)
+        if match is not None:
+            inter.remove(match)
+        out.append((match is not None, 1, f"{plan.name}: {_label(s)} (labels {s.kind}_i, {s.lo} <= i < {s.hi}) "
+                    f"is a segment of the interleaved plan" + ("" if match is None else f": columns {_label(match)}")))
+    out.append((not inter, 1, f"{plan.name}: no interleaved segment left unmatched: {[_label(t) for t in inter]}"))
+    return out

@@ -81,10 +81,37 @@ def _largest_claim(profile: Profile, odd: bool, d: sp.Expr) -> sp.Expr:
     raise ValueError(f"no closed form claimed for shift {profile.shift}")
 
 
+RULE_FLOOR = "RULE-FLOOR: for an integer i and a real x, i <= x iff i <= floor(x) (the definition of floor)"
+
+
+def _count_steps(st: "Steps", mutation: str | None) -> None:
+    """THM-WAVE (d), every schedule: #{0 <= i < N : lambda_i <= L} = min(N, floor(x) + 1) for L >= 2 pi and 0 for
+    L < 2 pi, x = D log_b(L / 2 pi). b = 1 + beta (beta > 0), D > 0, L = 2 pi r (r > 0): decided by the assumption
+    engine (signs of logs), a rational identity (the rearrangement), RULE-FLOOR and min evaluated in both cases
+    m <= N - 1 and m >= N of the integer m = floor(x) (Karr's sum of 1 over 0..min(N-1, m))."""
+    beta, gam = sp.Symbol("beta", positive=True), sp.Symbol("gamma", nonnegative=True)
+    D, i, Nn = sp.Symbol("D", positive=True), sp.Symbol("i", integer=True, nonnegative=True), N
+    logb = sp.log(1 + beta)
+    st.check(logb.is_positive is True, "b = 1 + beta, beta > 0: log b > 0, so log_b is increasing")
+    lgr = sp.Symbol("log_r", real=True)  # log(L / 2 pi)
+    x = D * lgr / logb
+    sign = -1 if mutation == "count-direction" else 1  # the rearrangement with the inequality reversed
+    # D * log b * (log_b lambda_i - log_b L) = log b * (i - x): lambda_i <= L <=> i <= x, the factor D log b > 0
+    st.check(rational_identity(D * logb * (i / D - lgr / logb), sign * logb * (i - x)) and (D * logb).is_positive is True,
+             "lambda_i <= L <=> i <= x = D log_b(L/2pi) (multiplied by D log b > 0)")
+    st.check(sp.log(1 + gam).is_nonnegative is True, "L = 2 pi (1 + gamma), gamma >= 0: log(L/2pi) >= 0, so x >= 0 and m = floor(x) >= 0")
+    st.check(sp.log(1 / (1 + beta)).is_negative is True, "L = 2 pi / (1 + beta): log(L/2pi) < 0, so x < 0 and no i >= 0 counts: 0")
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    claim = (lambda m: sp.Min(Nn, m)) if mutation == "count" else (lambda m: sp.Min(Nn, m + 1))
+    for case, m in (("m = N - 1 - t <= N - 1", Nn - 1 - t), ("m = N + t >= N", Nn + t)):
+        st.check(sp.expand(sp.Min(Nn - 1, m) + 1 - claim(m)) == 0,
+                 f"{case}: sum_(i=0)^(min(N-1, m)) 1 = min(N-1, m) + 1 = {claim(sp.Symbol('m'))}")
+
+
 class Wavelengths:
     id = "THM-WAVE"
     method = "rational-function identities (together + expand) and polynomial positivity, symbolic in d"
-    mutations = ("ratio", "largest", "drop", "lambda0")
+    mutations = ("ratio", "largest", "drop", "lambda0", "count", "count-direction")
     axioms: tuple[str, ...] = ()
 
     def prove(self, mutation: str | None = None) -> ProofResult:
@@ -123,10 +150,13 @@ class Wavelengths:
         D = sp.Symbol("D", positive=True)
         lhs = sp.expand_log(sp.log(2 * sp.pi * bsym ** (i / D)), force=True) / sp.log(bsym)
         st.check(rational_identity(sp.expand(lhs - sp.log(2 * sp.pi) / sp.log(bsym)), i / D), "log_b lambda_i = log_b(2 pi) + i/D")
+        _count_steps(st, mutation)
         wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, names, [], mutation,
+        return _result(self.id, self.method, t0, st, wtext, names, [RULE_FLOOR], mutation,
                        {"d": "all", "alpha": "n/a", "sigma": "n/a (lambda_i = 2 pi / w_i)", "o": "n/a",
-                        "schedule": "every preset's, symbolic in n, both parities", "part (d)": "from (a) and b > 1; witnessed"})
+                        "schedule": "every preset's, symbolic in n, both parities",
+                        "part (d)": "b > 1 (b = 1 + beta, beta > 0), D > 0, L > 0; decided: log b > 0, the rearrangement "
+                                    "i <= x <=> lambda_i <= L, RULE-FLOOR, RULE-SUM-LINEARITY, min by cases"})
 
     @staticmethod
     def _witness() -> str:

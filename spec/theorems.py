@@ -35,6 +35,10 @@ from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, angle, channel_pla
 from .profiles import PRESETS, Profile, get_profile
 
 P, Q, K, A, B = sp.symbols("p q k a b", real=True)
+# The shift -k as a symbol of its own, substituted by the procedure after its rewrite to exponentials
+# (``at=((KNEG, -K),)``): built with -k, cos(-x) would become cos(x) before any procedure ran.
+KNEG = sp.Symbol("k_neg", real=True)
+AT_NEG = ((KNEG, -K),)
 OMEGA = sp.Symbol("omega", positive=True)
 
 # id -> (title, plain-text statement). SPEC.md section 5 states the same, numbered.
@@ -445,9 +449,9 @@ def every_d_dot(plan: SymbolicPlan) -> list[Obligation]:  # THM-DOT
 
 def every_d_even(plan: SymbolicPlan) -> list[Obligation]:  # THM-EVEN
     f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))  # noqa: E731
-    out = [Obligation(f"{plan.name}: f(-k) = f(k)", f(-K), f(K), "normal")]
+    out = [Obligation(f"{plan.name}: f(-k) = f(k)", f(KNEG), f(K), "normal", AT_NEG)]
     if plan.unpaired() in (None, "zero"):
-        out.append(Obligation(f"{plan.name}: PE(p).PE(p-k) = PE(p).PE(p+k)", dot_lhs(plan, -K), dot_lhs(plan, K), "normal"))
+        out.append(Obligation(f"{plan.name}: PE(p).PE(p-k) = PE(p).PE(p+k)", dot_lhs(plan, KNEG), dot_lhs(plan, K), "normal", AT_NEG))
     return out
 
 
@@ -456,15 +460,15 @@ def every_d_rotation() -> list[Obligation]:  # THM-ROT: the 2x2 block R(sigma w_
         phi = SIGMA * omega(I_) * s
         return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])
     out = []
-    RtR, RaRb, RRn = R(K).T * R(K), R(A) * R(B), R(K) * R(-K)
+    RtR, RaRb, RRn = R(K).T * R(K), R(A) * R(B), R(K) * R(KNEG)
     for r in range(2):
         for c in range(2):
             one = sp.Integer(int(r == c))
             out.append(Obligation(f"every d: (R_k^T R_k)[{r},{c}] = {one}", RtR[r, c], one, "groebner"))
             out.append(Obligation(f"every d: (R_a R_b)[{r},{c}] = R_(a+b)[{r},{c}]", RaRb[r, c], R(A + B)[r, c], "normal"))
-            out.append(Obligation(f"every d: R_0[{r},{c}] = {one}", R(sp.Integer(0))[r, c], one, "normal"))
-            out.append(Obligation(f"every d: R_(-k)[{r},{c}] = R_k^T[{r},{c}]", R(-K)[r, c], R(K)[c, r], "normal"))
-            out.append(Obligation(f"every d: (R_k R_(-k))[{r},{c}] = {one}", RRn[r, c], one, "normal"))
+            out.append(Obligation(f"every d: R_0[{r},{c}] = {one}", R(K)[r, c], one, "normal", ((K, sp.Integer(0)),)))
+            out.append(Obligation(f"every d: R_(-k)[{r},{c}] = R_k^T[{r},{c}]", R(KNEG)[r, c], R(K)[c, r], "normal", AT_NEG))
+            out.append(Obligation(f"every d: (R_k R_(-k))[{r},{c}] = {one}", RRn[r, c], one, "normal", AT_NEG))
     out.append(Obligation("every d: det R_k = 1", R(K).det(), sp.Integer(1), "groebner"))
     return out
 
@@ -494,7 +498,7 @@ def every_d_direction(plan: SymbolicPlan) -> list[Obligation]:  # THM-DIR: J pai
     g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))  # noqa: E731
     rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))  # noqa: E731
     return [Obligation(f"{plan.name}: PE(p)^T J PE(p+k) = alpha^2 sum_i sin(sigma w_i k)", g(K), rhs(K), "normal"),
-            Obligation(f"{plan.name}: g(-k) = -g(k)", rhs(-K), -rhs(K), "normal")]
+            Obligation(f"{plan.name}: g(-k) = -g(k)", rhs(KNEG), -rhs(K), "normal", AT_NEG)]
 
 
 def every_d_complex() -> list[Obligation]:  # THM-CPLX

@@ -41,7 +41,7 @@ def test_results_report_the_interface_fields(results):
         for key in ("id", "statement", "scope", "method", "status", "seconds", "certificate_size", "witness", "obligations"):
             assert key in d, (r.id, key)
         assert d["seconds"] >= 0 and d["certificate_size"] > 0 and d["obligations"]["decided"] > 0, d
-        assert set(d["obligations"]) == {"decided", "syntactic", "cross_check"}, d
+        assert set(d["obligations"]) == {"decided", "syntactic", "cross_check", "merged"}, d
         assert {"d", "alpha", "sigma", "o"} <= set(d["scope"]), d
         assert "REFUTED" not in d["witness"], d
 
