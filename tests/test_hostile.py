@@ -624,3 +624,27 @@ def test_a_claim_out_of_memory_is_undecided():
     with pytest.raises(Undecided, match="memory"):
         run_limited(lambda: len(bytearray(4 << 30)), (), 30, memory=1 << 30)
     assert run_limited(lambda a: a + 1, (41,), 30) == 42
+
+
+# --- 11. the API: every unsupported input is sinpe's input error (REQ-CHECK-INPUT) ----------------------
+
+def _odd_tensors():
+    torch = pytest.importorskip("torch")
+    dense = torch.zeros(4, 8)
+    class Raises:
+        def __array__(self, *a, **k):
+            raise RuntimeError("no")
+    return {"meta": torch.zeros(4, 8, device="meta"), "sparse": dense.to_sparse(),
+            "nested": torch.nested.nested_tensor([torch.zeros(2, 8), torch.zeros(3, 8)]), "raises": Raises()}
+
+
+@pytest.mark.parametrize("kind", ["meta", "sparse", "nested", "raises"])
+def test_an_unsupported_tensor_is_an_input_error(kind):
+    import warnings
+    import sinpe
+    from sinpe.reference.checking.loaders import LoadError
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = _odd_tensors()[kind]
+    with pytest.raises(LoadError):
+        sinpe.check(x, "vaswani")

@@ -354,7 +354,14 @@ def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
         import torch
         if not isinstance(x, torch.Tensor):
             raise LoadError(f"{where}: a {type(x).__name__}, not a tensor")
-        x = x.detach().cpu()
+        kind = "meta" if x.is_meta else "nested" if getattr(x, "is_nested", False) else \
+            "sparse" if x.layout != torch.strided else None
+        if kind:
+            raise LoadError(f"{where}: a {kind} tensor has no values to check; pass a dense tensor (.to_dense())")
+        try:
+            x = x.detach().cpu()
+        except Exception as e:
+            raise LoadError(f"{where}: a tensor that cannot be read ({_short(e)})") from None
         if x.dtype == torch.bfloat16:
             return x.float().numpy(), "bfloat16"
         if not x.is_floating_point():
@@ -364,8 +371,8 @@ def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
         return x, ""
     try:
         a = np.asarray(x)
-    except Exception as e:
-        raise LoadError(f"{where}: not an array ({_short(e)})") from None
+    except Exception as e:  # an __array__ that raises, a ragged list
+        raise LoadError(f"{where}: not an array ({type(e).__name__}: {_short(e)})") from None
     if a.dtype.kind == "O" or a.dtype.kind in "USV":
         raise LoadError(f"{where}: a {type(x).__name__} that is not a numeric array")
     return a, ""
@@ -542,6 +549,9 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
     ...     print(e)
     mod:f(positions, d=4) raised ZeroDivisionError: division by zero
     """
+    if call == "apply" and positions is not None and key is not None:  # a rotary application (REQ-CHECK-APPLY)
+        from sinpe.reference.checking.apply_call import call_apply
+        return call_apply(obj, target, positions, key)
     if call not in CALLS:
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
     if _is_module(obj) or call in ("buffer", "forward"):
