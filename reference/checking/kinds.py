@@ -595,6 +595,8 @@ def _name(found: Found, kind: str) -> Found:
     else:
         found.rotary = ROTARY_PRESETS[r["profile"]] if r.get("profile") else RotaryProfile(None, **r["params"])
         found.profile_flags = rotary_flags(found.rotary)
+        if not found.cache_pair and "cache" in r and found.table is not None:  # a table read as one cache
+            found.profile_flags = f"--{r['cache']} FILE {found.profile_flags}"
         what = "cos and sin cache pair" if found.cache_pair else f"{r['cache']} cache"
         found.sentence = (f"A rotary {what}: {r['describe']}, head dim {r['dim']}" +
                           (f" (preset {r['profile']})" if r.get("profile") else "") + ".")

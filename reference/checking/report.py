@@ -196,8 +196,10 @@ def render_report(res: Any, target: str) -> str:
 def render_detection(found: Any, target: str) -> str:
     """The human report of ``detect`` (REQ-DETECT-KINDS)."""
     if found.kind != "1d":
-        return found.sentence + (f"\n  check with: sinpe check {escape(target)} {found.profile_flags}"
-                                 if found.profile_flags else "")
+        flags = found.profile_flags or ""
+        words = flags.replace("FILE", escape(target), 1) if flags.split()[:2][1:] == ["FILE"] else \
+            f"{escape(target)} {flags}"
+        return found.sentence + (f"\n  check with: sinpe check {words}" if flags else "")
     det = found.detection
     L = [det.sentence,
          f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "
