@@ -99,6 +99,8 @@ def test_detect_takes_caches(files):
     none = run_clean(files, "detect", "--cos", "noise.npy", "--json")
     assert none.returncode == 1 and _json(none)["profile"] is None
     assert run_clean(files, "detect", "--cos", "cos.npy", "--profile", "gptj").returncode == 1  # not what was asked
+    one = run_clean(files, "detect", "sin.npy")  # a table read as the sin cache: the flags say so
+    assert one.returncode == 0 and "check with: sinpe check --sin sin.npy --profile llama" in one.stdout
 
 
 # --- 3. the Python API takes every kind and every flag ------------------------------------------------------
