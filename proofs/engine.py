@@ -68,6 +68,7 @@ class ProofResult:
     scope: dict[str, Any] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)
     merged: int = 0  # duplicate obligations merged before counting (same sides, names differ)
+    hypotheses: dict[str, list[str]] = field(default_factory=dict)  # symbol -> assumptions the decision used
 
     @property
     def proven(self) -> bool:
@@ -78,6 +79,7 @@ class ProofResult:
                 "method": self.method, "status": self.status, "seconds": round(self.seconds, 3),
                 "obligations": {"decided": self.obligations, "syntactic": self.syntactic, "cross_check": self.cross_check,
                                 "merged": self.merged},
+                "hypotheses": self.hypotheses,
                 "certificate_size": self.certificate_size, "witness": self.witness, "instances": self.instances,
                 "axioms": self.axioms, "rules": self.rules, "failures": self.failures[:5], "mutation": self.mutation,
                 "reproduce": f"sinpe prove --only {self.id}"}
@@ -91,6 +93,46 @@ class ProofResult:
             lines.append(f"{'':<12} axioms: {'; '.join(self.axioms)}")
         lines += [f"{'':<12} FAILED: {f}  (reproduce: sinpe prove --only {self.id})" for f in self.failures[:3]]
         return "\n".join(lines)
+
+
+_WORDS = ("integer", "rational", "real", "positive", "nonnegative", "nonzero")
+_IMPLIED = {"integer": {"rational", "real"}, "rational": {"real"}, "positive": {"real", "nonzero", "nonnegative"},
+            "nonnegative": {"real"}}
+
+
+def assumption_words(sym: sp.Symbol) -> str:
+    """The assumptions a symbol carries, implied ones dropped: 'real, nonzero', 'positive', 'integer, nonnegative'."""
+    have = [w for w in _WORDS if sym.assumptions0.get(w)]
+    implied = set().union(*(_IMPLIED.get(w, set()) for w in have))
+    return ", ".join(w for w in have if w not in implied) or "complex"
+
+
+def hypotheses(obs: list[Obligation], extra: tuple[sp.Symbol, ...] = ()) -> dict[str, list[str]]:
+    """Every symbol the obligations (and the steps' ``extra`` symbols) are decided with, and its assumptions:
+    what the proof assumes of it (a symbol may occur with several assumption sets, e.g. alpha real in the
+    identities and real, nonzero in an odd-d step)."""
+    syms = {x for ob in obs for side in (ob.lhs, ob.rhs) for x in sp.sympify(side).free_symbols} | set(extra)
+    out: dict[str, set[str]] = {}
+    for x in syms:
+        out.setdefault(x.name, set()).add(assumption_words(x))
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+# What a scope must say for each hypothesis of the named parameters (the others are the statement's variables).
+_PHRASES = {("alpha", "nonzero"): "alpha != 0", ("sigma", "nonzero"): "sigma != 0", ("log_b", "nonzero"): "b != 1",
+            ("b", "positive"): "b > 0", ("D", "positive"): "D > 0", ("sigma", "rational"): "sigma rational"}
+
+
+def scope_gaps(scope: dict[str, Any], hyps: dict[str, list[str]]) -> list[str]:
+    """The hypotheses the decision used that ``scope`` does not state (REQ-PROVE: the scope lists them all).
+    A phrase counts when the scope's text says it, or the parameter's own entry carries the word."""
+    text = " ".join(f"{k} {v}" for k, v in scope.items())
+    gaps = []
+    for (name, word), phrase in _PHRASES.items():
+        used = any(word in w.split(", ") or (word == "nonzero" and "positive" in w) for w in hyps.get(name, ()))
+        if used and phrase not in text and word not in str(scope.get(name, "")):
+            gaps.append(f"{phrase} ({name}: {', '.join(hyps[name])})")
+    return gaps
 
 
 def distinct(obs: list[Obligation]) -> tuple[list[Obligation], int]:
@@ -219,9 +261,11 @@ class ObligationTheorem:
 
     def __init__(self, id: str, method: str, symbolic: Any, scope: dict[str, Any], concrete: Any = None,
                  steps: Any = None, mutations: tuple[str, ...] = MUTATIONS, step_mutations: tuple[str, ...] = (),
-                 axioms: tuple[str, ...] = (), rules: tuple[str, ...] = (), instances: Any = None) -> None:
+                 axioms: tuple[str, ...] = (), rules: tuple[str, ...] = (), instances: Any = None,
+                 step_symbols: tuple[sp.Symbol, ...] = ()) -> None:
         from sinpe.spec.theorems import STATEMENTS
         self.id, self.method, self._symbolic, self.scope = id, method, symbolic, scope
+        self.step_symbols = step_symbols  # the symbols (with assumptions) the steps decide with
         self.title, self.statement = STATEMENTS[id]
         self._concrete, self._steps, self.axioms, self.rules = concrete, steps, axioms, rules
         self._instances = instances
@@ -285,6 +329,9 @@ class ObligationTheorem:
                 if not ok:
                     failures.append(what)
                     break
+        hyps = hypotheses(obs, self.step_symbols)
+        if not failures:
+            failures += [f"scope omits a hypothesis the decision used: {h}" for h in scope_gaps(self.scope, hyps)]
         ok_w, wtext = witness(obs)
         status = "proven" if not failures and ok_w else "not-proven"
         if not failures and not ok_w:
@@ -292,4 +339,4 @@ class ObligationTheorem:
         names = list(self._instances()) if self._instances else []
         return ProofResult(self.id, self.title, self.statement, self.method, status, time.perf_counter() - t0, size,
                            wtext, decided, names, list(self.axioms), failures, mutation, syntactic, checked,
-                           dict(self.scope), list(self.rules), merged)
+                           dict(self.scope), list(self.rules), merged, hyps)

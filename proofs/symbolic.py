@@ -27,6 +27,12 @@ from .canonical import NotCanonical, coefficients
 
 Step = tuple[bool, int, str]
 
+# Hypotheses of the odd-d steps, as symbols whose assumptions the suite reads into each theorem's
+# ``hypotheses`` (and checks against its scope): alpha != 0, sigma != 0, and b != 1 as log b != 0.
+ALPHA_NZ = sp.Symbol("alpha", real=True, nonzero=True)
+SIGMA_NZ = sp.Symbol("sigma", real=True, nonzero=True)
+LOG_B = sp.Symbol("log_b", real=True, nonzero=True)  # log b for b > 0, b != 1
+
 RULE_REINDEX = ("RULE-REINDEX: a sum over the columns j < d equals the sum over the plan's labels "
                 "(the plan is a bijection onto {0..d-1})")
 RULE_BLOCK = ("RULE-BLOCK: for M = P^T diag(B_i) P with P a permutation, M^T M, M_a M_b and det M are computed "
@@ -148,7 +154,7 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
              f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
 
 
-def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:
+def odd_shift_steps(plan: SymbolicPlan, mutation: str | None = None) -> list[Step]:
     """THM-SHIFT, odd d, every n: the unpaired column u = alpha f(sigma (p+o) w_n) is no fixed linear image of PE(p).
 
     (i) its frequency sigma w_n differs from +-sigma w_i for every i < n (i = n - 1 - m, m >= 0: the
@@ -156,17 +162,20 @@ def odd_shift_steps(plan: SymbolicPlan) -> list[Step]:
     a_u meets the characters exp(+-i sigma w_n p); (ii) matching those two coefficients is a linear system
     in a_u (Laurent coefficients, characters precondition checked) with no solution over the field of
     functions of k (a_u = e^(i phi) and a_u = e^(-i phi)): true for every k with sin(sigma w_n k) != 0.
-    Needs alpha != 0 and sigma != 0 (else u is identically 0).
+    Needs alpha != 0 and sigma != 0 (else u is identically 0) and b != 1 (else every frequency is 1);
+    mutation 'base-1' drops the last hypothesis (log b = 0), and the first step fails.
     """
     u = plan.unpaired()
     if u not in ("sin", "cos"):
         return []
-    sig, alp = sp.Symbol("sigma", real=True, nonzero=True), sp.Symbol("alpha", real=True, nonzero=True)
+    sig, alp = SIGMA_NZ, ALPHA_NZ
+    log_b = sp.Integer(0) if mutation == "base-1" else LOG_B
     m = sp.Symbol("m", integer=True, nonnegative=True)
     wn, wi = BASE ** (-N / DEN), BASE ** (-(N - 1 - m) / DEN)
     out: list[Step] = []
     expo = sp.expand(-N / DEN + (N - 1 - m) / DEN)
-    out.append((expo.is_zero is False, 1, f"{plan.name}: w_n / w_i = b^({expo}) with a nonzero exponent (b != 1), so w_n != w_i for i < n"))
+    out.append(((expo * log_b).is_zero is False, 1, f"{plan.name}: log(w_n / w_i) = ({expo}) log b != 0 (b != 1, "
+                f"i = n - 1 - m < n), so w_n != w_i"))
     out.append(((sig * (wn + wi)).is_zero is False, 1, f"{plan.name}: sigma (w_n + w_i) != 0 (sigma != 0, w > 0): sigma w_n != -sigma w_i"))
     a = sp.Symbol("a_u")
     sub = {SIGMA: sig, ALPHA: alp}

@@ -18,7 +18,7 @@ from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P
 from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
-from .symbolic import RULE_BLOCK, RULE_REINDEX, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
+from .symbolic import ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -66,13 +66,13 @@ def lift_crosscheck() -> list[tuple[bool, int, str]]:
 
 
 def shift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
-    return [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl)]
+    return [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl, mutation)]
 
 
 def norm_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
     """Odd d, trailing-sin / ceil-split: u(p)^2 is not constant (alpha, sigma != 0): 0 at p = -o, alpha^2 a
     quarter period later (or the reverse for a cos column), decided by (E); alpha^2 != 0 by its assumption."""
-    alp, sig = sp.Symbol("alpha", real=True, nonzero=True), sp.Symbol("sigma", real=True, nonzero=True)
+    alp, sig = ALPHA_NZ, SIGMA_NZ
     out = []
     for pl in PLANS:
         u = pl.unpaired()
@@ -125,6 +125,9 @@ def layout_obligations(inst: Instance) -> list[Obligation]:
 _E = "exponential normal form (E) with RULE-SUM-LINEARITY, symbolic n, i, alpha, sigma, o, b, D"
 _LIFT_SCOPE = dict(SCOPE_ALL, plans="3 layouts x (even d; odd d: trailing-sin, zero-pad, ceil-split)")
 _ROT_SCOPE = dict(SCOPE_ALL, d="all (M_k needs every column paired or zero: even d, zero-pad)")
+_SHIFT_SCOPE = dict(SCOPE_ALL, **{"odd d": "the unpaired column's clause (no fixed linear image) needs alpha != 0, "
+                                          "sigma != 0 and b != 1"})
+_NORM_SCOPE = dict(SCOPE_ALL, **{"odd d": "'not constant' (trailing-sin, ceil-split) needs alpha != 0, sigma != 0"})
 _LAYOUT_SCOPE = dict(SCOPE_ALL, layouts="sin-cos (every odd rule); cos-sin (even d, trailing-sin, zero-pad)")
 
 THEOREMS = [
@@ -134,8 +137,9 @@ THEOREMS = [
                       lambda: [], _LIFT_SCOPE, concrete=lift_crosscheck, steps=lift_steps, mutations=(),
                       step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels"), rules=(RULE_REINDEX, RULE_BLOCK)),
     ObligationTheorem("THM-SHIFT", f"{_E}; odd d: distinct frequencies + Laurent coefficients -> inconsistent system in a_u",
-                      T.every_d_shift, SCOPE_ALL, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
-                      axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,)),
+                      T.every_d_shift, _SHIFT_SCOPE, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
+                      axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,), step_mutations=("base-1",),
+                      step_symbols=(ALPHA_NZ, SIGMA_NZ, LOG_B)),
     ObligationTheorem("THM-DOT", _E, _plans(T.every_d_dot), SCOPE_ALL, concrete=_over(T.dot_obligations, _all),
                       rules=(RULE_REINDEX, RULE_SUM)),
     ObligationTheorem("THM-EVEN", _E, _plans(T.every_d_even), SCOPE_ALL, concrete=_over(T.even_obligations, _paired),
@@ -143,8 +147,9 @@ THEOREMS = [
     ObligationTheorem("THM-ROT", "per 2x2 block R(sigma w_i k), i symbolic: groebner (orthogonality, det) + (E) "
                       "(group law); lifted by RULE-BLOCK", T.every_d_rotation, _ROT_SCOPE,
                       concrete=_over(T.rotation_obligations, _paired), rules=(RULE_BLOCK,)),
-    ObligationTheorem("THM-NORM", f"{_E}; odd d: two exact values of u(p)^2", _plans(T.every_d_norm), SCOPE_ALL,
-                      concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM)),
+    ObligationTheorem("THM-NORM", f"{_E}; odd d: two exact values of u(p)^2", _plans(T.every_d_norm), _NORM_SCOPE,
+                      concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM),
+                      step_symbols=(ALPHA_NZ, SIGMA_NZ)),
     ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> (real phases, real alpha) + (E) at p = -o",
                       T.every_d_bound, SCOPE_ALL, concrete=_over(T.bound_obligations, _all),
                       mutations=("tighten", "origin-at-0")),  # |x| <= |alpha| survives sign flips and sin-for-cos

@@ -19,6 +19,7 @@ from sinpe.spec.definition import exponent, n_frequencies, pairs_exponent
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Instance, Obligation
 
+from . import certificates
 from .engine import ProofResult, decide_obligation, is_syntactic
 from .symbolic import positive_from, rational_identity
 from .balls import certified_sign, enclosure
@@ -41,7 +42,12 @@ class Steps:
         self.count = 0
         self.syntactic = 0
 
-    def check(self, ok: bool, what: str, size: int = 1) -> bool:
+    def check(self, ok: bool, what: str, size: int = 1, certificate: Certificate | None = None) -> bool:
+        """Count one decided step; ``certificate`` (an ideal membership) is exported by ``--certificates``."""
+        certificates.note_step(what, certificate)
+        return self._count(ok, what, size)
+
+    def _count(self, ok: bool, what: str, size: int) -> bool:
         self.count += 1
         self.size += size
         if not ok:
@@ -52,8 +58,9 @@ class Steps:
         if is_syntactic(ob):
             self.syntactic += 1
             return True
+        certificates.note_obligation(ob)
         ok, n, why = decide_obligation(ob)
-        return self.check(ok, f"{ob.name}: {why}", n)
+        return self._count(ok, f"{ob.name}: {why}", n)
 
 
 def _result(id: str, method: str, t0: float, st: Steps, witness: str, names: list[str], axioms: list[str],
@@ -207,7 +214,7 @@ class Injectivity:
     id = "THM-INJ"
     method = ("symbolic plan (sin_0, cos_0 for n >= 1) + e_0 = 0 + groebner ideal membership with certificate + "
               "assumption-engine steps (alpha != 0, p - q rational, pi = sigma (p-q)/2m rational, sigma != 0)")
-    mutations = ("sin-for-cos", "drop", "real-positions", "no-pi-axiom", "sigma-any", "alpha-any")
+    mutations = ("sin-for-cos", "drop", "real-positions", "no-pi-axiom", "kernel-sqrt2", "sigma-any", "alpha-any")
     axioms = (AX_EXP_KERNEL, AX_PI_IRRATIONAL)
 
     def prove(self, mutation: str | None = None) -> ProofResult:
@@ -220,7 +227,7 @@ class Injectivity:
         sigma = sp.Symbol("sigma", rational=True, **({} if mutation == "sigma-any" else {"nonzero": True}))
         alpha = sp.Symbol("alpha", real=True, **({} if mutation == "alpha-any" else {"nonzero": True}))
         # the constant of AX-EXP-KERNEL: pi, or (axiom withdrawn) an arbitrary positive real constant
-        period = sp.Symbol("c", positive=True) if mutation == "no-pi-axiom" else sp.pi
+        period = {"no-pi-axiom": sp.Symbol("c", positive=True), "kernel-sqrt2": sp.sqrt(2)}.get(mutation, sp.pi)
         for plan in T.PLANS:  # (1) every plan holds sin_0 and cos_0 once n >= 1 (d >= 2)
             kinds = {s.kind for s in plan.paired if s.lo == 0 and positive_from(s.hi - s.lo, N, 1)}
             st.check({"sin", "cos"} <= kinds, f"{plan.name}: labels sin_0 and cos_0 exist for n >= 1")
@@ -239,6 +246,9 @@ class Injectivity:
         # (5) AX-EXP-KERNEL: theta_p - theta_q = sigma (p - q) = 2 period m, m an integer
         st.check(sp.expand(th(p) - th(q) - sigma * (p - q)) == 0, "theta_0(p) - theta_0(q) = sigma (p - q)")
         m = sp.Symbol("m", integer=True, nonzero=True)
+        # the constant of the kernel is computed, not typed: exp(2 i c m) = 1 for every integer m only for c = pi
+        st.check(sp.exp(2 * sp.I * period * m) == 1, f"exp(2 i {period} m) = {sp.exp(2 * sp.I * period * m)} for every "
+                 f"integer m: 2 {period} Z is in the kernel of exp(i x), the kernel AX-EXP-KERNEL names")
         # (6) p - q rational (positions' domain), so period = sigma (p - q)/(2m) would be rational if m != 0
         st.check((p - q).is_rational is True, f"p - q is rational (positions: {dom})")
         st.check((sigma * (p - q) / (2 * m)).is_rational is True, "sigma (p - q)/(2m) is rational for m != 0")
@@ -268,7 +278,8 @@ class Injectivity:
             G = sp.groebner(gens, *vs, order="lex")
             _, r_gb = G.reduce(g)
             cert = Certificate(g, gens, Qs, r, vs, r == 0)
-            st.check(r == 0 and r_gb == 0 and recheck(cert), f"{g} in <PE(p)=PE(q) on sin_0,cos_0; s^2+c^2-1> (remainder {r_gb})", cert.size)
+            st.check(r == 0 and r_gb == 0 and recheck(cert), f"{g} in <PE(p)=PE(q) on sin_0,cos_0; s^2+c^2-1> (remainder {r_gb})", cert.size,
+                     certificate=cert)
 
     @staticmethod
     def _witness() -> str:

@@ -190,3 +190,19 @@ def test_injectivity_needs_both_frequency_one_columns():  # THM-INJ: a cos-only 
     assert plan.at(0) == ["cos0"]  # d = 1: one cos column
     # and indeed cos(1) = cos(-1): the d = 1 cos-only table is not injective on integers
     assert canonical.decide(sp.cos(sp.Integer(1)), sp.cos(sp.Integer(-1))).proven
+
+
+def test_scope_lists_every_hypothesis_the_decision_used(results):  # THM-SHIFT, THM-NORM, REQ-PROVE
+    """The odd-d clause of THM-SHIFT is decided with alpha, sigma != 0 and log b != 0: the result lists them,
+    and a scope that omits one is refused (the theorem is then not proven)."""
+    import dataclasses
+    from sinpe.proofs.suite import get_theorem
+    h = results["THM-SHIFT"].hypotheses
+    assert "real, nonzero" in h["alpha"] and "real, nonzero" in h["sigma"] and h["log_b"] == ["real, nonzero"], h
+    t = get_theorem("THM-SHIFT")
+    narrow = {k: v for k, v in t.scope.items() if k != "odd d"}
+    t2 = type(t).__new__(type(t))
+    t2.__dict__.update(dict(t.__dict__, scope=narrow))
+    r = t2.prove()
+    assert r.status == "not-proven" and any("b != 1" in f for f in r.failures), r.failures
+    assert dataclasses.is_dataclass(r)
