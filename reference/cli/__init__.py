@@ -120,6 +120,8 @@ def _output_problem(args: argparse.Namespace) -> str | None:
         return None
     import stat
     args.junit = os.path.abspath(path)
+    if os.path.isdir(path):
+        return f"--junit: {path!r} is a directory; name the XML file to write"
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         return f"--junit {path!r} exists and is not a regular file; name a new or regular file"
     for flag in ("target", "cos", "sin", "positions"):
