@@ -265,6 +265,24 @@ def _columns(profile: Profile, d: int) -> tuple[Column, ...]:
     return plan_of(profile, d).at(d // 2)
 
 
+# DEF-ROPE-LAYOUT as channel plans: a duplicated rotary layout of dim = 2n columns rotates, for each label i,
+# the pair (first member, second member) by the angle p * w_i; the pairs sit where the 1-D plan puts
+# (sin_i, cos_i): rotate-every-two ('pairs') is the interleaved plan, rotate-half ('halves') the sin-cos plan.
+ROTARY_PAIRING = {"pairs": "interleaved", "halves": "sin-cos"}
+
+
+def rotary_pairs(layout: str) -> ChannelPlan:
+    """The channel plan of a duplicated rotary layout (DEF-ROPE-LAYOUT): its 'sin' segment holds the first
+    member of each rotated pair, its 'cos' segment the second, both of frequency label i.
+
+    >>> [(c.kind, c.k) for c in rotary_pairs("halves").at(2)]
+    [('sin', 0), ('sin', 1), ('cos', 0), ('cos', 1)]
+    """
+    if layout not in ROTARY_PAIRING:
+        raise ValueError(f"a duplicated rotary layout is one of {', '.join(ROTARY_PAIRING)}; got {layout!r}")
+    return channel_plan(ROTARY_PAIRING[layout], "trailing-sin", False)
+
+
 @dataclass(frozen=True)
 class ColumnIndex:
     """The plan at one width as copy instructions: column ``dst[f]`` of the table takes frequency ``src[f]``

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
@@ -147,15 +148,19 @@ def width(rp: RotaryProfile, dim: int) -> int:
 
 
 def frequency_index(layout: str, dim: int, j: int) -> int:
-    """k of column j (DEF-ROPE-LAYOUT)."""
-    h = dim // 2
-    if layout == "halves":
-        return j % h
-    if layout == "pairs":
-        return j // 2
+    """k of column j (DEF-ROPE-LAYOUT): the label of column j in the layout's channel plan
+    (:func:`sinpe.spec.definition.rotary_pairs`; ``single`` holds w_0 .. w_{h-1} once)."""
     if layout == "single":
         return j
-    raise ValueError(f"rotary layout must be one of {', '.join(ROTARY_LAYOUTS)}; got {layout!r}")
+    if layout not in ROTARY_LAYOUTS:
+        raise ValueError(f"rotary layout must be one of {', '.join(ROTARY_LAYOUTS)}; got {layout!r}")
+    return _pair_columns(layout, dim // 2)[j].k
+
+
+@lru_cache(maxsize=256)
+def _pair_columns(layout: str, h: int) -> tuple[Any, ...]:
+    from .definition import rotary_pairs
+    return rotary_pairs(layout).at(h)
 
 
 def _q(ctx: Any, x: Fraction) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 
 import sympy as sp
 
+from .definition import rotary_pairs
 from .rotary import frequency_index
 
 P, Q = sp.symbols("p q", real=True)
@@ -33,7 +34,7 @@ ROTARY_STATEMENTS: dict[str, tuple[str, str]] = {
                      "R(t) = [[cos t, -sin t], [sin t, cos t]]: R(p w)^T R(q w) = R((q - p) w) for every real "
                      "frequency w (entrywise; generic omega), hence for every rotary rule and scaling."),
     "THM-ROPE-ATTN": ("rotary attention is relative",
-                      "For every layout (halves, pairs) and dim in {4, 6} with opaque frequencies, "
+                      "For every layout (halves, pairs) and every even dim with opaque frequencies, "
                       "<apply(x, p), apply(y, q)> = <x, apply(y, q - p)>, apply(x, p) = x*cos_cache(p) + "
                       "rot(x)*sin_cache(p) with the caches of DEF-ROPE-LAYOUT."),
 }
@@ -56,11 +57,13 @@ def rel_obligations() -> list[Any]:
 
 
 def _partner(layout: str, dim: int, j: int) -> tuple[int, int]:
-    """(index, sign) with rot(x)[j] = sign * x[index]: rotate-half or rotate-every-two."""
-    h = dim // 2
-    if layout == "halves":
-        return (j + h, -1) if j < h else (j - h, 1)
-    return (j + 1, -1) if j % 2 == 0 else (j - 1, 1)
+    """(index, sign) with rot(x)[j] = sign * x[index], read off the layout's channel plan: the other member
+    of column j's pair (rotate-half for ``halves``, rotate-every-two for ``pairs``); the first member takes
+    -x[second], the second +x[first]."""
+    cols = rotary_pairs(layout).at(dim // 2)
+    c = cols[j]
+    other = next(i for i, o in enumerate(cols) if o.k == c.k and o.kind != c.kind)
+    return other, (-1 if c.kind == "sin" else 1)
 
 
 def apply_rope(x: list[Any], p: Any, layout: str, dim: int) -> list[Any]:
@@ -75,7 +78,7 @@ def apply_rope(x: list[Any], p: Any, layout: str, dim: int) -> list[Any]:
 
 
 def attn_obligations() -> list[Any]:
-    """THM-ROPE-ATTN for both duplicated layouts at DIMS."""
+    """THM-ROPE-ATTN for both duplicated layouts at DIMS (the cross-check of the every-dim statement)."""
     out = []
     for layout in ("halves", "pairs"):
         for dim in DIMS:
@@ -85,3 +88,18 @@ def attn_obligations() -> list[Any]:
             rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim)))
             out.append(_ob(f"{layout} dim {dim}: <R_p x, R_q y> = <x, R_(q-p) y>", lhs, rhs))
     return out
+
+
+def _apply_pair(first: Any, second: Any, t: Any) -> tuple[Any, Any]:
+    """One rotated pair: (first cos t - second sin t, second cos t + first sin t), as apply_rope computes it."""
+    return first * sp.cos(t) - second * sp.sin(t), second * sp.cos(t) + first * sp.sin(t)
+
+
+def attn_pair_obligations() -> list[Any]:
+    """THM-ROPE-ATTN for every dim: on one pair of the layout's plan, symbolic omega, p, q, x, y; the sum over
+    the columns is the sum over the pairs because the plan is a bijection (THM-LIFT, RULE-REINDEX)."""
+    x1, x2, y1, y2 = sp.symbols("x_first x_second y_first y_second", real=True)
+    ap, aq, ad = _apply_pair(x1, x2, P * OMEGA), _apply_pair(y1, y2, Q * OMEGA), _apply_pair(y1, y2, (Q - P) * OMEGA)
+    lhs = ap[0] * aq[0] + ap[1] * aq[1]
+    rhs = x1 * ad[0] + x2 * ad[1]
+    return [_ob("every dim, one pair: <R(p w) x, R(q w) y> = <x, R((q-p) w) y>", lhs, rhs)]
