@@ -276,6 +276,18 @@ def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Ex
     ``at`` (pairs symbol, value) is substituted *after* the rewrite to exponentials, so a statement such
     as cos(-x) = cos(x) is decided by the normal form, not by SymPy's evaluation of cos(-x) when it is built.
     """
+    L, R, table, _, rules = normal_sides(lhs, rhs, at)
+    diff = L - R
+    bad = [f for f in diff.atoms(sp.Function)]
+    if bad or diff.has(sp.Sum):
+        raise Unsupported(f"a function survived the rewrite: {sorted(map(str, bad))[:3]}")
+    num, _ = sp.fraction(sp.together(diff))
+    return sp.expand(num), table, rules
+
+
+def normal_sides(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Expr, sp.Expr, Table, dict, set[str]]:
+    """Both sides in normal form (rational functions of the atoms, sums linearised), the atom table, the
+    sum unknowns {(summand part, lo, hi): S} and the rules used (the certificates export these)."""
     rules: set[str] = set()
     L, R = rewrite(lhs, rules), rewrite(rhs, rules)
     if at:
@@ -286,12 +298,7 @@ def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Ex
     sums: dict[tuple, sp.Symbol] = {}
     L = _linearize_sums(L, dependent, sums, rules)
     R = _linearize_sums(R, dependent, sums, rules)
-    diff = L - R
-    bad = [f for f in diff.atoms(sp.Function)]
-    if bad or diff.has(sp.Sum):
-        raise Unsupported(f"a function survived the rewrite: {sorted(map(str, bad))[:3]}")
-    num, _ = sp.fraction(sp.together(diff))
-    return sp.expand(num), table, rules
+    return L, R, table, sums, rules
 
 
 def decide(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> Verdict:

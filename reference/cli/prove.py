@@ -1,8 +1,9 @@
-"""``sinpe prove [--json] [--only ID[,ID]] | --claim "LHS == RHS" [--assume "p: real"]`` (SPEC.md section 5, 8).
+"""``sinpe prove [--json] [--only ID[,ID]] [--certificates DIR] | --check-certificates DIR | --claim "LHS == RHS"``
+(SPEC.md section 5, 8).
 
 A thin shell over :mod:`sinpe.proofs` (``run_suite``, ``prove_claim``). Exit status: suite: 0 every
 theorem proven, 1 some theorem not proven, 2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input,
-3 unknown.
+3 unknown; --check-certificates: 0 verified, 1 a certificate fails (named), 2 unreadable, 3 some uncertified.
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=CLAIM_TIMEOUT, metavar="SECONDS",
                         help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s; memory: 4 GiB); on expiry the "
                              "claim is unknown (exit 3)")
+    parser.add_argument("--certificates", metavar="DIR", help="also write each theorem's certificate to DIR/<ID>.json (REQ-PROVE-CERT)")
+    parser.add_argument("--check-certificates", metavar="DIR",
+                        help="re-verify the certificates in DIR with exact rational arithmetic (standard library only): "
+                             "exit 0 verified, 1 a certificate fails, 2 unreadable, 3 some obligations uncertified")
 
 
 CLAIM_TIMEOUT = 60.0
@@ -26,6 +31,12 @@ EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check_certificates is not None:
+        if args.claim is not None or args.only or args.certificates is not None:
+            raise ValueError("--check-certificates takes only DIR (and --json)")
+        return _check_certificates(args.check_certificates, args.json)
+    if args.claim is not None and args.certificates is not None:
+        raise ValueError("--certificates is for the theorem suite, not --claim")
     if args.claim is not None:
         j = decide(args.claim, args.assume, args.only, args.timeout)
         if args.json:
@@ -41,12 +52,21 @@ def run(args: argparse.Namespace) -> int:
         get_theorem(i)  # ValueError -> one-line error, exit 2
     if args.assume is not None:
         raise ValueError("--assume needs --claim")
-    results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None)
+    certs: dict = {}
+    if args.certificates is not None:
+        from sinpe.proofs.certificates import write_suite
+        results, certs = write_suite(args.certificates, only or None)
+    else:
+        results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        print(json.dumps([{**r.to_json(), **({"certificates": certs[r.id]} if certs else {})} for r in results], indent=2))
     else:
         for r in results:
             print(r.summary_line())
+            if certs:
+                print(f"{'':<12} certificates: {_cert_line(certs[r.id])}")
+        if certs:
+            print(_cert_total(certs, args.certificates))
         bad = [r.id for r in results if not r.proven]
         total = sum(r.seconds for r in results)
         print(f"{len(results) - len(bad)}/{len(results)} proven in {total:.1f}s" + (f"; not proven: {', '.join(bad)}" if bad else ""))
@@ -79,6 +99,35 @@ def _decide(claim: str, assume: str | None) -> dict:
         raise
     except ValueError as e:  # SymPy's own: an internal failure, not the user's input
         raise RuntimeError(str(e)) from None
+
+
+def _cert_line(c: dict) -> str:
+    by = ", ".join(f"{k} {v}" for k, v in c["certified"].items()) or "none"
+    return (f"{sum(c['certified'].values())} certified ({by}), {sum(c['uncertified'].values())} uncertified, "
+            f"{c['witness_points']} witness points ({c['file']})")
+
+
+def _cert_total(certs: dict, directory: str) -> str:
+    total: dict = {}
+    for c in certs.values():
+        for k, v in c["certified"].items():
+            total[k] = total.get(k, 0) + v
+    unc = sum(sum(c["uncertified"].values()) for c in certs.values())
+    by = ", ".join(f"{k} {v}" for k, v in sorted(total.items()))
+    return f"certificates: {sum(total.values())} certified ({by}), {unc} uncertified, written to {directory}"
+
+
+def _check_certificates(directory: str, as_json: bool) -> int:
+    """REQ-PROVE-CERT: the standard-library checker; unreadable input is one line, exit 2."""
+    from sinpe.proofs import certcheck
+    code, reports, problems = certcheck.check_directory(directory)
+    if code == 2:
+        raise ValueError(problems[0])
+    if as_json:
+        print(json.dumps({"exit": code, "files": reports, "problems": problems}, indent=2, sort_keys=True))
+    else:
+        print("\n".join(certcheck.report_lines(code, reports, problems)))
+    return code
 
 
 def _claim_lines(j: dict) -> list[str]:
