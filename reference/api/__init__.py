@@ -44,7 +44,7 @@ from sinpe.spec import SPEC_VERSION
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 
 __version__ = SPEC_VERSION
-__all__ = ["PRESETS", "Profile", "check", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
+__all__ = ["PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
            "table_torch", "verify", "write_table"]
 
 _OVERRIDES = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
@@ -112,6 +112,16 @@ def check(target: Any = None, profile_: "str | Profile | None" = None, **keyword
             raise TypeError("give the profile once: positionally or as profile=")
         profile_ = keywords.pop("profile")
     return _check(target, profile_, **keywords)
+
+
+def check_apply(fn: Any, profile_: Any = "llama", **keywords: Any) -> Any:
+    """Does ``fn`` -- ``"module:function"`` (run isolated) or a Python callable -- rotate q and k as the rotary
+    profile says (REQ-CHECK-APPLY)? Keywords: ``dim`` (required), ``convention`` (hf, hf-ids, module, freqs),
+    ``dtype``, ``positions``, ``rotary_dim``/``rotary_fraction``, ``timeout`` and the profile's overrides
+    (``layout``, ``base``, ``rule``, ``factor``, ...). Returns an ``ApplyResult``: ``verdict``, ``cause``
+    (pairing, sign, swap, dtype, slice, offset, scaling or None), ``relative`` (THM-ROPE-REL), ``to_json()``."""
+    from sinpe.reference.checking.apply import check_apply as _check_apply
+    return _check_apply(fn, profile_, **keywords)
 
 
 def detect(target: Any = None, *, against: "str | Profile" = "vaswani", **keywords: Any) -> Any:
