@@ -38,6 +38,7 @@ import os
 import re
 import sys
 from fractions import Fraction
+from functools import lru_cache
 
 SCHEMA = "sinpe-proof-certificate/1"
 INDEX = "index.json"
@@ -119,18 +120,19 @@ def mul(p: dict, q: dict) -> dict:
 
 def cyclotomic(order: int, var: int, nvars: int) -> dict:
     """The cyclotomic polynomial Phi_order as a polynomial in variable ``var`` (recomputed, not trusted)."""
-    if not (type(order) is int and 1 <= order <= 2000):
+    if not (type(order) is int and 1 <= order <= 360):
         raise Malformed(f"bad cyclotomic order {order!r}")
     return {tuple(i if j == var else 0 for j in range(nvars)): (c, Fraction(0)) for i, c in enumerate(_phi(order)) if c}
 
 
-def _phi(n: int) -> list[Fraction]:
-    """Coefficients (low -> high) of Phi_n = (x**n - 1) / prod_{d | n, d < n} Phi_d."""
+@lru_cache(maxsize=None)
+def _phi(n: int) -> tuple[Fraction, ...]:
+    """Coefficients (low -> high) of Phi_n = (x**n - 1) / prod_{d | n, d < n} Phi_d (memoised: each order once)."""
     coeffs = [Fraction(-1)] + [Fraction(0)] * (n - 1) + [Fraction(1)]
     for d in range(1, n):
         if n % d == 0:
-            coeffs = _divide(coeffs, _phi(d))
-    return coeffs
+            coeffs = _divide(coeffs, list(_phi(d)))
+    return tuple(coeffs)
 
 
 def _divide(num: list[Fraction], den: list[Fraction]) -> list[Fraction]:

@@ -199,7 +199,7 @@ def test_checker_imports_only_the_standard_library(certdir):
     tree = ast.parse(CHECKER.read_text())
     mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert mods <= {"__future__", "fractions", "json", "hashlib", "os", "re", "sys"}, mods
+    assert mods <= {"__future__", "fractions", "functools", "json", "hashlib", "os", "re", "sys"}, mods
     assert "eval(" not in CHECKER.read_text() and "exec(" not in CHECKER.read_text()
 
 
@@ -213,3 +213,22 @@ def test_cli_reports_certificate_counts(tmp_path, capsys):
     by = ", ".join(f"{k} {v}" for k, v in sorted(c["certified"].items()))
     assert f"certificates: {certified} certified ({by}), {uncertified} uncertified" in out, out
     assert main(["prove", "--check-certificates", str(tmp_path), "--only", "THM-DOT"]) == 2
+
+
+def test_cyclotomic_relation_is_recomputed_by_the_checker():
+    """(E) reduces atoms of i*pi modulo their cyclotomic polynomial: the checker recomputes it from the order."""
+    import sympy as sp
+
+    from sinpe.proofs.certificates import export_obligation
+    from sinpe.spec.theorems import Obligation
+    ob = Obligation("heptagon", sp.cos(2 * sp.pi / 7) + sp.cos(4 * sp.pi / 7) + sp.cos(6 * sp.pi / 7), sp.Rational(-1, 2), "normal")
+    e = export_obligation(ob)
+    assert e["kind"] == "normal-form" and e["relations"][0]["order"] == 14, e
+    certcheck.check_entry(e)
+    e["relations"][0]["order"] = 7  # a different root of unity: Phi_7 is not the recorded polynomial
+    with pytest.raises(certcheck.Failed, match="heptagon: relation"):
+        certcheck.check_entry(e)
+    e["relations"][0]["order"] = 14
+    e["relations"][0]["cofactor"] = []  # the cofactor dropped: the reduction no longer adds up
+    with pytest.raises(certcheck.Failed, match="heptagon"):
+        certcheck.check_entry(e)
