@@ -21,7 +21,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import columns
 from sinpe.spec.profiles import Profile
-from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, SymbolicPlan
+from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, Obligation, SymbolicPlan
 
 from .canonical import NotCanonical, coefficients
 
@@ -207,3 +207,87 @@ def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[
                     f"is a segment of the interleaved plan" + ("" if match is None else f": columns {_label(match)}")))
     out.append((not inter, 1, f"{plan.name}: no interleaved segment left unmatched: {[_label(t) for t in inter]}"))
     return out
+
+
+# ------------------------------------------------------------------------ THM-SHIFT: M_k formed on the plan
+
+def _integer_poly(e: sp.Expr, vs: tuple[sp.Symbol, ...]) -> bool:
+    try:
+        return all(c.is_Integer for c in sp.Poly(sp.expand(e), *vs).coeffs())
+    except sp.PolynomialError:
+        return False
+
+
+def _nonneg(e: sp.Expr) -> bool:
+    """e(n) >= 0 for every integer n >= 1: after n -> 1 + n', every coefficient is >= 0."""
+    n1 = sp.Dummy("n1", nonnegative=True)
+    return all(c.is_Rational and c >= 0 for c in sp.Poly(sp.expand(sp.sympify(e).subs(N, 1 + n1)), n1).coeffs())
+
+
+def column_label(plan: SymbolicPlan, col: sp.Expr, row: T.Segment) -> tuple[str, sp.Expr] | None:
+    """The label the symbolic column ``col`` (linear in the row's label i, and in n) holds, for every i in the
+    row segment's range: the segment U with col = a_U i' + c_U, i' linear with integer coefficients and inside
+    U's label range at both ends of the row's range (so everywhere between), or None."""
+    for u in plan.segments():
+        ip = (col - u.c) / u.a if u.a else (u.lo if rational_identity(col, u.c) else None)
+        if ip is None or not _integer_poly(ip, (T.I_, N)) or sp.degree(sp.expand(ip), T.I_) > 1:
+            continue
+        ends = [ip.subs(T.I_, row.lo), ip.subs(T.I_, row.hi - 1)]
+        if all(_nonneg(x - u.lo) and _nonneg(u.hi - 1 - x) for x in ends):
+            return u.kind, sp.expand(ip)
+    return None
+
+
+def _in_columns(plan: SymbolicPlan, col: sp.Expr, row: T.Segment) -> bool:
+    """0 <= col <= d - 1 at both ends of the row's label range (col linear in i), for every n >= 1."""
+    ends = [sp.sympify(col).subs(T.I_, row.lo), sp.sympify(col).subs(T.I_, row.hi - 1)]
+    return all(_nonneg(x) and _nonneg(plan.d() - 1 - x) for x in ends)
+
+
+def block_rows(plan: SymbolicPlan) -> list[tuple[T.Segment, T.Segment | None]]:
+    """M_k as a block operator on the plan: each paired segment (label (f, i), column a i + c) with its partner,
+    the segment of the other function over the same labels (bounds equal as polynomials in n); a zero segment
+    maps to itself (partner None). The unpaired odd column has no row (THM-SHIFT's odd-d clause)."""
+    out = []
+    for s in plan.segments():
+        if s.kind == "zero":
+            out.append((s, None))
+            continue
+        t = next((t for t in plan.segments() if t.kind not in (s.kind, "zero") and rational_identity(t.lo, s.lo)
+                  and rational_identity(t.hi, s.hi)), None)
+        if t is not None or s is not plan.extra:
+            out.append((s, t))
+    return out
+
+
+def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[Obligation], list[Step]]:
+    """PE(p+k) = M_k PE(p) column by column, for symbolic n: for each row segment the values at its column
+    and at its partner's column are read back through the plan (:func:`column_label`), so a plan whose
+    partner column holds another label gives a false obligation or a failed step (mutation 'block-partner':
+    M_k's off-diagonal entry one pair to the right)."""
+    obs: list[Obligation] = []
+    steps = plan_steps(plan) + label_steps(plan)  # M_k is a block operator of a bijective plan (THM-LIFT's steps)
+    i = T.I_
+    for s, t in block_rows(plan):
+        col = s.a * i + s.c
+        own = column_label(plan, col, s)
+        want = (s.kind, s.lo if s.kind == "zero" else i)
+        steps.append((own is not None and own[0] == want[0] and rational_identity(own[1], want[1]) and _in_columns(plan, col, s), 1,
+                      f"{plan.name}: column {col} lies in [0, d) and holds {s.kind}_i ({own})"))
+        if s.kind == "zero":
+            obs.append(Obligation(f"{plan.name}: (M_k PE(p))[{col}] = PE(p)[{col}] (zero column)",
+                                  T.val("zero", i, P + K), T.val("zero", i, P), "normal"))
+            continue
+        pcol = None if t is None else t.a * i + t.c + (t.a if mutation == "block-partner" else 0)
+        other = None if pcol is None else column_label(plan, pcol, s)
+        steps.append((other is not None and other[0] != s.kind and rational_identity(other[1], i) and _in_columns(plan, pcol, s), 1,
+                      f"{plan.name}: the partner of column {col} is column {pcol} in [0, d), holding {other}"))
+        if other is None or own is None:
+            continue
+        phi = T.SIGMA * T.omega(i) * K
+        diag, off = sp.cos(phi), (sp.sin(phi) if s.kind == "sin" else -sp.sin(phi))
+        rhs = diag * T.val(own[0], own[1], P) + off * T.val(other[0], other[1], P)
+        obs.append(Obligation(f"{plan.name}: PE(p+k)[{col}] = (M_k PE(p))[{col}] = M[{col},{col}] PE(p)[{col}] + "
+                              f"M[{col},{pcol}] PE(p)[{pcol}]",
+                              T.val(s.kind, i, P + K), rhs, "normal"))
+    return obs, steps

@@ -18,7 +18,7 @@ from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P
 from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
-from .symbolic import ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
+from .symbolic import ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, block_shift, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -66,7 +66,14 @@ def lift_crosscheck() -> list[tuple[bool, int, str]]:
 
 
 def shift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
-    return [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl, mutation)]
+    """M_k formed on every plan (block operator, lookups decided) and the odd-d clause."""
+    return ([s for pl in PLANS for s in block_shift(pl, mutation)[1]]
+            + [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl, mutation)])
+
+
+def shift_obligations() -> list[Obligation]:
+    """PE(p+k) = M_k PE(p) column by column on every plan, the values read back through the plan."""
+    return [ob for pl in PLANS for ob in block_shift(pl)[0]]
 
 
 def norm_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
@@ -137,8 +144,8 @@ THEOREMS = [
                       lambda: [], _LIFT_SCOPE, concrete=lift_crosscheck, steps=lift_steps, mutations=(),
                       step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels"), rules=(RULE_REINDEX, RULE_BLOCK)),
     ObligationTheorem("THM-SHIFT", f"{_E}; odd d: distinct frequencies + Laurent coefficients -> inconsistent system in a_u",
-                      T.every_d_shift, _SHIFT_SCOPE, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
-                      axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,), step_mutations=("base-1",),
+                      shift_obligations, _SHIFT_SCOPE, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
+                      axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,), step_mutations=("base-1", "block-partner"),
                       step_symbols=(ALPHA_NZ, SIGMA_NZ, LOG_B)),
     ObligationTheorem("THM-DOT", _E, _plans(T.every_d_dot), SCOPE_ALL, concrete=_over(T.dot_obligations, _all),
                       rules=(RULE_REINDEX, RULE_SUM)),
