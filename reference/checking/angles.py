@@ -26,6 +26,7 @@ default held to a float32 evaluation rounded once, as for 1-D tables.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -349,12 +350,23 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
 
 def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float) -> bool:
     """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around)."""
-    try:
-        w = np.array([float(_mid(x)) for x in _at_prec(lambda ctx: frequencies(rp, dim, ctx), 64)])
-    except (ValueError, ArithmeticError):
+    w = _candidate_frequencies(rp, dim)
+    if w is None:
         return False
     ok = p * w < 3
     return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= 1e-2))
+
+
+@lru_cache(maxsize=1 << 14)
+def _candidate_frequencies(rp: RotaryProfile, dim: int) -> np.ndarray | None:
+    """A candidate's frequencies in binary64 (None: the rule does not apply at dim), computed once per
+    (profile, dim): detect tries the same candidates on every table of a width (``sinpe scan``)."""
+    try:
+        w = np.array([float(_mid(x)) for x in _at_prec(lambda ctx: frequencies(rp, dim, ctx), 64)])
+    except (ValueError, ArithmeticError):
+        return None
+    w.setflags(write=False)
+    return w
 
 
 def ROTARY_NAMES() -> list[tuple[str, RotaryProfile]]:
