@@ -171,18 +171,43 @@ def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, t
     if tier == "faithful" or theta is None:
         return u1
     w = working if isinstance(working, Format) else working_format(f, working)
-    c = phase_constant(f.dtype, base, rounded_frequencies)
-    bound = np.abs(np.asarray(theta, dtype=np.float64))
-    bound += 1.0
-    bound *= c * w.unit_roundoff  # ((c u) (1 + |theta|)) |alpha|
-    if abs(float(amplitude)) != 1.0:
-        bound *= abs(float(amplitude))
-    if w.precision > f.precision:  # computed in W, then one rounding to F: + ulp_F(|PE| + e)/2
+    k = phase_constant(f.dtype, base, rounded_frequencies) * w.unit_roundoff * abs(float(amplitude))
+    x = np.abs(np.asarray(theta, dtype=np.float64))
+    shape = np.broadcast_shapes(x.shape, np.shape(reference))
+    if u1.shape != shape:
+        u1 = np.broadcast_to(u1, shape).copy()
+    return phase_bound_into(np.broadcast_to(x, shape), k, k, reference, u1, f, w.precision > f.precision, u1)
+
+
+def phase_bound_into(x: np.ndarray, rate: "float | np.ndarray", const: "float | np.ndarray", reference: np.ndarray,
+                     ulp_f: np.ndarray, fmt: Format, wider: bool, out: np.ndarray,
+                     tmp: np.ndarray | None = None) -> np.ndarray:
+    """The one evaluation of TOL-PHASE / TOL-WORKING's bound, in place in ``out`` (``out`` may be ``ulp_f``):
+
+        e = x * rate + const,   bound = max(ulp_F(PE), e [+ ulp_F(|PE| + e)/2 when W is wider than F]),
+
+    with e = c u_W |alpha| (1 + |theta|) written as ``x = |theta|, rate = const = c u_W |alpha|`` by
+    :func:`allowed_abs_error`, and as ``x = |p + o|, rate = c u_W |alpha| |w_j|, const = c u_W |alpha|``
+    per column by the streaming checker (no theta table). NaN or -inf in ``rate``/``const`` (a zero column)
+    leave ``ulp_f``.
+
+    >>> phase_bound_into(np.array([1.0]), 2.0**-20, 2.0**-20, np.array([0.5]), np.array([2.0**-25]),
+    ...                  get_format("float32"), False, np.empty(1)).tolist() == [2.0**-19]
+    True
+    """
+    e = np.empty_like(out) if out is ulp_f else out
+    with np.errstate(invalid="ignore"):  # 0 * -inf in zero columns at position 0
+        np.multiply(x, rate, out=e)
+    e += const
+    if wider:  # computed in W, then one rounding to F: + ulp_F(|PE| + e)/2
+        t = np.empty_like(e) if tmp is None else tmp
+        np.abs(reference, out=t)
+        t += np.maximum(np.nan_to_num(e, nan=0.0), 0.0)
+        ulp_array(t, fmt, out=t)
+        t *= 0.5
         with np.errstate(invalid="ignore"):
-            bound = bound + 0.5 * ulp_array(np.abs(np.asarray(reference, dtype=np.float64)) + np.nan_to_num(bound), f)
-    if bound.shape == u1.shape:
-        return np.fmax(u1, bound, out=u1)  # fmax: a NaN theta (zero column) leaves the ulp bound
-    return np.fmax(u1, bound)
+            e += t
+    return np.fmax(ulp_f, e, out=out)  # fmax: NaN (zero column) leaves the ulp
 
 
 # TOL-STRUCT. The structural checks (THM-SHIFT, THM-INJ between rows) compare the angle of a (sin, cos)

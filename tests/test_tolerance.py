@@ -135,3 +135,26 @@ def test_phase_bound_vacuous_threshold(dtype: str, theta_c0: float) -> None:
     # SPEC.md TOL-PHASE: the bound reaches 2|alpha| at |theta| = 2/(c0 u) - 1 (float16 511, bfloat16 63)
     b = lambda th: float(allowed_abs_error("phase", dtype, np.array([0.5]), np.array([th]), rounded_frequencies=True)[0])
     assert b(theta_c0) == 2.0 and b(theta_c0 * 0.99) < 2.0
+
+
+def test_the_streaming_bound_is_the_spec_bound():  # TOL-WORKING, TOL-PHASE: one formula, two factorizations
+    """check's chunk kernel evaluates spec.tolerance.phase_bound_into with x = |p + o| and a per-column rate;
+    allowed_abs_error with x = |theta|: the same bound up to the float64 rounding of theta = (p + o) w."""
+    from sinpe.reference.checking.check import _fused_allowed
+    from sinpe.spec.formats import get_format
+    from sinpe.spec.tolerance import phase_constant, ulp_array
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0, 1e6, 64)
+    w = 10000.0 ** (-np.arange(8) / 4)
+    theta = p[:, None] * w[None, :]
+    ref = np.sin(theta)
+    for dt in ("float16", "float32"):
+        f, wf = get_format(dt), get_format("float32")
+        k = phase_constant(dt) * wf.unit_roundoff
+        got = _fused_allowed(p, ref, ulp_array(ref, f), k * w, np.full(8, k), wf.precision > f.precision, f,
+                             np.empty_like(ref), {})
+        want = allowed_abs_error("phase", dt, ref, theta, working="float32")
+        assert np.all(np.abs(got - want) <= 2.0 ** -50 * want), dt
+        bad = _fused_allowed(p, ref, ulp_array(ref, f), 2 * k * w, np.full(8, k), wf.precision > f.precision, f,
+                             np.empty_like(ref), {})
+        assert np.any(np.abs(bad - want) > 2.0 ** -50 * want)  # a changed rate is seen

@@ -56,7 +56,7 @@ import numpy as np
 from sinpe.spec.definition import column_index, columns
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array, working_format
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_bound_into, phase_constant, ulp_array, working_format
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.loaders import LoadError, Table, release_pages
@@ -89,6 +89,7 @@ class Failure:
     reason: str
     repro: str
     python: str
+    row: int = -1          # the entry's row in the table checked (REQ-CHECK-REPRO: --rows selects it)
 
 
 @dataclass
@@ -144,6 +145,7 @@ class CheckResult:
     undecided: int = 0     # left open by the oracle (a 1-D check settles every entry or stops: always 0)
     parts: dict[str, Any] = field(default_factory=dict)  # the cos and sin caches of a rotary check
     reproduce: str = ""    # the sinpe check command of this check
+    non_finite: int = 0    # NaN/Inf entries (REQ-CHECK-FINITE); ``worst`` is then the first of them
 
     @property
     def exit_code(self) -> int:
@@ -550,6 +552,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     _worst(ctx, res, data, merged.worst_abs, merged.worst_ulp)
     res.reason = _entry_reason(ctx, table, merged.nonfinite, merged.first_nonfinite, merged.not_in,
                                merged.first_not_in) or res.reason
+    res.non_finite = merged.nonfinite
     if merged.nonfinite:
         r0, c0, _ = merged.first_nonfinite
         res.worst = {"position": format_position(pos[r0]), "column": int(c0), "label": labels[c0]}
@@ -669,7 +672,7 @@ def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
             position=p, column=c, label=ctx.labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
             ulp_error=e / u, reason=why or f"|error| > {ctx.tier} tolerance",
             repro=f"sinpe table {prof.cli_flags()} --d {d} --positions {p} --dtype {fmt.dtype} --out pe.npy  # column {c}",
-            python=_snippet(prof, d, p, c, fmt.name)))
+            python=_snippet(prof, d, p, c, fmt.name), row=int(r)))
     return out
 
 
@@ -789,23 +792,15 @@ def _phase_consts(profile: Profile, fmt: Any, wfmt: Any, kind: np.ndarray, w_col
 
 def _fused_allowed(pabs: np.ndarray, ref: np.ndarray, ulp: np.ndarray, cw: np.ndarray, c0: np.ndarray, wider: bool,
                    fmt: Any, out: np.ndarray, bufs: dict[str, Any]) -> np.ndarray:
-    """``allowed_abs_error`` (phase tier) fused in place for a chunk; equal to it up to rounding."""
-    with np.errstate(invalid="ignore"):  # 0 * -inf in zero columns at position 0
-        np.multiply(pabs[:, None], cw[None, :], out=out)
-    out += c0
+    """TOL-PHASE/TOL-WORKING for a chunk, in place: :func:`sinpe.spec.tolerance.phase_bound_into` with
+    x = |p + o| per row and the per-column rate c u_W |alpha| |w_j| (no theta table is formed)."""
+    tmp = None
     if wider:
         tmp = bufs.get("tmp")
         if tmp is None or tmp.shape[0] < out.shape[0] or tmp.shape[1] != out.shape[1]:
             tmp = bufs["tmp"] = np.empty(out.shape)
         tmp = tmp[: out.shape[0]]
-        np.abs(ref, out=tmp)
-        tmp += np.maximum(out, 0.0)
-        ulp_array(tmp, fmt, out=tmp)
-        tmp *= 0.5
-        with np.errstate(invalid="ignore"):
-            out += tmp
-    np.fmax(out, ulp, out=out)  # NaN (0 * -inf) and -inf in zero columns leave the ulp
-    return out
+    return phase_bound_into(pabs[:, None], cw[None, :], c0[None, :], ref, ulp, fmt, wider, out, tmp)
 
 
 def _count_unjudged(out: dict[str, Any], allowed: np.ndarray, ref: np.ndarray, absamp: float, a: int) -> None:

@@ -8,7 +8,7 @@ import os
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from sinpe.reference.checking.loaders import escape
+from sinpe.reference.checking.loaders import escape, is_callable_target
 
 
 def profile_words(name: str | None, flags: str) -> str:
@@ -17,55 +17,138 @@ def profile_words(name: str | None, flags: str) -> str:
     return name or (flags[len("--profile "):] if flags.startswith("--profile ") else flags)
 
 
+VERDICT_WORDS = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}
+MAX_SHOWN = 5        # per-entry failure lines a report shows (the JSON keeps --max-failures of them)
+MAX_STRUCT_SHOWN = 3  # structural findings shown
+
+
+def finite_figure(x: float) -> str:
+    """A figure of the report; an infinite or overflowed one (|error| of a NaN/Inf entry) is ``non-finite``."""
+    return f"{x:.3g}" if x == x and abs(x) < 1e300 else "non-finite"
+
+
+def precision_words(precision: str) -> str:
+    """detect's precision reading in words: ``positions-float16`` -> ``positions in float16 (precision loss)``."""
+    return f"{precision.replace('-', ' in ')} (precision loss)"
+
+
+def cause(res: Any) -> str | None:
+    """The likeliest cause of a failing verdict in one sentence, from detect's reading of the table
+    (REQ-CHECK-CLI): the precision finding first, then the parameters in which the table differs from the
+    profile, then NaN/Inf entries; None when the table conforms or detect names no deviation."""
+    det = getattr(res, "detected", None) or {}
+    dev = det.get("deviations") or {}
+    if res.verdict == "conforms" or not dev:
+        return None
+    out = [precision_words(str(dev["precision"]))] if "precision" in dev else []
+    words = {"layout": "layout", "shift": "schedule shift", "base": "base", "phase_scale": "phase scale",
+             "amplitude": "amplitude", "offset": "position offset", "odd": "odd rule", "width": "width"}
+    out += [f"{w} {dev[k]}" for k, w in words.items() if k in dev]
+    if dev.get("zeroed_rows"):
+        out.append(f"{len(dev['zeroed_rows'])} zeroed rows (padding)")
+    if dev.get("non_finite"):
+        out.append(f"{dev['non_finite']} NaN/Inf entries")
+    other = [k for k in dev if k not in words and k not in ("precision", "zeroed_rows", "non_finite")]
+    out += [k.replace("_", " ") for k in other]
+    return "the table reads as " + ", ".join(out) if out else None
+
+
+def check_command(res: Any, target: str) -> str:
+    """The ``sinpe check`` command that gives this verdict on the user's input: the profile's flags and the
+    width, dtype and tier checked (REQ-CHECK-REPRO)."""
+    cmd = res.reproduce or f"sinpe check {escape(target)} {res.profile_flags}"
+    words = cmd.split()
+    extra = [("--d", str(res.d), res.width != res.d or is_callable_target(target)), ("--dtype", res.dtype, True),
+             ("--tier", res.tier, res.tier != "phase")]
+    return " ".join([cmd] + [f"{f} {v}" for f, v, want in extra if want and f not in words])
+
+
+def entry_command(res: Any, target: str, f: Any) -> str:
+    """The command that shows one failing entry: the check of the user's input at that entry's position
+    (a callable) or row (a file), the column named."""
+    base = check_command(res, target)
+    row = getattr(f, "row", -1)
+    sel = f"--positions {f.position}" if is_callable_target(target) or row < 0 else f"--rows {row}"
+    return f"{base} {sel}  # column {f.column}, expected {f.reference!r}"
+
+
 def render(res: Any, target: str) -> str:
-    """The human report."""
-    L = []
+    """The human report: the header, the verdict and its likeliest cause, a compact summary, then the
+    per-entry details (at most :data:`MAX_SHOWN`, with the count of the rest)."""
+    return "\n".join(_head(res, target) + _summary(res) + _details(res, target) + [f"({res.seconds:.2f} s)"])
+
+
+def _head(res: Any, target: str) -> list[str]:
     prof = profile_words(res.profile, res.profile_flags)
     shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
     work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
-    L.append(f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}")
-    for n in res.notes:
-        L.append(f"  note: {n}")
-    verdict = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}[res.verdict]
-    L.append(f"{verdict}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}")
-    st = res.structural
-    if st["judged"] or st["violations"]:
-        L.append(f"structural checks (THM-SHIFT, THM-INJ): {st['judged']} comparisons judged, {st['violations']} violations")
-        for f in st["findings"]:
-            L.append(f"  {f.theorem} positions {f.positions[0]}, {f.positions[1]} frequency {f.k}: angle off by "
-                     f"{f.residual:.3g} rad > slack {f.slack:.3g}")
-            L.append(f"    reproduce: {f.repro}")
-    if res.bands:
+    L = [f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}",
+         f"{VERDICT_WORDS[res.verdict]}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}"]
+    why = cause(res)
+    if why:
+        L.append(f"cause: {why}")
+    if res.detected and "error" not in res.detected:
+        L.append(f"detected: {res.detected.get('sentence')}")
+    return L
+
+
+def _summary(res: Any) -> list[str]:
+    L = [f"  note: {n}" for n in res.notes]
+    if res.detected and "error" in res.detected:
+        L.append(f"detect: {res.detected['error']}")
+    nf = getattr(res, "non_finite", 0)
+    w = res.worst
+    if nf:
+        L.append(f"non-finite entries: {nf} (first at position {w.get('position')}, column {w.get('column')})")
+    elif res.bands:
         ulp = f", max error {res.max_ulp_error:.3g} ulp of {res.dtype}" if res.tier != "phase" else ""
         L.append(f"max |error| {res.max_abs_error:.3g} ({res.max_bound_ratio:.3g} of its bound){ulp}; "
-                 f"worst at position {res.worst.get('position')} column {res.worst.get('column')} ({res.worst.get('label')})")
+                 f"worst at position {w.get('position')} column {w.get('column')} ({w.get('label')})")
+    if res.bands:
         L.append("  positions             rows   max |error|  of bound   failures   unjudged")
         for b in res.bands:
             hi = f"{b.hi:.0e}" if b.hi >= 1e3 else f"{b.hi:g}"
             lo = f"{b.lo:.0e}" if b.lo >= 1e3 else f"{b.lo:g}"
-            L.append(f"  [{lo}, {hi}){'':<{max(0, 14 - len(lo) - len(hi))}} {b.rows:7d}   {b.max_abs_error:11.3g} "
-                     f"{b.max_bound_ratio:9.3g}   {b.failures:8d}   {b.unjudged:8d}")
+            L.append(f"  [{lo}, {hi}){'':<{max(0, 14 - len(lo) - len(hi))}} {b.rows:7d}   "
+                     f"{finite_figure(b.max_abs_error):>11} {finite_figure(b.max_bound_ratio):>9}   "
+                     f"{b.failures:8d}   {b.unjudged:8d}")
+    st = res.structural
+    if st["judged"] or st["violations"]:
+        L.append(f"structural checks (THM-SHIFT, THM-INJ): {st['judged']} comparisons judged, {st['violations']} violations")
     u = res.unjudged
     L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
              (f", from position {u['from_position']} on" if u["count"] else ""))
-    if res.failures:
-        L.append(f"first failures ({len(res.failures)} of {res.n_failures}):")
-        for f in res.failures:
-            L.append(f"  position {f.position} column {f.column} ({f.label}): value {f.value!r}, reference "
-                     f"{f.reference!r}, |error| {f.abs_error:.3g} > allowed {f.allowed:.3g} ({f.reason})")
-            L.append(f"    reproduce: {f.repro}")
     if res.oracle_decided:
         L.append(f"{res.oracle_decided} entries within the fast reference's error of the tolerance were decided by the Arb oracle")
-    if res.detected:
-        det = res.detected
-        if "error" in det:
-            L.append(f"detect: {det['error']}")
-        else:
-            L.append(f"detected: {det.get('sentence')}")
-            if det.get("deviations"):
-                L.append(f"  deviations from {prof}: {json.dumps(det['deviations'])}")
-    L.append(f"({res.seconds:.2f} s)")
-    return "\n".join(L)
+    return L
+
+
+def _details(res: Any, target: str) -> list[str]:
+    L = []
+    shown = res.failures[:MAX_SHOWN]
+    if shown:
+        L.append(f"first failures ({len(shown)} of {res.n_failures}):")
+    for f in shown:
+        L.append(f"  position {f.position} column {f.column} ({f.label}): value {f.value!r}, reference "
+                 f"{f.reference!r}, |error| {finite_figure(f.abs_error)} > allowed {f.allowed:.3g} ({f.reason})")
+        L.append(f"    reproduce: {entry_command(res, target, f)}")
+    if res.n_failures > len(shown):
+        L.append(f"  ... {res.n_failures - len(shown)} more failing entries (--json lists the first --max-failures)")
+    if shown:
+        L.append(f"  reference: {shown[0].repro}")
+    found = res.structural["findings"]
+    for f in found[:MAX_STRUCT_SHOWN]:
+        L.append(f"  {f.theorem} positions {f.positions[0]}, {f.positions[1]} frequency {f.k}: angle off by "
+                 f"{f.residual:.3g} rad > slack {f.slack:.3g}")
+    if res.structural["violations"] > min(len(found), MAX_STRUCT_SHOWN):
+        L.append(f"  ... {res.structural['violations'] - min(len(found), MAX_STRUCT_SHOWN)} more structural violations")
+    if found:
+        L.append(f"    reproduce: {check_command(res, target)} --positions {found[0].positions[0]},{found[0].positions[1]}"
+                 if is_callable_target(target) else f"    reference: {found[0].repro}")
+    if res.detected and res.detected.get("deviations"):
+        L.append(f"  deviations from {profile_words(res.profile, res.profile_flags)}: "
+                 f"{json.dumps(res.detected['deviations'])}")
+    return L
 
 
 def write_junit(path: str, res: Any, target: str) -> None:
@@ -152,13 +235,12 @@ def angle_report(ac: Any) -> dict[str, Any]:
            "detected": ac.detected, "oracle_decided": r.oracle_decided, "notes": ac.notes, "source": "",
            "seconds": ac.seconds, "unjudged": ac.unjudged, "undecided": r.undecided,
            "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
-           "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": ac.reproduce}
+           "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": ac.reproduce,
+           "non_finite": getattr(r, "non_finite", None)}  # (None: a grid/rotary check does not count them)
     with_exact(out["worst"], ("position",))
     with_exact(out["unjudged"], ("from_position",))
     return out
 
-
-VERDICT_WORDS = {"conforms": "CONFORMS", "fails": "DOES NOT CONFORM", "inconclusive": "INCONCLUSIVE"}
 
 
 def render_angle(ac: Any, target: str) -> str:
