@@ -210,6 +210,23 @@ def phase_bound_into(x: np.ndarray, rate: "float | np.ndarray", const: "float | 
     return np.fmax(ulp_f, e, out=out)  # fmax: NaN (zero column) leaves the ulp
 
 
+def classify(slack: np.ndarray, margin: "float | np.ndarray" = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The one per-entry judgement (REQ-CHECK-CONFORM, REQ-CHECK-DECIDE): ``slack = |y - PE~| - allowed`` with
+    PE~ a reference within ``margin`` of PE (a non-finite y has slack inf). Returns (fails, unsure): an entry
+    fails when slack > margin (it fails whatever PE is within the margin), is unsure when |slack| <= margin
+    (only a closer reference decides it: the oracles), and passes otherwise. With an exact reference
+    (margin 0) an entry passes iff |y - PE| <= allowed. Works on float and on exact (Fraction) arrays.
+
+    >>> f, u = classify(np.array([-1.0, -0.1, 0.0, 0.1, 1.0]), 0.2)
+    >>> f.tolist(), u.tolist()
+    ([False, False, False, False, True], [False, True, True, True, False])
+    """
+    fails = slack > margin
+    unsure = slack >= -margin
+    unsure &= ~fails
+    return fails, unsure
+
+
 # TOL-STRUCT. The structural checks (THM-SHIFT, THM-INJ between rows) compare the angle of a (sin, cos)
 # column pair between two rows. Of the error sources counted in TOL-PHASE-C, those of omega_k and sigma
 # are shared by every row of a column (the frequencies are computed once per column); only the three

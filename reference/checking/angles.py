@@ -37,7 +37,7 @@ import numpy as np
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 from sinpe.spec.rotary import RotaryProfile, frequencies
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, unjudged, working_format
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, unjudged, working_format
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.jsonout import json_float
@@ -144,8 +144,7 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
                                                  working=wfmt)
             free[:, cols] = unjudged(allowed[:, cols], ref[:, cols], amp)
     err = np.abs(y - ref)
-    bad = ~np.isfinite(y) | (err - eb > allowed)
-    unsure = ~bad & (err + eb > allowed)
+    bad, unsure = classify(np.where(np.isfinite(y), err - allowed, np.inf), eb)
     cert = _Certified(plan)
     for r, j in zip(*np.nonzero(unsure)):
         if res.oracle_decided >= MAX_ORACLE:
@@ -340,8 +339,11 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
                     break
         if found:
             break
-    if not found:
-        return {"found": False, "layouts": layouts, "reason": "no candidate rotary profile conforms"}
+    if not found:  # REQ-DETECT-READ: the frequencies read from the data, as an explicit plan
+        from sinpe.reference.checking.channels import explicit_rotary
+        read = explicit_rotary(cos, sin, None if positions is None else list(pos.tolist()), layouts, dtype, tier)
+        return read or {"found": False, "layouts": layouts, "reason": "no candidate rotary profile conforms, and no "
+                        "explicit plan of the frequencies read from the data does"}
     best, dim = found[0]
     named = next((n for n, p in ROTARY_NAMES() if p == best.replace(name=None) or _same(p, best)), None)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),

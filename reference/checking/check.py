@@ -56,7 +56,7 @@ import numpy as np
 from sinpe.spec.definition import column_index, columns
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_bound_into, phase_constant, ulp_array, working_format
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, phase_bound_into, phase_constant, ulp_array, working_format
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.loaders import LoadError, Table, release_pages
@@ -480,9 +480,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 fail, unsure = _certified_verdicts(y, rn, enc, err, allowed, slack, finite, tier == "exact",
                                                    None if not check_repr else round_array(y, fmt) == y, fmt)
             else:
-                fail = slack > margin
-                unsure = slack >= -margin
-                unsure &= ~fail
+                fail, unsure = classify(slack, margin)
             if unsure.any():
                 for r0, c0_ in np.argwhere(unsure):
                     out["undecided"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(pabs[r0] * w_col[c0_])))

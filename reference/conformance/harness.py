@@ -21,7 +21,7 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
-from sinpe.spec.tolerance import allowed_abs_error, unjudged
+from sinpe.spec.tolerance import allowed_abs_error, classify, unjudged
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
@@ -154,11 +154,12 @@ def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tu
     allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
                                       float(prof.amplitude), base=float(prof.base), working=working)[0])
     err = abs(Fraction(y) - pe)
-    if err <= Fraction(allowed) and bool(unjudged(np.array([allowed]), np.array([float(pe)]), float(prof.amplitude))[0]):
+    fails = bool(classify(np.array([err - Fraction(allowed)], dtype=object))[0][0])  # exact reference: margin 0
+    if not fails and bool(unjudged(np.array([allowed]), np.array([float(pe)]), float(prof.amplitude))[0]):
         return True, (f"unjudged: the {tier} bound {allowed:.3g} for a {case['dtype']} value computed in "
                       f"{working or 'the default working precision'} lets any value in [-|alpha|, |alpha|] pass "
                       f"(REQ-CHECK-UNJUDGED); --sinpe-working float64 judges it"), True
-    return err <= Fraction(allowed), (f"value {y!r}, exact {case['decimal']}, |error| {float(err):.3g} > "
+    return not fails, (f"value {y!r}, exact {case['decimal']}, |error| {float(err):.3g} > "
                                       f"allowed {allowed:.3g} ({tier}, {case['dtype']})"), False
 
 

@@ -36,7 +36,7 @@ from flint import arb, ctx
 from sinpe.spec.definition import columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, error_ulps, phase_constant, ulp_array, unjudged
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, ulp_array, unjudged
 
 from sinpe.reference.oracles.arb import ARB
 from sinpe.reference.numerics.rounding import round_array
@@ -306,7 +306,7 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
                 ratio = np.where(np.isnan(th), 0.0, err / (u * (1 + np.abs(np.nan_to_num(th))) * max(abs(amp), 1e-300)))
             kw = {"base": float(case.profile.base), "rounded_frequencies": rounded_frequencies}
             bounds = {t: allowed(t, name, ex, th, amp, **kw) for t in TIERS}
-            okt = {t: err <= bounds[t] for t in TIERS}
+            okt = {t: ~classify(err - bounds[t])[0] for t in TIERS}  # the exact reference: margin 0
             br.n += err.size
             br.n_exact += int(okt["exact"].sum())
             br.n_faithful += int(okt["faithful"].sum())
@@ -326,7 +326,7 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
             good = okt[req]
             if work_dtype is not None:
                 lc_bound = allowed("phase", name, ex, th, amp, working=work_dtype, **kw)  # TOL-WORKING, W = work_dtype
-                lc = err <= lc_bound
+                lc = ~classify(err - lc_bound)[0]
                 br.late_cast_ratio = max(br.late_cast_ratio, float((err / lc_bound).max()))
                 br.late_cast = bool(br.late_cast and lc.all())
                 good = good & lc
