@@ -45,6 +45,12 @@ class GridAxis:
     profile: Profile
     width: int
     turns: bool = False
+    keep: int | None = None  # the first ``keep`` columns of the width-``width`` 1-D table (None: all of them)
+
+    @property
+    def columns(self) -> int:
+        """How many columns the block holds (``keep``, else ``width``)."""
+        return self.width if self.keep is None else self.keep
 
     @property
     def name(self) -> str:
@@ -71,19 +77,23 @@ class Grid:
         for a in self.axes:
             if not 0 <= a.spatial < len(self.shape):
                 raise ValueError(f"axis encodes spatial dimension {a.spatial} of a {len(self.shape)}-D shape")
-            if self.order == "functions" and (a.profile.layout != "sin-cos" or a.width % 2):
+            if self.order == "functions" and (a.profile.layout != "sin-cos" or a.width % 2 or a.keep is not None):
                 raise ValueError("order 'functions' needs sin-cos axes of even width")
+            if a.keep is not None and not 0 < a.keep <= a.width:
+                raise ValueError(f"an axis keeps 1..{a.width} of its {a.width} columns; got {a.keep}")
 
     @property
     def d(self) -> int:
-        return sum(a.width for a in self.axes)
+        return sum(a.columns for a in self.axes)
 
     @property
     def rows(self) -> int:
         return self.cls + _prod(self.shape)
 
     def describe(self) -> str:
-        ax = ", ".join(f"{a.name}: {a.width} cols {a.profile.describe()}{' x 2pi' if a.turns else ''}"
+        ax = ", ".join(f"{a.name}: {a.columns} cols {a.profile.describe()}" +
+                       (f" (first {a.keep} of width {a.width})" if a.keep is not None else "") +
+                       (" x 2pi" if a.turns else "")
                        for a in self.axes)
         return f"grid {'x'.join(map(str, self.shape))} ({self.order}; {self.cls} cls rows): {ax}"
 
@@ -114,7 +124,7 @@ def grid_columns(g: Grid) -> tuple[GridColumn, ...]:
     out = []
     if g.order == "blocks":
         for i, a in enumerate(g.axes):
-            out += [GridColumn(c.kind, i, c.k, a.name) for c in columns(a.profile, a.width)]
+            out += [GridColumn(c.kind, i, c.k, a.name) for c in columns(a.profile, a.width)[:a.columns]]
         return tuple(out)
     for kind in ("sin", "cos"):
         for i, a in enumerate(g.axes):
@@ -186,6 +196,28 @@ def _detr(dim: int, shape: Any, normalize: bool = False, temperature: Any = 1000
     return Grid("detr-normalized" if normalize else "detr", (h, w), tuple(ax))
 
 
+def _pe2d(dim: int, shape: Any, temperature: Any = 10000) -> Grid:
+    """positional-encodings PositionalEncoding2D(channels=dim): [axis 0 | axis 1], each vaswani interleaved of
+    width c = ceil(dim/4)*2 at positions from 0, the whole truncated to dim channels (axis 1 keeps dim - c)."""
+    h, w = _square(shape)
+    c = -(-dim // 4) * 2
+    p = get_profile("vaswani", base=temperature)
+    ax = [GridAxis(0, p, c, keep=None if dim >= c else dim)]
+    if dim > c:
+        ax.append(GridAxis(1, p, c, keep=None if dim - c == c else dim - c))
+    return Grid("pe2d", (h, w), tuple(ax))
+
+
+def _vit(dim: int, shape: Any, temperature: Any = 10000) -> Grid:
+    """vit-pytorch posemb_sincos_2d(h, w, dim, temperature): [x | y], each t2t (sin-cos, w_k = T^(-k/(dim/4 - 1)))
+    of width dim/2."""
+    h, w = _square(shape)
+    if dim % 4 or dim < 8:
+        raise ValueError(f"vit grid needs dim divisible by 4 and >= 8 (omega divides by dim/4 - 1); got {dim}")
+    p = get_profile("t2t", base=temperature)
+    return Grid("vit", (h, w), (GridAxis(1, p, dim // 2), GridAxis(0, p, dim // 2)))
+
+
 GRID_PRESETS: Mapping[str, Callable[..., Grid]] = {
     "mae": _mae,
     "diffusers": _diffusers,
@@ -194,6 +226,8 @@ GRID_PRESETS: Mapping[str, Callable[..., Grid]] = {
                                                                      name="timm-interleaved"),
     "detr": _detr,
     "detr-normalized": lambda dim, shape, **kw: _detr(dim, shape, normalize=True, **kw),
+    "pe2d": _pe2d,
+    "vit": _vit,
 }
 
 
@@ -202,10 +236,10 @@ def get_grid(name: str, dim: int, shape: Any, **options: Any) -> Grid:
 
     >>> get_grid("detr-normalized", 8, 3).axes[0].profile.phase_scale
     Fraction(1000000, 3000001)
-    >>> get_grid("vit", 8, 3)
+    >>> get_grid("vit-b", 8, 3)
     Traceback (most recent call last):
     ...
-    ValueError: unknown grid profile 'vit'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized
+    ValueError: unknown grid profile 'vit-b'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized, pe2d, vit
     """
     if name not in GRID_PRESETS:
         raise ValueError(f"unknown grid profile {name!r}; presets: {', '.join(GRID_PRESETS)}")

@@ -6,7 +6,7 @@ spec's table equal the code's, and what the code does in its own dtype. ``tests/
 transcribes each formula and ``tests/test_grid_rotary.py`` checks it against the preset.
 
 >>> [s.key for s in GRID_SOURCES]
-['mae', 'diffusers-2d', 'timm-2d', 'detr-sine']
+['mae', 'diffusers-2d', 'timm-2d', 'detr-sine', 'pe2d', 'vit-pytorch']
 >>> get_grid_source("detr-sine").preset
 'detr'
 """
@@ -67,6 +67,18 @@ GRID_SOURCES: tuple[NdSource, ...] = (
              notes="positions are cumsum(not_mask) = i + 1; normalize gives (i + 1) / (n + 1e-6) * 2 pi "
                    "(the default scale); dim_t = T^(2 floor(j/2)/num_pos_feats): vaswani interleaved per axis; "
                    "channels [y | x]; output (B, C, H, W): flatten to (H*W, C) before checking."),
+    NdSource("pe2d", "positional-encodings (multidim-positional-encoding)", "tatp22/multidim-positional-encoding",
+             "positional_encodings/torch_encodings.py", "PositionalEncoding2D(channels)", "pe2d",
+             commit="00521a59543e7759a2d36c1a826d5d15ea27e6ca",
+             dtype="float32 (arange typed as inv_freq, einsum), output in the input tensor's type",
+             notes="c = ceil(C/4)*2, inv_freq = 10000^(-2k/c): vaswani interleaved of width c per axis (get_emb stacks "
+                   "sin, cos and flattens), positions from 0; [axis 0 (the input's x, our rows) | axis 1], truncated "
+                   "to C channels (axis 1 keeps C - c). DETR's plan at o = 0 and width ceil(C/4)*2."),
+    NdSource("vit-pytorch", "vit-pytorch (SimpleViT and copies)", "lucidrains/vit-pytorch", "vit_pytorch/simple_vit.py",
+             "posemb_sincos_2d(h, w, dim, temperature)", "vit", {"temperature": "temperature"},
+             commit="2a2ba50f075fc58df96ab8aed9624ccdddf2558f", dtype="float32 (arange / (dim//4 - 1), pow), .type(dtype)",
+             notes="meshgrid 'ij' (y outer); omega = T^(-k/(dim/4 - 1)): the tensor2tensor schedule (t2t, shift 1) of "
+                   "width dim/2; cat(x.sin, x.cos, y.sin, y.cos): [x | y]; dim = 4 divides by zero (refused)."),
 )
 
 ROTARY_SOURCES: tuple[NdSource, ...] = (
@@ -95,6 +107,24 @@ ROTARY_SOURCES: tuple[NdSource, ...] = (
              "build_rotary_pos_embed (repeat_interleave(2, -1))", "gptj",
              commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32",
              notes="pairs layout over a spatial grid; apply_rot_embed(half=True) expects halves instead."),
+    NdSource("transformers-longrope", "transformers (Phi-3, Phi-3.5, Phi-4-mini LongRoPE)", "huggingface/transformers",
+             "src/transformers/modeling_rope_utils.py", "_compute_longrope_parameters", "llama",
+             {"rope_type": "--rule longrope", "long_factor or short_factor": "--ext-factors (the list the cache used)",
+              "max_position_embeddings / original_max_position_embeddings": "--factor",
+              "original_max_position_embeddings": "--original-max"},
+             dtype="ext_factors float32 tensor; inv_freq = 1/(ext_factors * b^(arange(0, dim, 2)/dim)) in float32",
+             notes="read in stored copies of modeling_rope_utils.py (junjinyong/Qwen3-MoE and others); long factors when "
+                   "seq_len > original_max_position_embeddings, else short; attention_factor sqrt(1 + ln s / ln L) for "
+                   "s > 1, else 1 (unless given); halves layout (LlamaRotaryEmbedding-style forward)."),
+    NdSource("pyg-temporal", "PyTorch Geometric", "pyg-team/pytorch_geometric", "torch_geometric/nn/encoding.py",
+             "TemporalEncoding(out_channels)", "llama",
+             {"--layout": "single", "--freqs": "the module's weight buffer (float32), e.g. saved as a .npy",
+              "--cos": "the table", "--positions": "the timestamps x"},
+             commit="04b24f1f423f34f6af8388b6d0cb57d3f75a92dd", dtype="float32 (weight and x @ weight), cos in float32",
+             notes="cos(x * w_k), w_k = sqrt(d)^(-k sqrt(d)/(d-1)): a cos-only single-layout cache. Not a preset: the "
+                   "exponent sqrt(d)/(d-1) is irrational unless d is a perfect square, and even then w_k = (m^m)^(-k/(d-1)) "
+                   "(d = m^2) has denominator d - 1, which no rotary rule (2k/dim) has; its float32 weight given as "
+                   "--freqs (DEF-ROPE-FREQ-EXPLICIT) is exact, and sinpe detect reads it from the table."),
 )
 
 _ALL = {s.key: s for s in GRID_SOURCES + ROTARY_SOURCES}

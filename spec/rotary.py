@@ -34,7 +34,7 @@ from typing import Any, Mapping, Sequence
 from .profiles import Number, to_fraction
 
 ROTARY_LAYOUTS = ("halves", "pairs", "single")
-RULES = ("default", "linear", "dynamic", "llama3", "yarn", "explicit")
+RULES = ("default", "linear", "dynamic", "llama3", "yarn", "longrope", "explicit")
 
 
 class Undecided(ArithmeticError):
@@ -50,7 +50,8 @@ class RotaryProfile:
     ``original_max_position_embeddings``, yarn's ``max_position_embeddings``). ``seq_len``: the
     length the dynamic-NTK cache was built for. ``low_freq_factor``/``high_freq_factor``: llama3's.
     ``beta_fast``/``beta_slow``: yarn's. ``attention_factor``: A (None: 1, or yarn's 0.1 ln s + 1).
-    ``explicit``: the h frequencies as exact rationals (rule ``explicit``).
+    ``explicit``: the h frequencies as exact rationals (rule ``explicit``). ``ext_factors``: LongRoPE's h
+    per-band rescale factors f_k (rule ``longrope``: the short or the long list, whichever the cache used).
     """
 
     name: str | None = None
@@ -66,6 +67,7 @@ class RotaryProfile:
     beta_slow: Fraction = Fraction(1)
     attention_factor: Fraction | None = None
     explicit: tuple[Fraction, ...] | None = None
+    ext_factors: tuple[Fraction, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.layout not in ROTARY_LAYOUTS:
@@ -86,8 +88,20 @@ class RotaryProfile:
             object.__setattr__(self, "explicit", tuple(to_fraction(w, "frequency") for w in self.explicit))
         elif self.explicit is not None:
             raise ValueError(f"explicit frequencies given with rule {self.rule!r}; use rule 'explicit'")
+        self._check_ext_factors()
         if self.rule == "llama3" and self.high_freq_factor <= self.low_freq_factor:
             raise ValueError("llama3 needs high_freq_factor > low_freq_factor")
+
+    def _check_ext_factors(self) -> None:
+        if self.rule == "longrope":
+            if not self.ext_factors:
+                raise ValueError("rule 'longrope' needs the per-band factors (ext_factors=...)")
+            fs = tuple(to_fraction(f, "ext factor") for f in self.ext_factors)
+            if any(f <= 0 for f in fs):
+                raise ValueError("LongRoPE factors must be positive")
+            object.__setattr__(self, "ext_factors", fs)
+        elif self.ext_factors is not None:
+            raise ValueError(f"LongRoPE factors given with rule {self.rule!r}; use rule 'longrope'")
 
     def replace(self, **changes: object) -> "RotaryProfile":
         changes.setdefault("name", None)  # a changed preset is no longer the preset
@@ -106,6 +120,8 @@ class RotaryProfile:
                       f"L={self.original_max})",
             "yarn": f"w_k = yarn({b}; s={self.factor}, beta_fast={self.beta_fast}, beta_slow={self.beta_slow}, "
                     f"L={self.original_max})",
+            "longrope": f"w_k = {b}^(-2k/dim) / f_k ({len(self.ext_factors or ())} LongRoPE factors; s={self.factor}, "
+                        f"L={self.original_max})",
             "explicit": f"w_k explicit ({len(self.explicit or ())} exact decimals)",
         }[self.rule]
         extra = "" if self.attention_factor is None else f", attention factor {self.attention_factor}"
@@ -113,9 +129,9 @@ class RotaryProfile:
 
     def params(self) -> dict[str, object]:
         out: dict[str, object] = {"layout": self.layout, "base": str(self.base), "rule": self.rule}
-        if self.rule in ("linear", "dynamic", "llama3", "yarn"):
+        if self.rule in ("linear", "dynamic", "llama3", "yarn", "longrope"):
             out["factor"] = str(self.factor)
-        if self.rule in ("dynamic", "llama3", "yarn"):
+        if self.rule in ("dynamic", "llama3", "yarn", "longrope"):
             out["original_max"] = self.original_max
         if self.rule == "dynamic":
             out["seq_len"] = self.seq_len
@@ -127,6 +143,8 @@ class RotaryProfile:
             out["attention_factor"] = str(self.attention_factor)
         if self.explicit is not None:
             out["explicit"] = [str(w) for w in self.explicit]
+        if self.ext_factors is not None:
+            out["ext_factors"] = [str(f) for f in self.ext_factors]
         return out
 
 
@@ -136,6 +154,9 @@ def check_dim(rp: RotaryProfile, dim: int) -> int:
         raise ValueError(f"rotary dim must be an even integer >= 2; got {dim!r}")
     if rp.rule == "explicit" and len(rp.explicit or ()) != dim // 2:
         raise ValueError(f"{len(rp.explicit or ())} explicit frequencies need dim {2 * len(rp.explicit or ())}, got {dim}")
+    if rp.rule == "longrope" and len(rp.ext_factors or ()) != dim // 2:
+        raise ValueError(f"{len(rp.ext_factors or ())} LongRoPE factors need dim {2 * len(rp.ext_factors or ())}, "
+                         f"got {dim}")
     if rp.rule == "dynamic" and dim == 2:
         raise ValueError("dynamic NTK divides by dim - 2: dim must be >= 4")
     return dim // 2
@@ -210,6 +231,8 @@ def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
     w = default_frequencies(base, dim, ctx)
     if rp.rule == "linear":
         return [x / s for x in w]
+    if rp.rule == "longrope":  # DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k
+        return [x / _q(ctx, f) for x, f in zip(w, rp.ext_factors or ())]
     if rp.rule == "llama3":
         return [_llama3(rp, x, ctx) for x in w]
     if rp.rule == "yarn":
@@ -255,11 +278,14 @@ def _yarn(rp: RotaryProfile, dim: int, w: list[Any], ctx: Any) -> list[Any]:
 
 
 def attention_factor(rp: RotaryProfile, ctx: Any) -> Any:
-    """DEF-ROPE-SCALE: A (1, the given factor, or yarn's default 0.1 ln s + 1)."""
+    """DEF-ROPE-SCALE: A (1, the given factor, yarn's default 0.1 ln s + 1, or LongRoPE's
+    sqrt(1 + ln s / ln L) when s > 1)."""
     if rp.attention_factor is not None:
         return _q(ctx, rp.attention_factor)
     if rp.rule == "yarn":
         return _q(ctx, Fraction(1, 10)) * ctx.log(_q(ctx, rp.factor)) + 1
+    if rp.rule == "longrope" and rp.factor > 1:
+        return ctx.sqrt(1 + ctx.log(_q(ctx, rp.factor)) / ctx.log(ctx.mpf(rp.original_max)))
     return ctx.mpf(1)
 
 
@@ -287,6 +313,8 @@ def get_rotary(name: str = "llama", **overrides: object) -> RotaryProfile:
     changes = {k: v for k, v in overrides.items() if v is not None}
     if "explicit" in changes and "rule" not in changes:
         changes["rule"] = "explicit"
+    if "ext_factors" in changes and "rule" not in changes:
+        changes["rule"] = "longrope"
     return ROTARY_PRESETS[name].replace(**changes) if changes else ROTARY_PRESETS[name]
 
 

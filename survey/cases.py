@@ -27,13 +27,12 @@ import numpy as np
 # Profiles the surveyed tables implement but sinpe has no preset for: each is recorded as "no preset" (no
 # `sinpe check` is run for it), with why; its 1-D slices (``derive``) are what can be checked.
 NO_PRESET = {
-    "grid2d-pe": "positional-encodings PositionalEncoding2D: [axis 0 | axis 1], each vaswani (interleaved) of width "
-                 "ceil(d/4)*2 at positions from 0; the detr preset has this plan but positions from 1 (o = 1) and no "
-                 "grid offset override, so no grid preset describes it",
     "rope2d-timm": "timm build_rotary_pos_embed (defaults in_pixels=True): pixel-mode bands linspace(1, max_res/2, "
                    "dim/4)*pi over coordinates linspace(-1, 1, n) per axis; not DEF-FAMILY's geometric schedule, and "
-                   "sinpe has no 2-D rotary profile",
+                   "sinpe has no 2-D rotary profile (a plan whose frequency k reads axis a(k) at a per-axis coordinate; "
+                   "sinpe detect reads its frequencies per column but cannot check the 2-D coordinates)",
 }
+# positional-encodings PositionalEncoding2D has the grid preset pe2d since issue 16.1 (it was "grid2d-pe" here).
 
 # The canonical profile of each kind, checked on every table beside the intended one: the paper's 1-D profile,
 # the grid preset whose axes are the paper's frequencies side by side (MAE), the default rotary rule (DEF-ROPE-
@@ -570,7 +569,7 @@ CASES: list[Case] = [
     Case("positional-encodings/PositionalEncoding1D", "positional-encodings",
          "positional_encodings.torch_encodings.PositionalEncoding1D", "1d", "vaswani", pe1d),
     Case("positional-encodings/PositionalEncoding2D", "positional-encodings",
-         "positional_encodings.torch_encodings.PositionalEncoding2D", "grid2d", "grid2d-pe", pe2d, n=256,
+         "positional_encodings.torch_encodings.PositionalEncoding2D", "grid2d", "pe2d", pe2d, n=256,
          d_odd=None, odd_note="not surveyed", derive=derive_grid(_halves, "vaswani")),
     Case("openai-whisper/model.sinusoids", "openai-whisper", "whisper.model.sinusoids", "1d", "t2t", whisper),
 ]

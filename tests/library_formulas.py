@@ -123,3 +123,48 @@ def inv_freq_yarn(dim: int, base: float, factor: float, max_pos: int, beta_fast:
     ramp = np.clip((np.arange(dim // 2, dtype=F32) - low) / (high - low), 0, 1)
     m = 1 - ramp
     return (inter * (1 - m) + extra * m).astype(F32), 0.1 * math.log(factor) + 1.0
+
+
+# --- variants with presets since issue 16.1 ------------------------------------------------------
+
+def pe2d(channels: int, x: int, y: int) -> np.ndarray:
+    """positional-encodings PositionalEncoding2D(channels) on a (1, x, y, channels) input (float32), as (x*y, C):
+    c = ceil(C/4)*2; inv_freq = 1/10000^(arange(0, c, 2)/c); per axis sin/cos interleaved; [axis x | axis y][:C]."""
+    c = int(np.ceil(channels / 4) * 2)
+    inv = (1.0 / (10000 ** (np.arange(0, c, 2).astype(F32) / F32(c)))).astype(F32)
+    def emb(n: int) -> np.ndarray:
+        s = np.outer(np.arange(n).astype(F32), inv).astype(F32)
+        return np.stack([np.sin(s), np.cos(s)], axis=-1).reshape(n, c)
+    out = np.zeros((x, y, 2 * c), dtype=F32)
+    out[:, :, :c] = emb(x)[:, None, :]
+    out[:, :, c:] = emb(y)[None, :, :]
+    return out[:, :, :channels].reshape(x * y, channels)
+
+
+def vit_posemb_sincos_2d(h: int, w: int, dim: int, temperature: float = 10000.0) -> np.ndarray:
+    """lucidrains/vit-pytorch posemb_sincos_2d (float32): omega = T^(-arange(dim/4)/(dim/4 - 1)); [x | y] each
+    [sin | cos]; rows over the ij meshgrid (y outer)."""
+    yy, xx = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    q = dim // 4
+    omega = (1.0 / (F32(temperature) ** (np.arange(q).astype(F32) / F32(q - 1)))).astype(F32)
+    ya = (yy.reshape(-1)[:, None].astype(F32) * omega[None, :]).astype(F32)
+    xa = (xx.reshape(-1)[:, None].astype(F32) * omega[None, :]).astype(F32)
+    return np.concatenate([np.sin(xa), np.cos(xa), np.sin(ya), np.cos(ya)], axis=1).astype(F32)
+
+
+def inv_freq_longrope(dim: int, factors: list[float], base: float = 10000.0, factor: float = 1.0,
+                      original_max: int = 4096) -> tuple[np.ndarray, float]:
+    """transformers _compute_longrope_parameters: inv_freq = 1/(ext_factors * b^(arange(0, dim, 2)/dim)) in float32,
+    attention factor sqrt(1 + ln(s)/ln(L)) when s > 1, else 1."""
+    ext = np.asarray(factors, dtype=F32)
+    inv = (1.0 / (ext * (F32(base) ** (np.arange(0, dim, 2).astype(F32) / F32(dim))))).astype(F32)
+    att = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original_max))
+    return inv, att
+
+
+def pyg_temporal(out_channels: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """torch_geometric.nn.encoding.TemporalEncoding (float32): weight = 1/sqrt(d)^linspace(0, sqrt(d), d);
+    cos(x @ weight). Returns (table, weight)."""
+    sq = math.sqrt(out_channels)
+    weight = (1.0 / (F32(sq) ** np.linspace(0, sq, out_channels, dtype=F32))).astype(F32)
+    return np.cos((x.astype(F32)[:, None] * weight[None, :]).astype(F32)).astype(F32), weight

@@ -34,7 +34,7 @@ from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_nump
 ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
 ROTARY = ("dim", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
-          "beta_slow", "attention_factor", "freqs")
+          "beta_slow", "attention_factor", "freqs", "ext_factors")
 SELECTION = ("rows", "skip_rows", "columns", "d")
 MAX_FREQS = 1 << 16  # explicit frequencies (h = dim/2) accepted, counted before any is parsed
 
@@ -70,6 +70,7 @@ class Request:
     beta_slow: Any = None
     attention_factor: Any = None
     freqs: Any = None
+    ext_factors: Any = None
     d: int | None = None
     positions: Any = None
     key: str | None = None
@@ -193,10 +194,11 @@ def load_caches(req: Request, target: Any = None) -> tuple[Any, Any, Any, str]:
     return cos, sin, None if pos is None else list(pos), dtype
 
 
-def parse_freqs(spec: Any) -> tuple[Fraction, ...]:
+def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
     """Explicit frequencies (DEF-ROPE-FREQ-EXPLICIT): a comma list of exact decimals, a ``.npy`` file of a 1-D
     float array (read without pickle; each value taken at its exact binary value) or a sequence of numbers.
-    Each must be finite and positive; at most MAX_FREQS, counted before any is parsed or loaded.
+    Each must be finite and positive; at most MAX_FREQS, counted before any is parsed or loaded. ``what`` names
+    the flag in messages (``--ext-factors``, LongRoPE's factors, are read the same way).
 
     >>> parse_freqs("1,0.1,1e-2")
     (Fraction(1, 1), Fraction(1, 10), Fraction(1, 100))
@@ -207,31 +209,31 @@ def parse_freqs(spec: Any) -> tuple[Fraction, ...]:
     """
     from sinpe.spec.profiles import to_fraction
     if isinstance(spec, str) and spec.strip().lower().endswith(".npy"):
-        values: Any = _freqs_npy(spec.strip())
+        values: Any = _freqs_npy(spec.strip(), what)
     elif isinstance(spec, str):
         if spec.count(",") >= MAX_FREQS:
-            raise LoadError(f"--freqs: more than {MAX_FREQS} frequencies")
+            raise LoadError(f"{what}: more than {MAX_FREQS} frequencies")
         values = [v for v in spec.split(",")]
     else:
         n = len(spec)  # a sequence: its length before any copy
         if n > MAX_FREQS:
-            raise LoadError(f"--freqs: {n} frequencies; at most {MAX_FREQS}")
+            raise LoadError(f"{what}: {n} frequencies; at most {MAX_FREQS}")
         values = np.asarray(spec).tolist() if hasattr(spec, "__array__") else list(spec)
     if not values:
-        raise LoadError("--freqs: no frequencies given")
+        raise LoadError(f"{what}: no frequencies given" if what == "--freqs" else f"{what}: no values given")
     out = []
     for i, v in enumerate(values, 1):
         try:
-            w = to_fraction(v.strip() if isinstance(v, str) else v, f"--freqs: frequency {i}")
+            w = to_fraction(v.strip() if isinstance(v, str) else v, f"{what}: frequency {i}")
         except ValueError as e:
             raise LoadError(str(e)) from None
         if w <= 0:
-            raise LoadError(f"--freqs: frequency {i} is {w}; frequencies must be finite and positive")
+            raise LoadError(f"{what}: frequency {i} is {w}; frequencies must be finite and positive")
         out.append(w)
     return tuple(out)
 
 
-def _freqs_npy(path: str) -> list[float]:
+def _freqs_npy(path: str, what: str = "--freqs") -> list[float]:
     """A 1-D float .npy, its header read (and its size checked) before the data is."""
     fmt = np.lib.format
     with open(path, "rb") as fh:
@@ -240,11 +242,11 @@ def _freqs_npy(path: str) -> list[float]:
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, _, dtype = read(fh)
         except ValueError as e:
-            raise LoadError(f"--freqs {path}: not a .npy file ({e})") from None
+            raise LoadError(f"{what} {path}: not a .npy file ({e})") from None
         if dtype.kind != "f" or dtype.hasobject or len(shape) != 1:
-            raise LoadError(f"--freqs {path}: a 1-D float array is needed; got {dtype} of shape {shape}")
+            raise LoadError(f"{what} {path}: a 1-D float array is needed; got {dtype} of shape {shape}")
         if shape[0] > MAX_FREQS:
-            raise LoadError(f"--freqs {path}: {shape[0]} frequencies; at most {MAX_FREQS}")
+            raise LoadError(f"{what} {path}: {shape[0]} frequencies; at most {MAX_FREQS}")
     return np.load(path, allow_pickle=False).astype(np.float64).tolist()
 
 
@@ -293,10 +295,12 @@ def rotary_of(name: str, req: Request) -> RotaryProfile:
     over = {k: getattr(req, k) for k in ROTARY_PARAMS}
     if req.freqs is not None:
         over["explicit"] = parse_freqs(req.freqs)
+    if req.ext_factors is not None:
+        over["ext_factors"] = parse_freqs(req.ext_factors, "--ext-factors")
     return get_rotary(name, **over)
 
 
-def rotary_flags(rp: RotaryProfile, freqs: Any = None) -> str:
+def rotary_flags(rp: RotaryProfile, freqs: Any = None, ext_factors: Any = None) -> str:
     """The ``sinpe check`` flags of a rotary profile: its preset, or llama's with the parameters that differ."""
     named = next((n for n, p in ROTARY_PRESETS.items() if p.replace(name=None) == rp.replace(name=None)), None)
     if named:
@@ -306,6 +310,9 @@ def rotary_flags(rp: RotaryProfile, freqs: Any = None) -> str:
                                  if getattr(rp, k) != getattr(base, k) and getattr(rp, k) is not None]
     if rp.explicit is not None:  # as given (a file, a list), else each frequency exactly (a/b)
         out.append(f"--freqs {freqs}" if isinstance(freqs, str) else "--freqs " + ",".join(map(str, rp.explicit)))
+    if rp.ext_factors is not None:
+        out.append(f"--ext-factors {ext_factors}" if isinstance(ext_factors, str)
+                   else "--ext-factors " + ",".join(map(str, rp.ext_factors)))
     return " ".join(out)
 
 
@@ -397,7 +404,7 @@ def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None
     r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working)
     src = {"cos": target if target is not None else req.cos, "sin": req.sin}
     given = " ".join(f"--{k} {label(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
-    flags = rotary_flags(rp, req.freqs)
+    flags = rotary_flags(rp, req.freqs, req.ext_factors)
     return AngleCheck(r, "rotary", f"{rp.describe()}, dim {dim}", flags, [], f"sinpe check {given} {flags}",
                       seconds=time.perf_counter() - t0, max_failures=req.max_failures)
 

@@ -85,6 +85,10 @@ def add_rotary_arguments(g: Any, files: bool = True) -> None:
     g.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
     g.add_argument("--freqs", help="explicit frequencies w_0..w_{h-1} (rule explicit, DEF-ROPE-FREQ-EXPLICIT): a "
                    "comma list of exact decimals or a .npy file of a 1-D float array (each value taken exactly)")
+    if files:  # (sinpe check-apply builds its own Request without it)
+        g.add_argument("--ext-factors", dest="ext_factors", help="LongRoPE per-band rescale factors f_0..f_{h-1} (rule "
+                           "longrope, DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k; the short or the long list): a "
+                       "comma list of exact decimals or a .npy file")
 
 
 def request(args: argparse.Namespace) -> dict[str, Any]:

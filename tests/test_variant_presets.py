@@ -1,0 +1,215 @@
+"""Real variants that had no preset (issue 16.1) and detect that reads the data (issue 16.5).
+
+IDs: DEF-GRID-PRESET, DEF-GRID-SOURCES, DEF-ROPE-FREQ-LONGROPE, DEF-ROPE-SCALE, DEF-ROPE-FREQ-EXPLICIT,
+DEF-ROPE-SOURCES, REQ-DETECT-READ, REQ-DETECT-ROPE, REQ-DETECT-GRID.
+
+Each library table is computed independently in ``tests/library_formulas.py`` (NumPy, the library's own dtype),
+checked against its preset (conforms), with one entry perturbed (fails) and against the wrong preset (fails).
+Detect's data reading recovers the frequencies of caches with schedules no preset has (random, base 777) and
+prints an explicit plan that ``sinpe check`` accepts (exit 0) and that rejects a perturbed copy (exit 1).
+Reproduce: python -m pytest tests/test_variant_presets.py -q
+"""
+from __future__ import annotations
+
+import math
+import shlex
+
+import numpy as np
+import pytest
+
+import library_formulas as L
+import sinpe
+from sinpe.reference.checking.angles import check_grid, detect_grid
+from sinpe.reference.checking.channels import read_channels
+from sinpe.spec.grid import get_grid
+from sinpe.spec.grid_rotary_sources import get_grid_source
+from test_loaders import assert_one_line_exit_2, run_clean
+
+F32 = np.float32
+
+
+def _perturb(t: np.ndarray, r: int = 7, j: int = 3, by: float = 1e-3) -> np.ndarray:
+    bad = np.array(t, copy=True)
+    bad[r, j] += by
+    return bad
+
+
+# --- grids: pe2d (positional-encodings) and vit (vit-pytorch) -----------------------------------------
+
+PE2D = [(64, 5, 7), (6, 4, 4), (5, 3, 6), (12, 6, 5)]
+
+
+@pytest.mark.parametrize("c,x,y", PE2D)
+def test_pe2d_conforms_and_perturbed_fails(c, x, y):
+    t = L.pe2d(c, x, y)
+    g = get_grid("pe2d", c, (x, y))
+    assert check_grid(t, g, dtype="float32").verdict == "conforms"
+    assert check_grid(_perturb(t, 5, c - 1), g, dtype="float32").verdict == "fails"
+
+
+def test_pe2d_is_not_detr_nor_mae():
+    t = L.pe2d(64, 6, 6)
+    for wrong in ("detr", "mae", "vit"):
+        assert check_grid(t, get_grid(wrong, 64, 6), dtype="float32").verdict == "fails", wrong
+
+
+@pytest.mark.parametrize("dim,h,w,T", [(64, 5, 7, 10000), (32, 6, 6, 100), (8, 3, 4, 10000)])
+def test_vit_conforms_and_perturbed_fails(dim, h, w, T):
+    t = L.vit_posemb_sincos_2d(h, w, dim, T)
+    g = get_grid("vit", dim, (h, w), temperature=T)
+    assert check_grid(t, g, dtype="float32").verdict == "conforms"
+    assert check_grid(_perturb(t, 4, 1), g, dtype="float32").verdict == "fails"
+
+
+def test_vit_is_not_mae_nor_timm():
+    t = L.vit_posemb_sincos_2d(6, 6, 64)
+    for wrong in ("mae", "timm", "timm-interleaved", "pe2d"):
+        assert check_grid(t, get_grid(wrong, 64, 6), dtype="float32").verdict == "fails", wrong
+    assert check_grid(t, get_grid("vit", 64, 6, temperature=1000), dtype="float32").verdict == "fails"
+    with pytest.raises(ValueError, match="dim/4 - 1"):
+        get_grid("vit", 4, 3)
+
+
+def test_new_grids_are_detected_and_recorded():
+    assert detect_grid(L.pe2d(32, 6, 6))["profile"] == "pe2d"
+    assert detect_grid(L.vit_posemb_sincos_2d(6, 6, 32))["profile"] == "vit"
+    assert get_grid_source("pe2d").preset == "pe2d" and get_grid_source("vit-pytorch").preset == "vit"
+
+
+def test_new_grids_through_the_cli(tmp_path):
+    np.save(tmp_path / "pe.npy", L.pe2d(32, 5, 7))
+    np.save(tmp_path / "pe_bad.npy", _perturb(L.pe2d(32, 5, 7)))
+    np.save(tmp_path / "vit.npy", L.vit_posemb_sincos_2d(6, 6, 32, 100))
+    assert run_clean(tmp_path, "check", "pe.npy", "--profile", "pe2d", "--shape", "5x7").returncode == 0
+    assert run_clean(tmp_path, "check", "pe_bad.npy", "--profile", "pe2d", "--shape", "5x7").returncode == 1
+    assert run_clean(tmp_path, "check", "vit.npy", "--profile", "vit", "--temperature", "100").returncode == 0
+    assert run_clean(tmp_path, "check", "vit.npy", "--profile", "vit").returncode == 1
+    assert sinpe.check(L.pe2d(32, 5, 7), "pe2d", shape=(5, 7)).verdict == "conforms"
+
+
+# --- rotary: LongRoPE -------------------------------------------------------------------------------
+
+FACTORS = [1.0, 1.01, 1.03, 1.1, 1.25, 1.5, 2.0, 2.5, 3.25, 4.0, 6.5, 8.0, 12.0, 16.0, 24.0, 32.0]
+
+
+def _longrope(n: int = 600, factors=FACTORS, s: float = 32.0, L0: int = 4096):
+    inv, att = L.inv_freq_longrope(32, factors, factor=s, original_max=L0)
+    return L.rope_cache(inv, n, "halves", scaling=att), att
+
+
+def test_longrope_conforms_with_its_attention_factor():
+    (cos, sin), att = _longrope()
+    assert abs(att - math.sqrt(1 + math.log(32) / math.log(4096))) < 1e-15
+    kw = dict(profile="llama", rule="longrope", factor=32, original_max=4096, ext_factors=FACTORS)
+    assert sinpe.check(cos=cos, sin=sin, **kw).verdict == "conforms"
+    assert sinpe.check(cos=_perturb(cos), sin=sin, **kw).verdict == "fails"
+    wrong = list(FACTORS)
+    wrong[5] = 1.6
+    assert sinpe.check(cos=cos, **dict(kw, ext_factors=wrong)).verdict == "fails"
+    assert sinpe.check(cos=cos, **dict(kw, factor=16)).verdict == "fails"        # another attention factor
+    assert sinpe.check(cos=cos, profile="llama").verdict == "fails"             # the unscaled schedule
+
+
+def test_longrope_short_factor_below_one_has_no_attention_factor():
+    (cos, sin), att = _longrope(200, s=1.0)
+    assert att == 1.0
+    assert sinpe.check(cos=cos, profile="llama", ext_factors=FACTORS, factor=1).verdict == "conforms"
+
+
+def test_longrope_through_the_cli(tmp_path):
+    (cos, sin), _ = _longrope(300)
+    np.save(tmp_path / "cos.npy", cos)
+    np.save(tmp_path / "cos_bad.npy", _perturb(cos))
+    np.save(tmp_path / "f.npy", np.array(FACTORS))
+    flags = ["--profile", "llama", "--rule", "longrope", "--factor", "32", "--original-max", "4096"]
+    assert run_clean(tmp_path, "check", "--cos", "cos.npy", *flags, "--ext-factors", "f.npy").returncode == 0
+    lst = ",".join(map(str, FACTORS))
+    assert run_clean(tmp_path, "check", "--cos", "cos_bad.npy", *flags, "--ext-factors", lst).returncode == 1
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "--cos", "cos.npy", *flags, "--ext-factors", "1,2"),
+                           "LongRoPE factors")
+    assert_one_line_exit_2(run_clean(tmp_path, "check", "--cos", "cos.npy", *flags, "--ext-factors", "1,-2"),
+                           "--ext-factors")
+
+
+# --- PyG TemporalEncoding: cos only, irrational exponents: explicit frequencies --------------------------
+
+def test_pyg_temporal_encoding_checks_with_explicit_frequencies(tmp_path):
+    x = np.arange(0, 500, dtype=np.float64)
+    t, weight = L.pyg_temporal(16, x)
+    np.save(tmp_path / "t.npy", t)
+    np.save(tmp_path / "t_bad.npy", _perturb(t, 50, 2, 1e-4))
+    np.save(tmp_path / "w.npy", weight.astype(np.float64))
+    flags = ["--profile", "llama", "--layout", "single", "--freqs", "w.npy"]
+    assert run_clean(tmp_path, "check", "--cos", "t.npy", *flags).returncode == 0
+    assert run_clean(tmp_path, "check", "--cos", "t_bad.npy", *flags).returncode == 1
+    assert get_grid_source("pyg-temporal").options["--freqs"]
+
+
+# --- detect reads the data ---------------------------------------------------------------------------
+
+def _cache(inv: np.ndarray, n: int = 1024, layout: str = "halves"):
+    return L.rope_cache(inv.astype(F32), n, layout)
+
+
+def test_read_channels_recovers_function_frequency_phase():
+    rng = np.random.default_rng(3)
+    w = rng.uniform(0.001, 2.5, 12)
+    phase = np.array([0, math.pi / 2, math.pi, -math.pi / 2] * 3)
+    p = np.arange(300.0)[:, None]
+    t = 1.5 * np.sin(w * p + phase)
+    r = read_channels(t)
+    assert r.kinds == ["sin", "cos", "-sin", "-cos"] * 3
+    assert np.max(np.abs(r.omega - w) / w) < 1e-9
+    assert np.max(np.abs(r.amplitude - 1.5)) < 1e-9
+    assert read_channels(np.sin(0.2 * p + 0.7)).kinds == ["phase"]
+    with pytest.raises(ValueError, match="consecutive"):
+        read_channels(t[:5])
+    with pytest.raises(ValueError, match="columns"):
+        read_channels(np.zeros((8, (1 << 14) + 1)))
+
+
+@pytest.mark.parametrize("layout", ["halves", "pairs"])
+def test_detect_recovers_random_frequencies_and_its_plan_checks(tmp_path, layout):
+    rng = np.random.default_rng(11)
+    inv = np.sort(rng.uniform(2e-3, 1.0, 16))[::-1].astype(F32)
+    cos, sin = _cache(inv, 1024, layout)
+    found = sinpe.detect(cos=cos, sin=sin)
+    assert found.kind == "rotary" and found.profile is None
+    got = np.array([float(w) for w in found.rotary.explicit])
+    rel = np.max(np.abs(got - inv) / inv)
+    assert rel == 0.0, rel          # each float32 inv_freq recovered exactly (snapped from a ~1e-8 estimate)
+    read = found.readings["rotary"]["read_from_data"]
+    assert read["kinds"][0] == "cos" and read["nearest"]["max_rel_deviation"] > 0.1
+    np.save(tmp_path / "cos.npy", cos)
+    np.save(tmp_path / "cos_bad.npy", _perturb(cos, 100, 4, 1e-3))
+    flags = shlex.split(found.profile_flags)
+    assert run_clean(tmp_path, "check", "--cos", "cos.npy", *flags).returncode == 0
+    assert run_clean(tmp_path, "check", "--cos", "cos_bad.npy", *flags).returncode == 1
+
+
+def test_detect_reads_a_float64_schedule_and_a_single_cos_table(tmp_path):
+    inv = 777.0 ** (-np.arange(0, 32, 2) / 32) * 1.000123   # float64 frequencies, no preset, no common base
+    p = np.arange(800.0)[:, None]
+    found = sinpe.detect(sin=np.sin(p * inv).astype(F32))
+    assert found.kind == "rotary" and found.rotary.layout == "single"
+    got = np.array([float(w) for w in found.rotary.explicit])
+    assert np.max(np.abs(got - inv) / inv) < 1e-7
+    t, weight = L.pyg_temporal(16, np.arange(600.0))
+    np.save(tmp_path / "pyg.npy", t)
+    found = sinpe.detect(str(tmp_path / "pyg.npy"))
+    assert found.kind == "rotary" and found.profile_flags.startswith("--cos FILE --profile llama --layout single")
+    flags = shlex.split(found.profile_flags.replace("FILE", "pyg.npy"))
+    assert run_clean(tmp_path, "check", *flags).returncode == 0
+
+
+def test_detect_base_777_names_the_fitted_base():
+    inv = L.inv_freq_default(32, 777.0)
+    cos, sin = _cache(inv, 400)
+    assert sinpe.detect(cos=cos, sin=sin).profile_flags == "--profile llama --base 777"
+
+
+def test_detect_reading_refuses_what_is_not_a_cache():
+    p = np.arange(300.0)[:, None]
+    mixed = np.hstack([np.sin(0.1 * p), np.cos(0.37 * p + 0.2)]).astype(F32)
+    found = sinpe.detect(cos=mixed)
+    assert found.kind == "rotary" and found.exit_code == 1 and found.profile_flags is None
