@@ -19,7 +19,7 @@ from sinpe.spec.theorems import STATEMENTS
 
 from .engine import ProofResult
 
-__all__ = ["ProofResult", "run_all", "theorems", "get_theorem"]
+__all__ = ["ProofResult", "run_all", "theorems", "get_theorem", "mutation_report"]
 
 
 def theorems() -> list[Any]:
@@ -66,3 +66,37 @@ def tty_progress(i: int, n: int, label: str) -> None:
     if i == n:
         sys.stderr.write("\n")
     sys.stderr.flush()
+
+
+def mutation_report(only: str | Sequence[str] | None = None,
+                    progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
+    """The mutation suite (issue 18.6, SPEC.md section 5): every false variant each theorem knows (statement
+    mutations: sign, sin-for-cos, shift, drop at the first and last decided obligation; plan, constant and
+    hypothesis mutations: wrong plans, base 1, kernel constant, ...) is proven again and must come out
+    ``not-proven`` by a decision procedure, not by the numeric witness alone. Returns the kill rate.
+
+    >>> r = mutation_report(only="THM-CPLX")
+    >>> r["killed"] == r["total"] > 0, r["rate"]
+    (True, 1.0)
+    """
+    if isinstance(only, str):
+        only = [only]
+    todo = [get_theorem(i) for i in only] if only else theorems()
+    jobs = [(t, m) for t in todo for m in t.mutations]
+    rows, survivors = [], []
+    for n, (t, m) in enumerate(jobs):
+        if progress is not None:
+            progress(n, len(jobs), f"{t.id}:{m}")
+        r = t.prove(m)
+        by_procedure = bool(r.failures) and not any(f.startswith("numeric witness contradicts") for f in r.failures)
+        killed = r.status == "not-proven" and by_procedure
+        rows.append({"theorem": t.id, "mutation": m, "killed": killed, "failure": (r.failures or [""])[0][:200],
+                     "reproduce": f"python -c \"from sinpe.proofs.suite import get_theorem as g; "
+                                  f"print(g('{t.id}').prove('{m}').failures)\""})
+        if not killed:
+            survivors.append(f"{t.id}:{m}")
+    if progress is not None:
+        progress(len(jobs), len(jobs), "done")
+    killed = sum(r["killed"] for r in rows)
+    return {"total": len(rows), "killed": killed, "rate": killed / len(rows) if rows else 1.0,
+            "survivors": survivors, "mutants": rows}

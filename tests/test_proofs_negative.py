@@ -82,3 +82,22 @@ def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
     monkeypatch.setattr(normal, "decide", lambda lhs, rhs, at=(): normal.Verdict(True, 1))
     r = get_theorem("THM-CPLX").prove("drop")
     assert r.status == "not-proven" and r.failures[0].startswith("numeric witness contradicts"), r.failures
+
+
+def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  # REQ-PROVE, THM-LIFT, THM-INJ
+    """``sinpe prove --mutants``: the kill rate of the mutation suite; a procedure that proves a mutant makes it
+    a named survivor (exit 1)."""
+    from sinpe.proofs.suite import get_theorem, mutation_report
+    from helpers import assert_exit, run_sinpe
+    rep = mutation_report(only=["THM-LIFT", "THM-INJ", "THM-WAVE", "THM-SHIFT"])
+    assert rep["total"] >= 25 and rep["killed"] == rep["total"] and not rep["survivors"], rep["survivors"]
+    kinds = {m["mutation"] for m in rep["mutants"]}
+    assert {"plan-labels", "kernel-sqrt2", "count", "base-1", "block-partner"} <= kinds, kinds
+    t = get_theorem("THM-CPLX")
+    real = t.prove
+    monkeypatch.setattr(type(t), "prove", lambda self, m=None: real(None))  # a prover that ignores the mutation
+    rep = mutation_report(only="THM-CPLX")
+    assert rep["survivors"] and rep["rate"] == 0.0, rep
+    res = run_sinpe("prove", "--mutants", "--only", "THM-DOT")
+    assert_exit(res, 0)
+    assert "mutation suite: 8/8 killed (100.0 %)" in res.stdout, res.stdout

@@ -20,6 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=CLAIM_TIMEOUT, metavar="SECONDS",
                         help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s; memory: 4 GiB); on expiry the "
                              "claim is unknown (exit 3)")
+    parser.add_argument("--mutants", action="store_true",
+                        help="run the mutation suite instead: every false variant of every theorem must be refuted; "
+                             "prints the kill rate (exit 0 all killed, 1 a mutant survived)")
     parser.add_argument("--certificates", metavar="DIR", help="also write each theorem's certificate to DIR/<ID>.json (REQ-PROVE-CERT)")
     parser.add_argument("--check-certificates", metavar="DIR",
                         help="re-verify the certificates in DIR with exact rational arithmetic (standard library only): "
@@ -52,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
         get_theorem(i)  # ValueError -> one-line error, exit 2
     if args.assume is not None:
         raise ValueError("--assume needs --claim")
+    if args.mutants:
+        if args.certificates is not None:
+            raise ValueError("--mutants runs the mutation suite; --certificates is for the proofs")
+        return _mutants(only or None, args.json)
     certs: dict = {}
     if args.certificates is not None:
         from sinpe.proofs.certificates import write_suite
@@ -71,6 +78,26 @@ def run(args: argparse.Namespace) -> int:
         total = sum(r.seconds for r in results)
         print(f"{len(results) - len(bad)}/{len(results)} proven in {total:.1f}s" + (f"; not proven: {', '.join(bad)}" if bad else ""))
     return 1 if any(not r.proven for r in results) else 0
+
+
+def _mutants(only: list[str] | None, as_json: bool) -> int:
+    """``sinpe prove --mutants``: the kill rate of the mutation suite (exit 0 every mutant killed, 1 not)."""
+    from sinpe.proofs.suite import mutation_report, tty_progress
+    rep = mutation_report(only, progress=tty_progress if sys.stderr.isatty() else None)
+    if as_json:
+        print(json.dumps(rep, indent=2))
+    else:
+        per: dict[str, list[int]] = {}
+        for m in rep["mutants"]:
+            k = per.setdefault(m["theorem"], [0, 0])
+            k[0] += m["killed"]
+            k[1] += 1
+        for tid, (k, n) in per.items():
+            print(f"{tid:<14} {k:>3}/{n:<3} mutants killed")
+        for s in rep["survivors"]:
+            print(f"SURVIVED: {s}  (reproduce: sinpe prove --mutants --only {s.split(':')[0]} --json)")
+        print(f"mutation suite: {rep['killed']}/{rep['total']} killed ({100 * rep['rate']:.1f} %)")
+    return 0 if rep["killed"] == rep["total"] else 1
 
 
 def decide(claim: str, assume: str | None, only: str | None, timeout: float) -> dict:
