@@ -67,3 +67,18 @@ def test_negative_a_wrong_value_is_detected():
     with mpmath.workdps(60):
         wrong = _rounded(mpmath.cos(1000 * mpmath.mpf(10000) ** (-mpmath.mpf(2) / 8)), "binary32")
     assert t[3, 1] == wrong and t[3, 2] != wrong  # column 2 holds w_2, not w_1
+
+
+def test_grid_and_rotary_golden_file_is_in_the_one_manifest(tmp_path):  # REQ-GOLDEN-MANIFEST, REQ-REF-ROPE
+    """The grid/rotary file is listed in MANIFEST.json with the 1-D files and checked on load: one changed
+    byte is refused."""
+    import shutil
+    from sinpe.reference.golden import vectors as V
+    assert V.manifest()["files"][G.REL]["sha256"] == SHA256
+    (tmp_path / "angles").mkdir()
+    shutil.copy(V.GOLDEN_DIR / V.MANIFEST_NAME, tmp_path / V.MANIFEST_NAME)
+    data = bytearray(G.PATH.read_bytes())
+    data[data.index(b"0x1")] ^= 0x01
+    (tmp_path / G.REL).write_bytes(bytes(data))
+    with pytest.raises(V.GoldenIntegrityError, match="SHA-256"):
+        V.read_verified(G.REL, tmp_path)

@@ -53,7 +53,7 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "data"
 # REQ-GOLDEN-PIN: the SHA-256 of the shipped MANIFEST.json, pinned in code. The manifest pins every
 # file; this pins the manifest: editing a value and rehashing the manifest is caught. After a deliberate
 # regeneration (`sinpe golden`, which prints the new hash) this line changes in the same commit.
-MANIFEST_SHA256 = "f9dd8dde5c65c940c49dfdc27e7bab56a52c89368cb6c5455872ef8bfb40882a"
+MANIFEST_SHA256 = "7dfbfb564f9fcc8c4548a314cd8dcc1005116cbe67dc0f0eea51ea0f833404d9"
 SCHEMA_NAME = "golden-v1.schema.json"
 MANIFEST_NAME = "MANIFEST.json"
 RELEASE_DATES = {"1.0.0": "2026-11-30", "2.0.0": "2026-12-01"}  # date-released per spec version (CITATION.cff); no other timestamp
@@ -409,6 +409,8 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
             "note": "rows of every tables/*.npy file, in this order; bfloat16 tables are float32 arrays "
                     "holding exactly the bfloat16 values"}) + "\n").encode()
     if full:
+        from . import angles_vectors  # grids and rotary caches: the same set, the same manifest
+        rep.files[angles_vectors.REL] = angles_vectors.generate()
         rep.files[SCHEMA_NAME] = (_dump(schema(), expand=99) + "\n").encode()
         rep.files[MANIFEST_NAME] = manifest_bytes(rep.files, prov)
     rep.seconds = dict(timer)
