@@ -29,6 +29,23 @@ def raising_t2t(positions, d):      # Whisper-like: raises at odd d
         raise ValueError("odd d")
     return pe_table(get_profile("t2t"), d, positions, "float32")
 
+def f16_positions(positions, d):    # positions rounded to float16 before the phase (inf from 65520 on)
+    p = np.asarray(positions, dtype=np.float16).astype(np.float64)[:, None]
+    w = 10000.0 ** (-2 * np.arange(d // 2) / d)
+    out = np.zeros((len(p), d))
+    out[:, 0::2], out[:, 1::2] = np.sin(p * w), np.cos(p * w)
+    return out.astype(np.float32)
+
+def exits(positions, d):            # ends the process that calls it with status 0
+    import os
+    os._exit(0)
+
+def patches(positions, d):          # monkeypatches the harness into a pass, then returns zeros
+    import sinpe.reference.conformance.harness as h
+    h.verdict = lambda *a, **k: ("conforms", "patched")
+    h.impl_table = lambda *a, **k: np.zeros((len(positions), d))
+    return np.zeros((len(positions), d))
+
 def swapped(positions, d):          # sin and cos of the first pair exchanged
     t = good(positions, d)
     if d >= 2:
@@ -148,3 +165,47 @@ def test_plugin_override_options_match_the_cli():  # REQ-PLUGIN-OVERRIDES: every
     cli = {a.dest for a in p._actions if a.option_strings and a.dest not in ("help", "profile")}
     assert {dest for _, dest, _, _ in plugin.OVERRIDE_OPTIONS} == cli
     assert (plugin.LAYOUTS, plugin.ODD_RULES) == (LAYOUTS, ODD_RULES)
+
+
+@pytest.mark.parametrize("impl", ["exits", "patches"])
+def test_implementation_cannot_end_or_patch_the_session(impl_dir, impl):  # REQ-PLUGIN-RUN, issue 17.5
+    """The implementation runs in a child process: os._exit(0) or a monkeypatched harness fails the tests;
+    the same implementation called in process (--sinpe-in-process, on request only) makes pytest exit 0."""
+    res = run_pytest(impl_dir, "--sinpe-impl", f"plugin_impls:{impl}", "--sinpe-d", "4")
+    assert res.returncode == 1 and "failed" in res.stdout.splitlines()[-1], res.stdout[-2000:]
+    forged = run_pytest(impl_dir, "--sinpe-impl", f"plugin_impls:{impl}", "--sinpe-d", "4", "--sinpe-in-process")
+    assert forged.returncode == 0 and "failed" not in forged.stdout, forged.stdout[-500:]
+
+
+def test_summary_one_line_per_cause_and_the_hint_once(impl_dir):  # REQ-PLUGIN-SUMMARY
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:raising_t2t", "--sinpe-profile", "t2t", "--sinpe-d", "4,65")
+    assert res.returncode == 1
+    tail = res.stdout.split("sinpe conformance summary")[1]
+    n = int(res.stdout.strip().splitlines()[-1].split()[0])
+    assert f"sinpe: {n} failures, 1 cause:" in tail, tail
+    assert f"{n} at t2t float32 d=65: raised ValueError: odd d" in tail, tail
+    assert res.stdout.count("hint: its signature is raising_t2t") == 1
+    assert "pass --sinpe-odd error" in tail
+
+
+def test_failures_say_what_the_cli_says(impl_dir):  # REQ-PLUGIN-SUMMARY: the CLI's cause sentence
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:f16_positions", "--sinpe-d", "64")
+    assert res.returncode == 1
+    tail = res.stdout.split("sinpe conformance summary")[1]
+    assert "at vaswani float32 d=64: the table reads as positions in float16 (precision loss)" in tail, tail
+    assert "(cause, as sinpe check says: the table reads as positions in float16" in res.stdout
+    ok = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:good", "--sinpe-d", "64")
+    assert ok.returncode == 0 and "sinpe conformance summary" not in ok.stdout
+
+
+def test_xfail_file_format_is_documented_and_limited(impl_dir, tmp_path):  # REQ-PLUGIN-XFAIL
+    from sinpe.reference.conformance.plugin import MAX_XFAIL_BYTES
+    helptext = run_pytest(impl_dir, "--help").stdout
+    assert "known failures: one entry a line: 'xfail PREFIX" in " ".join(helptext.split())
+    big = tmp_path / "big.txt"
+    big.write_text("# x\n" * (MAX_XFAIL_BYTES // 4 + 1))
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"xfail \xff\x00\x01")
+    for path, words in ((big, "larger than"), (binary, "not UTF-8 text")):
+        res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:good", "--sinpe-d", "4", "--sinpe-xfail-file", str(path))
+        assert res.returncode == 4 and words in res.stdout + res.stderr, res.stdout[-500:] + res.stderr[-500:]

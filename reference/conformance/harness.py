@@ -14,6 +14,7 @@ True
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -104,24 +105,85 @@ def odd_error_widths(cases: list[dict[str, Any]], profile: str, overrides: dict[
     return sorted({c["d"] for c in cases if c["d"] % 2})
 
 
-def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...]) -> np.ndarray | str:
-    """The implementation's table at these positions (cached), or a one-line error string."""
-    key = (impl, call, d, positions)
+def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...], *, isolated: bool = True,
+               timeout: float | None = None) -> np.ndarray | str:
+    """The implementation's table at these positions (cached), or a one-line error string. ``isolated`` (the
+    default, REQ-PLUGIN-RUN): called in a child process as ``sinpe check`` calls a ``module:callable``
+    (:func:`sinpe.reference.checking.isolate.call_isolated`, with its time and memory limits), so that the
+    code under test cannot end, patch or outlive the pytest session; otherwise imported and called here."""
+    key = (impl, call, d, positions, isolated)
     if key not in _TABLES:
         try:
-            obj = resolve_callable(impl)
-            fr = [Fraction(p) for p in positions]
-            if all(p.denominator == 1 for p in fr):
-                arg = np.array([int(p) for p in fr], dtype=np.int64)
-            else:
-                arg = np.array([float(p) for p in fr], dtype=np.float64)
-            t = call_table(obj, impl, arg, d, call=call)
+            t = _call(impl, call, d, _position_array(positions), isolated, timeout)
             if t.data.shape != (len(positions), d):
                 raise LoadError(f"{impl} returned shape {t.data.shape}; expected ({len(positions)}, {d})")
             _TABLES[key] = np.asarray(t.data, dtype=np.float64)
         except LoadError as e:
             _TABLES[key] = str(e)
     return _TABLES[key]
+
+
+def _position_array(positions: tuple[str, ...]) -> np.ndarray:
+    fr = [Fraction(p) for p in positions]
+    if all(p.denominator == 1 for p in fr):
+        return np.array([int(p) for p in fr], dtype=np.int64)
+    return np.array([float(p) for p in fr], dtype=np.float64)
+
+
+def _call(impl: str, call: str, d: int, arg: np.ndarray, isolated: bool, timeout: float | None) -> Any:
+    if isolated:
+        from sinpe.reference.checking.isolate import call_isolated
+        return call_isolated(impl, arg, d, call=call, timeout=timeout)
+    return call_table(resolve_callable(impl), impl, arg, d, call=call)
+
+
+def split_hint(message: str) -> tuple[str, str]:
+    """(the error, its hint): a call's error without the long calling-convention hint, which a session's
+    summary prints once (REQ-PLUGIN-SUMMARY).
+
+    >>> split_hint("m:f(positions, d=3) raised ValueError: odd d; hint: its signature is f(positions, d)")
+    ('m:f(positions, d=3) raised ValueError: odd d', 'its signature is f(positions, d)')
+    """
+    head, _, hint = message.partition("; hint: ")
+    return head, hint
+
+
+def error_cause(message: str) -> str:
+    """A call's error as a cause shared by every width: the target and width dropped
+    (``raised ValueError: odd d``).
+
+    >>> error_cause("m:f(positions, d=3) raised ValueError: odd d; hint: its signature is f(positions, d)")
+    'raised ValueError: odd d'
+    >>> error_cause("m:f(positions, d=65) raised ValueError: could not broadcast (50,32) into (50,33)")
+    'raised ValueError: could not broadcast (N,N) into (N,N)'
+    """
+    head = split_hint(message)[0]
+    head = head[head.index(" raised ") + 1:] if " raised " in head else head
+    return re.sub(r"\d+", "N", head)  # shapes and widths differ per d; the cause is the same
+
+
+_CAUSES: dict[tuple[Any, ...], str | None] = {}
+
+
+def diagnose(table: np.ndarray, case: dict[str, Any], positions: tuple[str, ...], tier: str,
+             working: str | None) -> str | None:
+    """What ``sinpe check`` says is the likeliest cause of this width's failures (the report's ``cause:``
+    line: detect's precision finding, the parameters that differ), from the table the implementation
+    returned at the golden positions; None when it names none. Cached per width."""
+    key = (case["profile"], tuple(sorted((case.get("overrides") or {}).items())), case["d"], case["dtype"],
+           positions, tier, working)
+    if key not in _CAUSES:
+        from sinpe.reference.checking.check import check_table
+        from sinpe.reference.checking.report import cause
+        try:
+            prof = get_profile(case["profile"], **(case.get("overrides") or {}))
+            res = check_table(round_array(table, case["dtype"]), prof, positions=[Fraction(p) for p in positions],
+                              d=case["d"], dtype=case["dtype"], tier=tier, working=working, max_failures=1)
+            found = cause(res)  # counts (of NaN/Inf entries, zeroed rows) differ per d: the summary groups without them
+            _CAUSES[key] = None if found is None else re.sub(r"\b\d+ (NaN/Inf entries|zeroed rows)", r"\1", found)
+        except (LoadError, ValueError):
+            _CAUSES[key] = None
+    return _CAUSES[key]
 
 
 def verdict(case: dict[str, Any], y: float, tier: str, working: str | None = None) -> tuple[str, str]:

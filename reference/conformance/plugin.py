@@ -13,9 +13,19 @@ Run the suite against your implementation::
 
 ``fn(positions, d)`` returns the table (rows = positions, columns = channels); see
 :mod:`sinpe.reference.checking.loaders` for the adapters (``--sinpe-call n|buffer|forward``). Test IDs are
-``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``. The xfail file holds lines ``xfail PREFIX [# reason]`` or
-``skip PREFIX [# reason]``; a PREFIX matches a test ID or golden ID that starts with it, and an
-entry matching nothing is reported as a warning (REQ-PLUGIN-XFAIL).
+``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``. The implementation runs in a child process, as
+``sinpe check`` runs a ``module:callable`` (``--sinpe-timeout``; ``--sinpe-in-process`` to import it here): it
+cannot end, patch or outlive the session (REQ-PLUGIN-RUN). The session ends with one summary line per
+(profile, dtype, cause) with the widths and counts, each hint printed once (REQ-PLUGIN-SUMMARY).
+
+The xfail file (REQ-PLUGIN-XFAIL; UTF-8 text, at most :data:`MAX_XFAIL_BYTES`) holds one entry a line::
+
+    # comment lines and blank lines are ignored
+    xfail vaswani-d4-float32   # reason shown by pytest
+    skip  t2t-d65-raises       # not run at all
+
+A PREFIX matches a test ID or golden ID that starts with it; the first matching entry applies, and an
+entry matching nothing is reported as a warning.
 """
 from __future__ import annotations
 
@@ -29,6 +39,11 @@ TIERS = ("exact", "faithful", "phase")
 CALLS = ("positions", "n", "buffer", "forward")
 WORKING_CHOICES = ("native", "float32", "float64")
 CONFORMANCE_MODULE = "test_conformance.py"
+MAX_XFAIL_BYTES = 1 << 20  # an xfail file larger than this is refused (REQ-PLUGIN-XFAIL)
+XFAIL_FORMAT = ("one entry a line: 'xfail PREFIX  # reason' or 'skip PREFIX  # reason' (PREFIX: the start of a test ID "
+                "such as vaswani-d4-float32 or of a golden ID; '#' lines and blank lines ignored; UTF-8, at most "
+                f"{MAX_XFAIL_BYTES} bytes)")
+SHOWN_FAILURE_WIDTHS = 8  # widths listed per summary line
 LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
 ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split", "error")
 # the profile overrides `sinpe check` takes, as --sinpe-<flag> (REQ-PLUGIN-OVERRIDES): (flag, dest, choices, help)
@@ -60,27 +75,96 @@ def pytest_addoption(parser: Any) -> None:
     for flag, _, choices, help_ in OVERRIDE_OPTIONS:
         g.addoption(f"--sinpe-{flag}", default=None, choices=choices,
                     help=f"override the profile's {help_} (as `sinpe check --{flag}`; references recomputed)")
-    g.addoption("--sinpe-xfail-file", default=None, metavar="FILE",
-                help="lines 'xfail PREFIX # reason' or 'skip PREFIX # reason' matched against test IDs")
+    g.addoption("--sinpe-xfail-file", default=None, metavar="FILE", help=f"known failures: {XFAIL_FORMAT}")
+    g.addoption("--sinpe-timeout", type=float, default=None, metavar="SECONDS",
+                help="time limit of each call of the implementation (default that of sinpe check)")
+    g.addoption("--sinpe-in-process", action="store_true", default=False,
+                help="import and call the implementation in the pytest process (default: a child process, isolated "
+                     "as sinpe check runs a module:callable)")
 
 
 def read_xfail_file(path: str) -> list[tuple[str, str, str, int]]:
-    """Entries ``(action, prefix, reason, line number)``; ``pytest.UsageError`` on a malformed line."""
+    """Entries ``(action, prefix, reason, line number)``; ``pytest.UsageError`` on a malformed line, a file over
+    :data:`MAX_XFAIL_BYTES` or one that is not UTF-8 text."""
     out = []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as e:
-        raise pytest.UsageError(f"--sinpe-xfail-file: cannot read {path!r}: {e.strerror or e}") from None
-    for n, raw in enumerate(lines, 1):
+    for n, raw in enumerate(_xfail_lines(path), 1):
         line, _, reason = raw.partition("#")
         parts = line.split()
         if not parts:
             continue
         if len(parts) != 2 or parts[0] not in ("xfail", "skip"):
-            raise pytest.UsageError(f"{path}:{n}: expected 'xfail PREFIX' or 'skip PREFIX' (then '# reason'); got {raw!r}")
+            raise pytest.UsageError(f"{path}:{n}: expected 'xfail PREFIX' or 'skip PREFIX' (then '# reason'); got "
+                                    f"{raw[:200]!r}; {XFAIL_FORMAT}")
         out.append((parts[0], parts[1], reason.strip() or f"listed in {path}:{n}", n))
     return out
+
+
+def _xfail_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_XFAIL_BYTES + 1)
+    except OSError as e:
+        raise pytest.UsageError(f"--sinpe-xfail-file: cannot read {path!r}: {e.strerror or e}") from None
+    if len(data) > MAX_XFAIL_BYTES:
+        raise pytest.UsageError(f"--sinpe-xfail-file {path}: larger than {MAX_XFAIL_BYTES} bytes; {XFAIL_FORMAT}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = "\0"
+    if "\0" in text:
+        raise pytest.UsageError(f"--sinpe-xfail-file {path}: not UTF-8 text; {XFAIL_FORMAT}")
+    return text.splitlines()
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """Collect each failing conformance test's (profile, d, dtype, cause, hint) for the summary."""
+    if report.failed and report.when == "call":
+        for name, value in report.user_properties:
+            if name == "sinpe_failure":
+                _FAILURES.append(tuple(value))
+
+
+_FAILURES: list[tuple[Any, ...]] = []
+
+
+def summary_lines(failures: list[tuple[Any, ...]]) -> list[str]:
+    """One line per (profile, dtype, cause) with its count and widths, each hint once (REQ-PLUGIN-SUMMARY).
+
+    >>> summary_lines([("t2t", 3, "float32", "raised ValueError: odd d", "h"), ("t2t", 5, "float32", "raised ValueError: odd d", "h")])
+    ['sinpe: 2 failures, 1 cause:', '  2 at t2t float32 d=3,5: raised ValueError: odd d', '    hint: h', '    (raises at odd d only: if it is meant to, pass --sinpe-odd error)']
+    """
+    groups: dict[tuple[str, str, str], dict[int, int]] = {}
+    hints: dict[tuple[str, str, str], str] = {}
+    for profile, d, dtype, cause, hint in failures:
+        key = (str(profile), str(dtype), str(cause))
+        per_d = groups.setdefault(key, {})
+        per_d[int(d)] = per_d.get(int(d), 0) + 1
+        if hint:
+            hints.setdefault(key, str(hint))
+    n_causes = len({k[2] for k in groups})
+    out = [f"sinpe: {len(failures)} failures, {n_causes} cause{'s' if n_causes != 1 else ''}:"]
+    printed: set[str] = set()
+    for key, per_d in sorted(groups.items(), key=lambda kv: -sum(kv[1].values())):
+        ds = sorted(per_d)
+        shown = ",".join(map(str, ds[:SHOWN_FAILURE_WIDTHS])) + (f",... ({len(ds)} widths)" if len(ds) > SHOWN_FAILURE_WIDTHS else "")
+        out.append(f"  {sum(per_d.values())} at {key[0]} {key[1]} d={shown}: {key[2]}")
+        if key in hints and hints[key] not in printed:
+            printed.add(hints[key])
+            out.append(f"    hint: {hints[key]}")
+        if "raised" in key[2] and all(d % 2 for d in ds):
+            out.append("    (raises at odd d only: if it is meant to, pass --sinpe-odd error)")
+    return out
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any) -> Any:
+    """The summary after pytest's own short summary: the last lines a user reads (``--tb=no -rN`` for it alone)."""
+    yield
+    if _FAILURES:
+        terminalreporter.section("sinpe conformance summary")
+        for line in summary_lines(_FAILURES):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("  (pytest --tb=no -rN ... prints this summary without the per-test sections)")
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:

@@ -73,33 +73,45 @@ def test_golden_case(golden_case: Any, request: Any) -> None:
     impl = _opt(cfg, "--sinpe-impl")
     if golden_case is None:
         pytest.fail("sinpe conformance: pass --sinpe-impl module:callable (fn(positions, d) -> table)", pytrace=False)
-    from sinpe.reference.conformance.harness import impl_table, positions_of, verdict
+    from sinpe.reference.conformance.harness import diagnose, error_cause, impl_table, positions_of, split_hint, verdict
     call = _opt(cfg, "--sinpe-call", "positions")
     tier = _opt(cfg, "--sinpe-tier", "phase")
+    run = dict(isolated=not _opt(cfg, "--sinpe-in-process", False), timeout=_opt(cfg, "--sinpe-timeout"))
     if "raises_at_odd_d" in golden_case:  # odd rule error: PE is undefined at odd d, the call must raise
         d = golden_case["raises_at_odd_d"]
-        got = impl_table(impl, call, d, ("0", "1", "2"))
+        got = impl_table(impl, call, d, ("0", "1", "2"), **run)
         if not isinstance(got, str):
+            _record(request, golden_case["profile"], d, "-", "returned a table at odd d (odd rule 'error')", "")
             pytest.fail(f"{impl} returned a table at odd d={d}; odd rule 'error' requires it to raise\n  reproduce: "
                         f"pytest --pyargs sinpe.reference.conformance --sinpe-impl {impl}{_override_flags(cfg)} "
                         f"-k d{d}-raises", pytrace=False)
         return
     params = [c for c in _session_cases(request) if c.get("d") == golden_case["d"]]
     positions = positions_of(params, golden_case["d"])
-    table = impl_table(impl, call, golden_case["d"], positions)
+    table = impl_table(impl, call, golden_case["d"], positions, **run)
     rerun = (f"pytest --pyargs sinpe.reference.conformance --sinpe-impl {impl} --sinpe-profile "
              f"{golden_case['profile']}{_override_flags(cfg)} --sinpe-dtype {golden_case['dtype']} --sinpe-tier {tier} "
              f"-k {golden_case['id']}")
+    where = (golden_case["profile"], golden_case["d"], golden_case["dtype"])
     if isinstance(table, str):
-        pytest.fail(f"{table}\n  reproduce: {rerun}", pytrace=False)
+        _record(request, *where, error_cause(table), split_hint(table)[1])
+        pytest.fail(f"{split_hint(table)[0]}\n  reproduce: {rerun}", pytrace=False)
     y = float(table[positions.index(golden_case["position"]), golden_case["column"]])
     status, why = verdict(golden_case, y, tier, _opt(cfg, "--sinpe-working"))
     if status == "inconclusive":  # REQ-CHECK-UNJUDGED: never a pass that could not have failed
         pytest.skip(f"inconclusive: {why}")
     if status == "fails":
+        found = diagnose(table, golden_case, positions, tier, _opt(cfg, "--sinpe-working"))
+        _record(request, *where, found or "entries exceed the tolerance (sinpe check names no cause)", "")
         pytest.fail(f"{golden_case['profile']} d={golden_case['d']} position {golden_case['position']} column "
-                    f"{golden_case['column']} ({golden_case['label']}): {why}\n  reference: {golden_case['repro']}\n"
-                    f"  reproduce: {rerun}", pytrace=False)
+                    f"{golden_case['column']} ({golden_case['label']}): {why}"
+                    + (f" (cause, as sinpe check says: {found})" if found else "")
+                    + f"\n  reference: {golden_case['repro']}\n  reproduce: {rerun}", pytrace=False)
+
+
+def _record(request: Any, profile: str, d: int, dtype: str, cause: str, hint: str) -> None:
+    """The failure's (profile, d, dtype, cause, hint) for the plugin's session summary (REQ-PLUGIN-SUMMARY)."""
+    request.node.user_properties.append(("sinpe_failure", (profile, d, dtype, cause, hint)))
 
 
 def _session_cases(request: Any) -> list[dict[str, Any]]:
