@@ -38,6 +38,7 @@ Results are small typed objects, each with one ``to_json()``.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Iterator, Sequence
 
 from sinpe.spec import SPEC_VERSION
@@ -105,13 +106,43 @@ def check(target: Any = None, profile_: "str | Profile | None" = None, **keyword
     Returns a ``CheckResult`` (1-D) or an ``AngleCheck`` (grid, rotary): ``verdict`` (conforms / fails /
     inconclusive), ``conformant`` (True only for conforms), ``exit_code``, ``failures``, ``unjudged``
     (``{count, share, from_position}``), ``to_json()`` with the same keys for every kind (REQ-CHECK-VERDICT,
-    REQ-CHECK-KINDS)."""
+    REQ-CHECK-KINDS); ``json.dumps(result.to_json())`` is its JSON text (the ``--json`` output). A float32 table
+    all of whose values are bfloat16 (float16) values is checked as one (a note says so; ``dtype=`` overrides)."""
     from sinpe.reference.checking.kinds import check as _check
     if "profile" in keywords:  # sinpe.check(cos=c, sin=s, profile="llama"): the profile by keyword
         if profile_ is not None:
             raise TypeError("give the profile once: positionally or as profile=")
         profile_ = keywords.pop("profile")
-    return _check(target, profile_, **keywords)
+    with api_words():
+        return _check(target, profile_, **keywords)
+
+
+@contextlib.contextmanager
+def api_words() -> Iterator[None]:
+    """Input errors raised through the API name its keywords, not the CLI's flags (``d=``, not ``--d``).
+
+    >>> with api_words():
+    ...     check("numpy:eye", "vaswani")
+    Traceback (most recent call last):
+    ...
+    sinpe.reference.checking.loaders.LoadError: numpy:eye: pass d=, the width to ask the callable for (it cannot be inferred from a function; call="buffer" reads a module's table at its own width)
+    """
+    import dataclasses
+    import re
+    from sinpe.reference.checking.kinds import Request
+    from sinpe.reference.checking.loaders import LoadError
+    names = {f.name for f in dataclasses.fields(Request)}
+
+    def word(m: "re.Match[str]") -> str:
+        key = m.group(1).replace("-", "_")
+        if key not in names:
+            return m.group(0)
+        return f'{key}="{m.group(3)}"' if m.group(3) else f"{key}="
+    try:
+        yield
+    except LoadError as e:
+        text = re.sub(r"--([a-z][a-z0-9-]*)( (buffer|positions|forward|n)\b)?", word, str(e))
+        raise LoadError(text) from None
 
 
 def check_apply(fn: Any, profile_: Any = "llama", **keywords: Any) -> Any:
@@ -131,7 +162,8 @@ def detect(target: Any = None, *, against: "str | Profile" = "vaswani", **keywor
     (``layout``, ``deviations``, ...) are read through it. Keywords as :func:`check`'s (``shape=`` or
     ``channels_first=``: the table is a grid); 1-D deviations are listed ``against`` a profile."""
     from sinpe.reference.checking.kinds import detect as _detect
-    return _detect(target, against=against, **keywords)
+    with api_words():
+        return _detect(target, against=against, **keywords)
 
 
 def golden_cases(profile_: str | None = None, dtype: str | None = None, d: int | None = None) -> Iterator[dict[str, Any]]:

@@ -582,7 +582,8 @@ def _prepare(table: Any, profile: Profile, positions: Any, dtype: str | None, ti
         from sinpe.reference.checking.loaders import _finish, _to_numpy
         table = _finish(Table(*_to_numpy(table, "table"), "table"))
     data = table.data
-    fmt = get_format(dtype or table.dtype)
+    narrow = narrower_values(data, table) if dtype is None else None
+    fmt = get_format(dtype or narrow or table.dtype)
     try:
         wfmt = working_format(fmt, working) if tier == "phase" else fmt
     except ValueError as e:
@@ -597,6 +598,9 @@ def _prepare(table: Any, profile: Profile, positions: Any, dtype: str | None, ti
     res = _new_result(profile, tier, fmt.dtype, d, rows, table.source)
     res.working, res.width = wfmt.dtype, width
     res.notes.extend(table.notes)
+    if narrow:
+        res.notes.append(f"every value of this {table.dtype} table is a {narrow} value: checked as a {narrow} table "
+                         f"(--dtype {table.dtype} checks it as {table.dtype})")
     if text_rounded:
         res.notes.append(f"text values rounded to {fmt.dtype} (the dtype checked)")
     if len(pos) != rows and not (width != d and data.shape[1] == len(pos)):
@@ -917,6 +921,35 @@ def _inconclusive_reason(res: CheckResult, fmt: Any, wfmt: Any, entries: int) ->
 # (stored, checked): every value of the stored format is a value of the checked one
 _SUBSETS = {("float16", "float32"), ("float16", "float64"), ("float32", "float64"), ("bfloat16", "float32"),
             ("bfloat16", "float64")}
+
+
+NARROW_MIN_DISTINCT = 16  # distinct non-zero values a table needs before its values can say it is a narrower one
+
+
+def narrower_values(data: Any, table: Table) -> str | None:
+    """``bfloat16`` (or ``float16``) when every value of a binary float32 table is one of that format's
+    values and the table has at least :data:`NARROW_MIN_DISTINCT` distinct non-zero values: a half-precision
+    table stored as float32 (``--dtype`` overrides). Read in chunks; a table with a value that is not
+    stops at the first chunk.
+
+    >>> from sinpe.reference.tables import table
+    >>> t = table("vaswani", 16, 64, "bfloat16").astype(np.float32)
+    >>> narrower_values(t, Table(t, "float32", "t")), narrower_values(t + np.float32(2**-20), Table(t, "float32", "t"))
+    ('bfloat16', None)
+    """
+    if table.from_text or table.dtype != "float32" or data.size == 0:
+        return None
+    step = max(1, (1 << 16) // max(1, data.shape[1]))
+    candidates = ["bfloat16", "float16"]
+    distinct: set[float] = set()
+    for a in range(0, data.shape[0], step):
+        y = np.asarray(data[a:a + step], dtype=np.float64)
+        candidates = [f for f in candidates if bool(np.all((round_array(y, f) == y) | ~np.isfinite(y)))]
+        if not candidates:
+            return None
+        if len(distinct) < NARROW_MIN_DISTINCT:
+            distinct.update(np.unique(y[np.isfinite(y) & (y != 0)])[:NARROW_MIN_DISTINCT].tolist())
+    return candidates[0] if len(distinct) >= NARROW_MIN_DISTINCT else None
 
 
 def _values_in(stored: str, checked: str) -> bool:
