@@ -7,16 +7,19 @@ two sides are certified different by python-flint ball arithmetic) or ``unknown`
 Input is SymPy syntax read through a whitelist (Python's ``ast``; no ``eval``, no ``sympify`` of
 user text, no attribute access, bounded size): numbers, symbols, ``+ - * / **``, the functions
 ``sin cos tan exp log sqrt Abs Rational Sum`` and the constants ``pi E I``; ``Sum(f, (j, lo, hi))``
-with integer limits (symbolic ranges allowed). Assumption words: ``real integer positive
-nonnegative negative nonzero rational imaginary complex``; a symbol with no assumption is complex.
+with integer limits (symbolic ranges allowed). Only ASCII is accepted (:func:`require_ascii`). Assumption
+words (:data:`MEANING` says each exactly): ``real integer positive nonnegative negative nonzero rational
+imaginary complex``; a symbol with no assumption is complex, and ``nonzero`` keeps it complex (x != 0).
 
-Procedures, in order:
+Procedures, in order (SPEC.md REQ-PROVE-CLAIM):
 
-1. equalities: ``expand(lhs - rhs) == 0`` (*syntactic*), else the exponential normal form with
-   RULE-SUM-LINEARITY (:mod:`.normal`): sound for complex values, proven wherever both sides are defined;
+1. equalities: syntactic, (E) with RULE-SUM-LINEARITY (:mod:`.normal`), then the rules of
+   :mod:`.claim_rules` (RULE-MODULUS, RULE-INT-POWERS, RULE-ANTIDIFFERENCE with its D = 0 cases); proven
+   wherever both sides are defined (the result's ``caveats``);
 2. bounds ``A <= B``: every free symbol and every phase must be real (else no proof: sin of a
    complex number is unbounded); ``B - A`` (or ``B**2 - x**2`` with ``B >= 0`` for ``Abs(x) <= B``)
-   reduced modulo ``s**2 + c**2 - 1`` must leave a manifest sum of squares of real variables;
+   reduced modulo ``s**2 + c**2 - 1`` must leave a manifest sum of squares of real variables, or a
+   quadratic one modulo the ideal (RULE-GRAM-SOS, :mod:`.claim_sos`);
 3. refutation: seeded points drawn from each symbol's declared domain (integers, positive rationals,
    Gaussian rationals on and off the negative real axis for complex symbols); a point refutes only when
    Arb's enclosures *exclude* equality (or certify ``A > B``, or a non-real side of a bound).
@@ -43,7 +46,7 @@ from typing import Any
 import flint
 import sympy as sp
 
-from . import groebner, normal
+from . import claim_rules, claim_sos, groebner
 from .balls import NotEvaluable, acb_value
 
 MAX_CHARS = 2000
@@ -57,8 +60,16 @@ from .witness import SEED  # noqa: E402  (one seed for every sampled witness)
 FUNCS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "Abs": sp.Abs}
 CONSTS = {"pi": sp.pi, "E": sp.E, "I": sp.I}
 WORDS = {"real": {"real": True}, "integer": {"integer": True}, "positive": {"positive": True},
-         "nonnegative": {"nonnegative": True}, "negative": {"negative": True}, "nonzero": {"nonzero": True},
+         "nonnegative": {"nonnegative": True}, "negative": {"negative": True}, "nonzero": {"zero": False},
          "rational": {"rational": True}, "imaginary": {"imaginary": True}, "complex": {"complex": True}}
+# The exact meaning of every word (SPEC.md REQ-PROVE-CLAIM; `sinpe prove --help`). Every symbol is a finite
+# complex number; a word only narrows it. `nonzero` is complex-aware: x != 0, and x stays complex unless a
+# word that implies real is also given (SymPy's own `nonzero` would mean "real and nonzero").
+MEANING = {"complex": "a finite complex number (the default for a symbol with no word)",
+           "real": "a real number", "rational": "a rational number (real)", "integer": "an integer (real)",
+           "positive": "a real number > 0", "negative": "a real number < 0", "nonnegative": "a real number >= 0",
+           "nonzero": "a complex number != 0 (complex unless another word makes it real)",
+           "imaginary": "i times a nonzero real number (SymPy: 0 is not imaginary)"}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 
 
@@ -67,6 +78,39 @@ class ClaimError(ValueError):
 
 
 # ------------------------------------------------------------------------------ assumptions
+
+def require_ascii(text: str, what: str) -> None:
+    """Refuse any non-ASCII character: Python's ``ast`` NFKC-normalises identifiers (``\U0001d429\U0001d422`` would be
+    read as ``pi``), so a claim must mean what its bytes say.
+
+    >>> require_ascii("sin(x) == 1", "claim")
+    >>> require_ascii("x\u00b2 == 1", "claim")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ...
+    ClaimError: non-ASCII character U+00B2 at position 1 of the claim (only ASCII is accepted)
+    """
+    for i, ch in enumerate(text):
+        if ord(ch) > 127:
+            raise ClaimError(f"non-ASCII character U+{ord(ch):04X} at position {i} of the {what} (only ASCII is accepted)")
+
+
+def effective(sym: sp.Symbol) -> dict[str, Any]:
+    """What the prover assumes about ``sym``: a one-line domain and SymPy's derived facts.
+
+    >>> effective(sp.Symbol("x", zero=False, complex=True))["domain"]
+    'complex, x != 0'
+    """
+    facts = [w for w in ("complex", "real", "rational", "integer", "imaginary", "positive", "negative",
+                         "nonnegative", "nonpositive") if getattr(sym, f"is_{w}") is True]
+    if sym.is_zero is False:
+        facts.append("nonzero")
+    kind = next((k for k in ("integer", "rational", "real", "imaginary") if k in facts), "complex")
+    n = sym.name
+    sign = (f"{n} > 0" if sym.is_positive else f"{n} < 0" if sym.is_negative else f"{n} >= 0" if sym.is_nonnegative
+            else f"{n} <= 0" if sym.is_nonpositive else f"{n} != 0" if sym.is_zero is False and kind != "imaginary" else "")
+    return {"domain": ", ".join(filter(None, [kind if kind != "imaginary" else "i times a nonzero real", sign])),
+            "facts": facts}
+
 
 def parse_assumptions(text: str | None) -> dict[str, dict[str, bool]]:
     """``"p q: real; k: integer; w: positive"`` -> {name: SymPy assumptions}.
@@ -79,6 +123,7 @@ def parse_assumptions(text: str | None) -> dict[str, dict[str, bool]]:
         return out
     if len(text) > MAX_CHARS:
         raise ClaimError(f"assumptions longer than {MAX_CHARS} characters")
+    require_ascii(text, "assumptions")
     for clause in filter(None, (c.strip() for c in text.split(";"))):
         if clause.count(":") != 1:
             raise ClaimError(f"assumption clause {clause!r} is not 'names: words'")
@@ -111,7 +156,7 @@ class _Builder:
 
     def symbol(self, name: str) -> sp.Symbol:
         if name not in self.symbols:
-            self.symbols[name] = sp.Symbol(name, **(self.facts.get(name) or {"complex": True}))
+            self.symbols[name] = sp.Symbol(name, **{"complex": True, **(self.facts.get(name) or {})})
         return self.symbols[name]
 
     def build(self, node: ast.AST, scope: dict[str, sp.Symbol]) -> sp.Expr:
@@ -219,6 +264,7 @@ def parse_claim(text: str, assume: str | None = None) -> tuple[sp.Expr, str, sp.
         raise ClaimError("empty claim")
     if len(text) > MAX_CHARS:
         raise ClaimError(f"claim longer than {MAX_CHARS} characters")
+    require_ascii(text, "claim")
     facts = parse_assumptions(assume)
     try:
         tree = ast.parse(text.strip(), mode="eval")
@@ -258,8 +304,10 @@ class ClaimResult:
     reason: str = ""
     certificate: dict[str, Any] = field(default_factory=dict)
     counterexample: dict[str, Any] | None = None
-    assumptions: dict[str, list[str]] = field(default_factory=dict)
+    assumptions: dict[str, list[str]] = field(default_factory=dict)  # the declared words, per symbol
     seconds: float = 0.0
+    effective: dict[str, dict[str, Any]] = field(default_factory=dict)  # every symbol's domain and derived facts
+    caveats: list[str] = field(default_factory=list)  # the exact scope of a proof (e.g. where both sides are defined)
 
     @property
     def exit_code(self) -> int:
@@ -268,7 +316,8 @@ class ClaimResult:
     def to_json(self) -> dict[str, Any]:
         return {"claim": self.claim, "relation": self.relation, "status": self.status, "method": self.method,
                 "reason": self.reason, "certificate": self.certificate, "counterexample": self.counterexample,
-                "assumptions": self.assumptions, "seconds": round(self.seconds, 3)}
+                "assumptions": self.assumptions, "effective_assumptions": self.effective, "caveats": self.caveats,
+                "seconds": round(self.seconds, 3)}
 
 
 # ------------------------------------------------------------------------------ refutation
@@ -289,7 +338,8 @@ def _candidates(s: sp.Symbol) -> list[sp.Expr]:
     else:
         base = list(_COMPLEX) + list(_REAL[:3])
     keep = [v for v in base if all(getattr(v, f"is_{a}") is not False for a in
-                                   ("positive", "nonnegative", "negative", "nonzero") if getattr(s, f"is_{a}"))]
+                                   ("positive", "nonnegative", "negative", "nonzero") if getattr(s, f"is_{a}"))
+            and not (s.is_zero is False and v == 0)]
     return keep or [sp.Integer(1)]
 
 
@@ -362,6 +412,10 @@ def prove_bound(a: sp.Expr, b: sp.Expr) -> tuple[bool, str, dict[str, Any]]:
         c = groebner.sos_bound_general(b - a)
     cert = {"procedure": "remainder modulo s^2+c^2-1 is a manifest sum of squares",
             "remainder": str(c.remainder), "quotients": [str(q) for q in c.quotients]}
+    if not c.proven and c.generators is not None and c.remainder is not sp.nan:
+        gram = claim_sos.gram_certificate(c.remainder, c.generators)
+        if gram is not None and groebner.recheck(c):
+            return True, "", {**cert, **gram}
     ok = c.proven and groebner.recheck(c)
     return ok, c.reason, cert
 
@@ -372,10 +426,17 @@ def prove_claim(text: str, assume: str | None = None, points: int = POINTS) -> C
     """Decide a claim (see the module docstring). Raises :class:`ClaimError` on bad input."""
     t0 = time.perf_counter()
     lhs, rel, rhs = parse_claim(text, assume)
-    facts = {n: sorted(k for k in f) for n, f in parse_assumptions(assume).items()}
+    declared = parse_assumptions(assume)
+    facts = {n: sorted("nonzero" if k == "zero" else k for k in f) for n, f in declared.items()}
+    syms = {s.name: s for s in lhs.free_symbols | rhs.free_symbols}
+    for n, f in declared.items():
+        syms.setdefault(n, sp.Symbol(n, **{"complex": True, **f}))
+    eff = {n: effective(syms[n]) for n in sorted(syms)}
 
     def done(status: str, method: str, reason: str = "", cert: dict | None = None, cex: dict | None = None) -> ClaimResult:
-        return ClaimResult(text.strip(), rel, status, method, reason, cert or {}, cex, facts, time.perf_counter() - t0)
+        caveats = list((cert or {}).get("caveats", [])) if status == "proven" else []
+        return ClaimResult(text.strip(), rel, status, method, reason, cert or {}, cex, facts, time.perf_counter() - t0,
+                           eff, caveats)
 
     try:
         return _decide(lhs, rel, rhs, points, done)
@@ -385,14 +446,9 @@ def prove_claim(text: str, assume: str | None = None, points: int = POINTS) -> C
 
 def _decide(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int, done: Any) -> ClaimResult:
     if rel == "==":
-        if sp.expand(lhs - rhs) == 0:
-            return done("proven", "syntactic", cert={"procedure": "expand(lhs - rhs) == 0"})
-        v = normal.decide(lhs, rhs)
+        v = claim_rules.decide_equal(lhs, rhs)
         if v.proven:
-            return done("proven", "exponential normal form (E)",
-                        cert={"procedure": "numerator of lhs - rhs in exp-atom normal form expands to 0",
-                              "monomials_cancelled": v.size, "rules": v.rules,
-                              "holds": "wherever both sides are defined"})
+            return done("proven", v.method, cert=_equality_certificate(v))
         why = v.reason
     else:
         ok, why, cert = prove_bound(lhs, rhs)
@@ -402,3 +458,15 @@ def _decide(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int, done: Any) -> Cla
     if cex is not None:
         return done("refuted", "counterexample certified by ball arithmetic", cex=cex)
     return done("unknown", "none", reason=f"{why}; no counterexample at {points} seeded points")
+
+
+def _equality_certificate(v: claim_rules.Decision) -> dict[str, Any]:
+    if v.method == "syntactic":
+        return {"procedure": "expand(lhs - rhs) == 0"}
+    if v.method.startswith("syntactic"):
+        return {"procedure": "expand(lhs - rhs) == 0 after the rules", "rules": v.rules, "caveats": v.caveats}
+    cert: dict[str, Any] = {"procedure": "numerator of lhs - rhs in exp-atom normal form expands to 0", "rules": v.rules,
+                            "holds": claim_rules.DEFINED, "caveats": v.caveats}
+    if v.cases:
+        cert["cases"] = v.cases
+    return cert

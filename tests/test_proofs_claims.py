@@ -56,7 +56,7 @@ CORPUS = [
      "n: positive integer; b: positive", True),
     ("Sum(sin(w*j*k), (j, 0, n - 1)) + Sum(sin(-w*j*k), (j, 0, n - 1)) == 0", "n: integer", True),
     ("Sum(x**j, (j, 0, n - 1)) + Sum(1, (j, 0, n - 1)) == Sum(x**j + 1, (j, 0, n - 1))", "n: integer", True),
-    ("Sum(exp(I*j*x), (j, 0, n - 1))*(exp(I*x) - 1) == exp(I*n*x) - 1", "n: positive integer", True),  # geometric: not in (E)
+    ("Sum(exp(I*j*x), (j, 0, n - 1))*(exp(I*x) - 1) == exp(I*n*x) - 1", "n: positive integer", True),  # geometric: RULE-ANTIDIFFERENCE
     # --- bounds (true)
     ("Abs(sin(p)) <= 1", "p: real", True),
     ("Abs(3*cos(2*p + 1)) <= 3", "p: real", True),
@@ -163,7 +163,9 @@ def test_cli_claim_exit_codes_and_json(capsys):  # REQ-PROVE-CLAIM
     j = json.loads(capsys.readouterr().out)
     assert j["status"] == "refuted" and j["counterexample"]["point"], j
     assert main(["prove", "--claim", "Sum(exp(I*j*x), (j, 0, n - 1))*(exp(I*x) - 1) == exp(I*n*x) - 1",
-                 "--assume", "n: positive integer"]) == 3
+                 "--assume", "n: positive integer"]) == 0  # RULE-ANTIDIFFERENCE (was unknown)
+    assert "RULE-ANTIDIFFERENCE" in capsys.readouterr().out
+    assert main(["prove", "--claim", "Sum(cos(w*j**2), (j, 0, n - 1)) <= n", "--assume", "w: real; n: positive integer"]) == 3
     assert "unknown" in capsys.readouterr().out
     assert main(["prove", "--claim", "__import__('os') == 1"]) == 2
     err = capsys.readouterr().err

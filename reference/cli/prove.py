@@ -16,7 +16,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--only", metavar="ID", help="prove only these theorems (comma-separated, e.g. THM-SHIFT,THM-DOT)")
     parser.add_argument("--claim", metavar="CLAIM", help='decide a claim, e.g. "exp(2*k*(-log(10000)/d)) == 10000**(-2*k/d)"')
-    parser.add_argument("--assume", metavar="FACTS", help='assumptions, e.g. "p q: real; k: integer; d: positive"')
+    parser.add_argument("--assume", metavar="FACTS", help='assumptions, e.g. "p q: real; k: integer; d: positive". '
+                        "Every symbol is a finite complex number unless narrowed; words: " + _WORDS)
     parser.add_argument("--timeout", type=float, default=CLAIM_TIMEOUT, metavar="SECONDS",
                         help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s; memory: 4 GiB); on expiry the "
                              "claim is unknown (exit 3)")
@@ -30,6 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 CLAIM_TIMEOUT = 60.0
+_WORDS = ("complex (default); real; rational (real); integer (real); positive (real > 0); negative (real < 0); "
+          "nonnegative (real >= 0); nonzero (!= 0, still complex unless also real); imaginary (i times a nonzero real). "
+          "Claims and assumptions must be ASCII (a non-ASCII character is exit 2).")
 EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
 
 
@@ -159,6 +163,8 @@ def _check_certificates(directory: str, as_json: bool) -> int:
 
 def _claim_lines(j: dict) -> list[str]:
     out = []
+    if j.get("effective_assumptions"):  # what every symbol was taken to be (REQ-PROVE-CLAIM)
+        out.append("domains: " + "; ".join(f"{n}: {v['domain']}" for n, v in j["effective_assumptions"].items()))
     if j["reason"]:
         out.append(f"reason: {j['reason']}")
     for k, v in j["certificate"].items():
