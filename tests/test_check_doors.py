@@ -237,3 +237,19 @@ def test_check_and_detect_commands_only_parse_call_and_print():
     for name in ("check.py", "detect.py", "grid.py", "rotary.py", "args.py"):
         text = (cli / name).read_text()
         assert not [b for b in banned if b in text], name
+
+
+def test_junit_for_grids_and_caches(files):  # REQ-CHECK-REPORT, REQ-CHECK-KINDS: one JUnit writer for every kind
+    """--junit was written for 1-D tables only (a warning for grids and caches); now one testsuite per check
+    of every kind, its case failing for a wrong grid and a wrong cache, passing for correct ones."""
+    from helpers import run_sinpe
+    for args, fails in ((["timm.npy", "--profile", "timm"], 0), (["timm_bad.npy", "--profile", "timm"], 1),
+                        (["--cos", "cos.npy", "--sin", "sin_bad.npy", "--profile", "llama"], 1),
+                        (["--cos", "cos.npy", "--sin", "sin.npy", "--profile", "llama"], 0)):
+        xml = files / "r.xml"
+        xml.unlink(missing_ok=True)
+        res = run_sinpe("check", *[str(files / a) if a.endswith(".npy") else a for a in args], "--junit", str(xml))
+        assert res.returncode == fails, (res.repro, res.stdout, res.stderr)
+        text = xml.read_text()
+        assert f'failures="{fails}"' in text and 'tests="1"' in text, (args, text)
+        assert "not written" not in res.stderr

@@ -152,13 +152,19 @@ def _details(res: Any, target: str) -> list[str]:
 
 
 def write_junit(path: str, res: Any, target: str) -> None:
-    """One testsuite, one testcase per position band (plus shape/non-finite findings)."""
-    cases = []
+    """The check's JUnit file: one testsuite; for a 1-D table one testcase per position band (plus
+    shape/non-finite/structural findings), for a grid or rotary cache one testcase of its entries."""
     name = f"sinpe.check[{res.profile or res.profile_flags}-{res.tier}-{res.dtype}]"
+    cases = _band_cases(res) if getattr(res, "kind", "1d") == "1d" else _entry_cases(res)
+    write_cases(path, name, cases, res.seconds, target)
+
+
+def _band_cases(res: Any) -> list[tuple[str, Any]]:
+    cases: list[tuple[str, Any]] = []
     if res.reason and not res.bands:
         cases.append(("shape", res.reason))
     for b in res.bands:
-        msg = None
+        msg: Any = None  # a failure message, or ("skipped", message)
         if b.unjudged and not b.failures:
             msg = ("skipped", f"{b.unjudged} entries unjudged (the bound allows any value); "
                    f"{res.reason or ''}")
@@ -176,20 +182,59 @@ def write_junit(path: str, res: Any, target: str) -> None:
         cases.append(("finite", res.reason))
     if res.reason and res.reason.startswith("dtype"):
         cases.append(("dtype", res.reason))
+    return cases
+
+
+def _entry_cases(res: Any) -> list[tuple[str, Any]]:
+    """A grid or rotary check: one testcase, failing, skipped (inconclusive) or passing."""
+    msg: Any = None
+    if res.verdict == "fails":
+        msg = f"{res.reason}; reproduce: {res.reproduce}"
+    elif res.verdict == "inconclusive":
+        msg = ("skipped", res.reason)
+    return [(f"{res.kind} entries ({res.rows}x{res.d})", msg)]
+
+
+def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "sinpe") -> str:
+    """One JUnit testsuite; each case ``(name, None | failure message | ("skipped", message))``: the one
+    JUnit writer of sinpe check, check-apply and scan.
+
+    >>> x = junit_xml("sinpe.scan", [("a", None), ("b", "wrong"), ("c", ("skipped", "not a table"))])
+    >>> '<failure message="wrong"/>' in x, 'skipped="1"' in x, 'failures="1"' in x
+    (True, True, True)
+    """
     fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
     skips = sum(1 for _, m in cases if isinstance(m, tuple))
     out = ['<?xml version="1.0" encoding="utf-8"?>',
-           f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{fails}" errors="0" skipped="{skips}" '
-           f'time="{res.seconds:.3f}">']
+           f'<testsuite name={quoteattr(suite)} tests="{len(cases)}" failures="{fails}" errors="0" skipped="{skips}" '
+           f'time="{seconds:.3f}">']
     for case, msg in cases:
-        out.append(f'  <testcase classname={quoteattr(target)} name={quoteattr(case)}>')
+        out.append(f'  <testcase classname={quoteattr(classname)} name={quoteattr(case)}>')
         if isinstance(msg, tuple):
             out.append(f'    <skipped message={quoteattr(msg[1])}/>')
         elif msg:
             out.append(f'    <failure message={quoteattr(msg)}/>')
         out.append('  </testcase>')
     out.append('</testsuite>')
-    write_atomic(path, "\n".join(out) + "\n")
+    return "\n".join(out) + "\n"
+
+
+def write_cases(path: str, suite: str, cases: Any, seconds: float = 0.0, classname: str = "sinpe") -> None:
+    """:func:`junit_xml` written whole or not at all (:func:`write_atomic`)."""
+    write_atomic(path, junit_xml(suite, cases, seconds, classname))
+
+
+def check_junit_path(path: str | None) -> None:
+    """A ``--junit FILE`` whose directory exists and that is not a directory (LoadError: exit 2), checked
+    before any work is done."""
+    from sinpe.reference.checking.loaders import LoadError
+    if not path:
+        return
+    full = os.path.abspath(path)
+    if os.path.isdir(full):
+        raise LoadError(f"--junit: {path!r} is a directory; name the XML file to write")
+    if not os.path.isdir(os.path.dirname(full)):
+        raise LoadError(f"--junit: directory of {path!r} does not exist")
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
 from sinpe.reference.cli.args import (add_dtype_argument, add_grid_arguments, add_profile_arguments,
                                       add_rotary_arguments, add_selection_arguments, add_timeout_argument,
                                       request, target_words)
-from sinpe.reference.checking.loaders import CALLS, LoadError, input_errors
-from sinpe.reference.checking.report import render_report, write_junit
+from sinpe.reference.checking.loaders import CALLS, input_errors
+from sinpe.reference.checking.report import check_junit_path, render_report, write_junit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +65,7 @@ def add_angle_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.check` (kinds.check) -> the report (text or ``--json``, ``--junit``)."""
     from sinpe.reference.checking import kinds
-    _junit_path(args.junit)
+    check_junit_path(args.junit)
     where = target_words(args)
     with input_errors("check", where):  # never a traceback for bad input: one line, exit 2
         res = kinds.check(args.target, args.profile, **request(args))
@@ -75,16 +73,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(dict(res.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
         print(render_report(res, where))
-    if args.junit and res.kind == "1d":
+    if args.junit:
         write_junit(args.junit, res, where)
-    elif args.junit:  # the JUnit cases are the 1-D report's position bands
-        print(f"sinpe check: warning: --junit is written for 1-D tables only; {args.junit} not written",
-              file=sys.stderr)
     return res.exit_code
-
-
-def _junit_path(path: str | None) -> None:
-    if path and os.path.dirname(os.path.abspath(path)) and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise LoadError(f"--junit: directory of {path!r} does not exist")
-    if path and os.path.isdir(path):
-        raise LoadError(f"--junit: {path!r} is a directory; name the XML file to write")

@@ -38,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.check_apply` -> the report."""
     from sinpe.reference.checking import apply, kinds
-    from sinpe.reference.checking.junit import check_path, write_cases
+    from sinpe.reference.checking.report import check_junit_path as check_path, write_cases
     from sinpe.reference.checking.loaders import LoadError, input_errors
     check_path(args.junit)
     if args.dim is None:

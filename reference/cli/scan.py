@@ -26,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.reference.checking.scan.scan` -> the report."""
     from sinpe.reference.checking import scan_files
-    from sinpe.reference.checking.junit import check_path, write_cases
+    from sinpe.reference.checking.report import check_junit_path as check_path, write_cases
     from sinpe.reference.checking.loaders import input_errors
     from sinpe.reference.checking.scan import junit_cases, render, scan
     from sinpe.reference.progress import Progress
