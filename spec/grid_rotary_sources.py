@@ -104,9 +104,21 @@ ROTARY_SOURCES: tuple[NdSource, ...] = (
              notes="the stored table is [sin | cos] of the h frequencies (1-D vaswani-concat of width rotary_dim); "
                    "at use each is repeat_interleave'd by 2 (rotate_every_two): the pairs layout."),
     NdSource("timm-rotary", "timm", "huggingface/pytorch-image-models", "timm/layers/pos_embed_sincos.py",
-             "build_rotary_pos_embed (repeat_interleave(2, -1))", "gptj",
-             commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32",
-             notes="pairs layout over a spatial grid; apply_rot_embed(half=True) expects halves instead."),
+             "build_rotary_pos_embed(feat_shape, dim, max_res=224, linear_bands=False, in_pixels=True)", "timm-pixel",
+             {"feat_shape=[H, W]": "--shape HxW", "max_res": "--max-res", "linear_bands=True": "--linear-bands"},
+             commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32 (bands, coordinates, products)",
+             notes="DEF-ROPE-FREQ-PIXEL: bands pi * 2^linspace(0, log2(max_res) - 1, dim/4) (linear_bands: "
+                   "linspace(1, max_res/2, dim/4)) over coordinates linspace(-1, 1, n) per axis ('ij' grid); "
+                   "[y bands | x bands], each repeat_interleave'd by 2: pairs layout; returns (sin, cos). "
+                   "ref_feat_shape / grid_offset / 'xy' indexing change the coordinates: --positions (rows, 2)."),
+    NdSource("qwen2-vl", "transformers (Qwen2-VL M-RoPE)", "huggingface/transformers",
+             "src/transformers/models/qwen2_vl/modeling_qwen2_vl.py",
+             "Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb(q, k, cos, sin, mrope_section)", "qwen2-vl",
+             {"rope_theta": "--base", "mrope_section": "--mrope-section", "position_ids (3, batch, seq)":
+              "--positions FILE.npy of shape (seq, 3)"},
+             commit="00b676f8f0489b88652a31d70751cc540dd06305", dtype="float32 (autocast disabled), cast to x.dtype",
+             notes="DEF-ROPE-AXES: cos/sin of cat(freqs, freqs) per position axis (t, h, w); the cache applied is "
+                   "chunk i of mrope_section * 2 taken from axis i % 3 (halves layout, sections over k)."),
     NdSource("transformers-longrope", "transformers (Phi-3, Phi-3.5, Phi-4-mini LongRoPE)", "huggingface/transformers",
              "src/transformers/modeling_rope_utils.py", "_compute_longrope_parameters", "llama",
              {"rope_type": "--rule longrope", "long_factor or short_factor": "--ext-factors (the list the cache used)",

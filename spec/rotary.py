@@ -34,7 +34,8 @@ from typing import Any, Mapping, Sequence
 from .profiles import Number, to_fraction
 
 ROTARY_LAYOUTS = ("halves", "pairs", "single")
-RULES = ("default", "linear", "dynamic", "llama3", "yarn", "longrope", "explicit")
+RULES = ("default", "linear", "dynamic", "llama3", "yarn", "longrope", "explicit", "pixel")
+MAX_AXES = 8  # position axes a multi-axis profile may read (DEF-ROPE-AXES)
 
 
 class Undecided(ArithmeticError):
@@ -52,6 +53,9 @@ class RotaryProfile:
     ``beta_fast``/``beta_slow``: yarn's. ``attention_factor``: A (None: 1, or yarn's 0.1 ln s + 1).
     ``explicit``: the h frequencies as exact rationals (rule ``explicit``). ``ext_factors``: LongRoPE's h
     per-band rescale factors f_k (rule ``longrope``: the short or the long list, whichever the cache used).
+    ``mrope_section``: DEF-ROPE-AXES, frequency k reads position axis a(k), the section holding k (Qwen2-VL
+    M-RoPE: (16, 24, 24) over t, h, w; None: one axis, or two equal ones for rule ``pixel``). ``max_res`` and
+    ``linear_bands``: DEF-ROPE-FREQ-PIXEL (timm's pixel-mode bands).
     """
 
     name: str | None = None
@@ -68,6 +72,9 @@ class RotaryProfile:
     attention_factor: Fraction | None = None
     explicit: tuple[Fraction, ...] | None = None
     ext_factors: tuple[Fraction, ...] | None = None
+    mrope_section: tuple[int, ...] | None = None
+    max_res: Fraction = Fraction(224)
+    linear_bands: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in ROTARY_LAYOUTS:
@@ -89,6 +96,7 @@ class RotaryProfile:
         elif self.explicit is not None:
             raise ValueError(f"explicit frequencies given with rule {self.rule!r}; use rule 'explicit'")
         self._check_ext_factors()
+        self._check_sections()
         if self.rule == "llama3" and self.high_freq_factor <= self.low_freq_factor:
             raise ValueError("llama3 needs high_freq_factor > low_freq_factor")
 
@@ -102,6 +110,17 @@ class RotaryProfile:
             object.__setattr__(self, "ext_factors", fs)
         elif self.ext_factors is not None:
             raise ValueError(f"LongRoPE factors given with rule {self.rule!r}; use rule 'longrope'")
+
+    def _check_sections(self) -> None:
+        object.__setattr__(self, "max_res", to_fraction(self.max_res, "max_res"))
+        if self.max_res <= 0:
+            raise ValueError(f"max_res must be positive; got {self.max_res}")
+        if self.mrope_section is None:
+            return
+        sec = tuple(self.mrope_section)
+        if not 0 < len(sec) <= MAX_AXES or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sec):
+            raise ValueError(f"mrope_section must be 1..{MAX_AXES} positive integers; got {self.mrope_section!r}")
+        object.__setattr__(self, "mrope_section", sec)
 
     def replace(self, **changes: object) -> "RotaryProfile":
         changes.setdefault("name", None)  # a changed preset is no longer the preset
@@ -123,8 +142,12 @@ class RotaryProfile:
             "longrope": f"w_k = {b}^(-2k/dim) / f_k ({len(self.ext_factors or ())} LongRoPE factors; s={self.factor}, "
                         f"L={self.original_max})",
             "explicit": f"w_k explicit ({len(self.explicit or ())} exact decimals)",
+            "pixel": f"w_k = pi * {'linear' if self.linear_bands else 'log'} pixel band of its section "
+                     f"(max_res {self.max_res})",
         }[self.rule]
         extra = "" if self.attention_factor is None else f", attention factor {self.attention_factor}"
+        if self.mrope_section is not None:
+            extra += f", sections {list(self.mrope_section)} (frequency k reads axis a(k))"
         return f"rotary {lay}, {rule}{extra}"
 
     def params(self) -> dict[str, object]:
@@ -145,6 +168,10 @@ class RotaryProfile:
             out["explicit"] = [str(w) for w in self.explicit]
         if self.ext_factors is not None:
             out["ext_factors"] = [str(f) for f in self.ext_factors]
+        if self.mrope_section is not None:
+            out["mrope_section"] = list(self.mrope_section)
+        if self.rule == "pixel":
+            out.update(max_res=str(self.max_res), linear_bands=self.linear_bands)
         return out
 
 
@@ -159,7 +186,66 @@ def check_dim(rp: RotaryProfile, dim: int) -> int:
                          f"got {dim}")
     if rp.rule == "dynamic" and dim == 2:
         raise ValueError("dynamic NTK divides by dim - 2: dim must be >= 4")
+    if rp.mrope_section is not None and sum(rp.mrope_section) != dim // 2:
+        raise ValueError(f"mrope_section {list(rp.mrope_section)} sums to {sum(rp.mrope_section)}; dim {dim} has "
+                         f"{dim // 2} frequencies")
+    if rp.rule == "pixel" and rp.mrope_section is None and dim % 4:
+        raise ValueError(f"rule pixel over two axes needs dim divisible by 4 (timm's dim/4 bands per axis); got {dim}")
     return dim // 2
+
+
+def sections(rp: RotaryProfile, dim: int) -> tuple[int, ...]:
+    """DEF-ROPE-AXES: how many frequencies each position axis reads, in order (k in section i reads axis i):
+    ``mrope_section``, else two equal halves for rule pixel (timm's (y, x)), else one axis.
+
+    >>> sections(get_rotary("qwen2-vl"), 128), sections(get_rotary("timm-pixel"), 16), sections(get_rotary("llama"), 8)
+    ((16, 24, 24), (4, 4), (4,))
+    """
+    h = check_dim(rp, dim)
+    if rp.mrope_section is not None:
+        return rp.mrope_section
+    return (h // 2, h // 2) if rp.rule == "pixel" else (h,)
+
+
+def axis_of(rp: RotaryProfile, dim: int) -> list[int]:
+    """a(k) for k < dim/2: the position axis frequency k reads (DEF-ROPE-AXES)."""
+    return [a for a, n in enumerate(sections(rp, dim)) for _ in range(n)]
+
+
+def default_positions(rp: RotaryProfile, dim: int, rows: int, shape: Sequence[int] | None = None) -> list[Any]:
+    """The rows of a cache given without positions: 0..rows-1 (on every axis of a multi-axis profile), or for rule
+    pixel the coordinates of ``shape`` (default: the square of ``rows`` cells, over its two axes)."""
+    if rp.rule != "pixel":
+        return list(range(rows))
+    n_axes = len(sections(rp, dim))
+    if shape is None:
+        side = round(rows ** (1 / n_axes)) if rows > 0 else 0
+        if side ** n_axes != rows:
+            raise ValueError(f"{rows} rows are not a {n_axes}-D square grid: give the grid shape (--shape HxW)")
+        shape = (side,) * n_axes
+    if len(shape) != n_axes or _prod(shape) != rows:
+        raise ValueError(f"shape {'x'.join(map(str, shape))} has {_prod(shape)} cells over {len(shape)} axes; the cache "
+                         f"has {rows} rows and the profile {n_axes} axes")
+    return pixel_coordinates(shape)
+
+
+def _prod(xs: Sequence[int]) -> int:
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
+
+
+def pixel_coordinates(shape: Sequence[int]) -> list[tuple[Fraction, ...]]:
+    """DEF-ROPE-FREQ-PIXEL's coordinates: per axis of size n, -1 + 2i/(n - 1) (linspace(-1, 1, n); -1 when n = 1),
+    over the cells in row-major order (the first axis outermost, timm's 'ij' grid).
+
+    >>> [tuple(map(str, c)) for c in pixel_coordinates((2, 3))][:3]
+    [('-1', '-1'), ('-1', '0'), ('-1', '1')]
+    """
+    import itertools
+    axes = [[Fraction(-1) + (Fraction(2 * i, n - 1) if n > 1 else 0) for i in range(n)] for n in shape]
+    return list(itertools.product(*axes))
 
 
 def width(rp: RotaryProfile, dim: int) -> int:
@@ -222,6 +308,8 @@ def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
     h = check_dim(rp, dim)
     if rp.rule == "explicit":
         return [_q(ctx, w) for w in rp.explicit or ()]
+    if rp.rule == "pixel":
+        return [w for n in sections(rp, dim) for w in pixel_bands(rp, n, ctx)]
     base = _q(ctx, rp.base)
     s = _q(ctx, rp.factor)
     if rp.rule == "dynamic":
@@ -239,6 +327,18 @@ def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
         return _yarn(rp, dim, w, ctx)
     assert len(w) == h
     return w
+
+
+def pixel_bands(rp: RotaryProfile, n: int, ctx: Any) -> list[Any]:
+    """DEF-ROPE-FREQ-PIXEL: pi * beta_i, i < n, with M = max_res / 2: beta_i = 1 + i (M - 1)/(n - 1) (linear_bands,
+    timm's linspace(1, M, n)) or M^(i/(n - 1)) (timm's default 2^linspace(0, log2(max_res) - 1, n)); beta_0 = 1."""
+    m = rp.max_res / 2
+    out = []
+    for i in range(n):
+        e = Fraction(i, n - 1) if n > 1 else Fraction(0)
+        beta = _q(ctx, 1 + e * (m - 1)) if rp.linear_bands else (ctx.mpf(1) if e == 0 else ctx.power(_q(ctx, m), _q(ctx, e)))
+        out.append(ctx.pi * beta)
+    return out
 
 
 def _llama3(rp: RotaryProfile, w: Any, ctx: Any) -> Any:
@@ -295,6 +395,8 @@ ROTARY_PRESETS: Mapping[str, RotaryProfile] = {
     "gptj": RotaryProfile("gptj", "pairs"),
     "llama3.1": RotaryProfile("llama3.1", "halves", Fraction(500000), "llama3", factor=Fraction(8),
                               original_max=8192, low_freq_factor=Fraction(1), high_freq_factor=Fraction(4)),
+    "qwen2-vl": RotaryProfile("qwen2-vl", "halves", Fraction(10**6), mrope_section=(16, 24, 24)),
+    "timm-pixel": RotaryProfile("timm-pixel", "pairs", rule="pixel"),
 }
 
 
@@ -306,7 +408,7 @@ def get_rotary(name: str = "llama", **overrides: object) -> RotaryProfile:
     >>> get_rotary("rope")
     Traceback (most recent call last):
     ...
-    ValueError: unknown rotary profile 'rope'; presets: llama, gptj, llama3.1
+    ValueError: unknown rotary profile 'rope'; presets: llama, gptj, llama3.1, qwen2-vl, timm-pixel
     """
     if name not in ROTARY_PRESETS:
         raise ValueError(f"unknown rotary profile {name!r}; presets: {', '.join(ROTARY_PRESETS)}")

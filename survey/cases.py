@@ -26,12 +26,9 @@ import numpy as np
 
 # Profiles the surveyed tables implement but sinpe has no preset for: each is recorded as "no preset" (no
 # `sinpe check` is run for it), with why; its 1-D slices (``derive``) are what can be checked.
-NO_PRESET = {
-    "rope2d-timm": "timm build_rotary_pos_embed (defaults in_pixels=True): pixel-mode bands linspace(1, max_res/2, "
-                   "dim/4)*pi over coordinates linspace(-1, 1, n) per axis; not DEF-FAMILY's geometric schedule, and "
-                   "sinpe has no 2-D rotary profile (a plan whose frequency k reads axis a(k) at a per-axis coordinate; "
-                   "sinpe detect reads its frequencies per column but cannot check the 2-D coordinates)",
-}
+NO_PRESET: dict[str, str] = {}
+# timm build_rotary_pos_embed (pixel-mode bands over linspace(-1, 1, n) coordinates, two axes) has the rotary preset
+# timm-pixel since issue 16.1 (it was "rope2d-timm" here).
 # positional-encodings PositionalEncoding2D has the grid preset pe2d since issue 16.1 (it was "grid2d-pe" here).
 
 # The canonical profile of each kind, checked on every table beside the intended one: the paper's 1-D profile,
@@ -239,7 +236,7 @@ def diffusers_1d_grid(d, n, dtype):
 
 
 def diffusers_sinusoidal_module(d, n, dtype):
-    import torch
+    import torch  # noqa: F401 -- loaded before the library that needs it
     from diffusers.models.embeddings import SinusoidalPositionalEmbedding
     m = SinusoidalPositionalEmbedding(d, max_seq_length=n).to(_t(dtype))
     return m(_zeros_input(n, d, dtype))[0], (
@@ -258,7 +255,7 @@ def diffusers_2d(base_size=None, interpolation_scale=1):
 
 
 def diffusers_rope(d, n, dtype):
-    import torch
+    import torch  # noqa: F401 -- loaded before the library that needs it
     from diffusers.models.embeddings import get_1d_rotary_pos_embed
     cos, sin = get_1d_rotary_pos_embed(d, n, use_real=True, repeat_interleave_real=True)
     return (cos.to(_t(dtype)), sin.to(_t(dtype))), (
@@ -534,7 +531,7 @@ CASES: list[Case] = [
          "timm", timm_2d, d_odd=None, odd_note="dim must be divisible by 4", n=256,
          derive=derive_grid(_timm_quarters, "vaswani-concat")),
     Case("timm/build_rotary_pos_embed", "timm", "timm.layers.pos_embed_sincos.build_rotary_pos_embed", "rotary",
-         "rope2d-timm", timm_rope, d_odd=None, odd_note="dim must be divisible by 4", n=256),
+         "timm-pixel", timm_rope, flags=["--shape", "16x16"], d_odd=None, odd_note="dim must be divisible by 4", n=256),
     Case("open_clip_torch/get_2d_sincos_pos_embed", "open_clip_torch", "open_clip.pos_embed.get_2d_sincos_pos_embed",
          "grid2d", "mae", open_clip_2d(), d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
          derive=derive_grid(_halves, "vaswani-concat")),

@@ -168,3 +168,45 @@ def pyg_temporal(out_channels: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarr
     sq = math.sqrt(out_channels)
     weight = (1.0 / (F32(sq) ** np.linspace(0, sq, out_channels, dtype=F32))).astype(F32)
     return np.cos((x.astype(F32)[:, None] * weight[None, :]).astype(F32)).astype(F32), weight
+
+
+# --- multi-axis rotary (issue 16.1): Qwen2-VL M-RoPE and timm's pixel-band 2-D rotary ----------------------------
+
+def qwen2_vl_mrope(pos3: np.ndarray, dim: int = 128, base: float = 1e6,
+                   section=(16, 24, 24)) -> tuple[np.ndarray, np.ndarray]:
+    """transformers Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb (float32): inv_freq = 1/b^(arange(0, dim,
+    2)/dim); per axis a (t, h, w) emb_a = cat(p_a * inv, p_a * inv); the cache columns are the chunks of
+    section * 2 = [16, 24, 24, 16, 24, 24], chunk i taken from axis i % 3. ``pos3``: (rows, 3) position ids."""
+    inv = (1.0 / (F32(base) ** (np.arange(0, dim, 2).astype(F32) / F32(dim)))).astype(F32)
+    caches = []
+    for fn in (np.cos, np.sin):
+        per_axis = []
+        for a in range(3):
+            f = (pos3[:, a].astype(F32)[:, None] * inv[None, :]).astype(F32)
+            per_axis.append(fn(np.concatenate([f, f], axis=1)).astype(F32))
+        chunks, start = [], 0
+        for i, n in enumerate(list(section) * 2):
+            chunks.append(per_axis[i % 3][:, start:start + n])
+            start += n
+        caches.append(np.concatenate(chunks, axis=1))
+    return caches[0], caches[1]
+
+
+def timm_pixel_rope(h: int, w: int, dim: int, max_res: float = 224.0, linear_bands: bool = False,
+                    dtype=F32) -> tuple[np.ndarray, np.ndarray]:
+    """timm build_rotary_pos_embed(feat_shape=[h, w], dim, in_pixels=True) (float32): bands = pi * linspace(1, max_res/2,
+    dim/4) (linear_bands) or pi * 2^linspace(0, log2(max_res) - 1, dim/4) (the default); coordinates linspace(-1, 1, n)
+    per axis on the 'ij' grid; columns [y bands | x bands], each repeated twice (repeat_interleave). Returns (cos, sin)
+    (``dtype`` float64: the same formula in binary64)."""
+    F32 = dtype
+    nb = dim // 4
+    if linear_bands:
+        bands = np.linspace(1.0, max_res / 2, nb, dtype=F32)
+    else:
+        bands = (F32(2.0) ** np.linspace(0.0, math.log(max_res, 2) - 1, nb, dtype=F32)).astype(F32)
+    bands = (bands * F32(math.pi)).astype(F32)
+    ty, tx = np.linspace(-1.0, 1.0, h, dtype=F32), np.linspace(-1.0, 1.0, w, dtype=F32)
+    gy, gx = np.meshgrid(ty, tx, indexing="ij")
+    grid = np.stack([gy, gx], axis=-1).reshape(h * w, 2)
+    ang = (grid[:, :, None] * bands[None, None, :]).astype(F32).reshape(h * w, 2 * nb)
+    return np.repeat(np.cos(ang), 2, axis=1).astype(F32), np.repeat(np.sin(ang), 2, axis=1).astype(F32)

@@ -36,7 +36,7 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
-from sinpe.spec.rotary import RotaryProfile, frequencies
+from sinpe.spec.rotary import RotaryProfile, default_positions, frequencies
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, unjudged, working_format
 
 from sinpe.reference.oracles import fast as fastref
@@ -212,8 +212,10 @@ def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = 
 
 
 def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
-                 dtype: str | None = None, tier: str = "phase", working: str | None = None) -> AngleResult:
-    """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1) against DEF-ROPE.
+                 dtype: str | None = None, tier: str = "phase", working: str | None = None,
+                 shape: Sequence[int] | None = None) -> AngleResult:
+    """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1, or a tuple per row
+    for a multi-axis profile, DEF-ROPE-AXES; rule pixel: the coordinates of ``shape``) against DEF-ROPE.
 
     The verdict is the worse of the parts (fails > inconclusive > conforms); ``parts`` holds each."""
     given = {k: v for k, v in (("cos", cos), ("sin", sin)) if v is not None}
@@ -223,7 +225,7 @@ def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = Non
     parts = {}
     for which, t in given.items():
         arr = np.asarray(t)
-        pos = list(range(arr.shape[0])) if positions is None else list(positions)
+        pos = default_positions(rp, dim, arr.shape[0], shape) if positions is None else list(positions)
         parts[which] = check_plan(arr, rotary_plan(rp, dim, pos, which), name, dtype=dtype, tier=tier, working=working)
     order = {"fails": 0, "inconclusive": 1, "conforms": 2}
     worst = min(parts.values(), key=lambda r: order[r.verdict])

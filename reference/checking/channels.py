@@ -244,6 +244,50 @@ def explicit_rotary(cos: Any, sin: Any, positions: Any, layouts: Sequence[str], 
     return None
 
 
+def explicit_channels(table: Any, positions: Any, dtype: str | None, tier: str = "phase") -> dict[str, Any] | None:
+    """DEF-CHANNELS-EXPLICIT read from a 1-D table no family member fits (REQ-DETECT-READ): every column sin, cos or
+    zero of its own frequency, one amplitude; each frequency refined with the amplitude and function known and snapped
+    to float32 where that fits no worse. Returned (with the ``--channels`` flags) only if the plan conforms."""
+    from sinpe.reference.checking.angles import check_plan, stored_dtype
+    from sinpe.reference.checking.kinds import channel_flags
+    from sinpe.reference.oracles.angles import channels_plan
+    t = np.asarray(table)
+    try:
+        rd = read_channels(t, positions)
+    except ValueError:
+        return None
+    live = np.array([k != "zero" for k in rd.kinds])
+    if any(k not in ("sin", "cos", "zero") for k in rd.kinds) or not live.any():
+        return None
+    run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
+    y = np.asarray(t[run], dtype=np.float64)
+    p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
+    turns = live & (rd.omega * rd.rows > 2 * np.pi)
+    amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
+    w = rd.omega.copy()
+    for which, fn in (("sin", np.sin), ("cos", np.cos)):
+        idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
+        if idx.size:
+            yk = y[:, idx]
+            wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp, which)
+            w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
+    pos = list(range(t.shape[0])) if positions is None else list(positions)
+    dt = dtype or stored_dtype(t)
+    for a in _amplitudes(amp):
+        chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w)]
+        try:
+            r = check_plan(t, channels_plan(chans, pos, amplitude=a), "channels", dtype=dt, tier=tier)
+        except (ValueError, ArithmeticError):
+            continue
+        if r.fits:
+            extra = {} if a == 1 else {"amplitude": a}
+            plan = channel_flags(chans).split(" ", 1)[1]
+            return {"found": True, "profile_flags": channel_flags(chans, None, extra), "plan": plan, "columns": len(chans),
+                    "frequencies": len({c[1] for c in chans if c[1] is not None}),
+                    "read_from_data": rd.to_json(), "amplitude": str(a), "verdict": r.verdict}
+    return None
+
+
 def _amplitudes(amp: float) -> list[Fraction]:
     """Amplitude readings to try, simplest first: 1, the float32 nearest, the float64 estimate."""
     out = [Fraction(1)] if abs(amp - 1) <= 1e-6 else []

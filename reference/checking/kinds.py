@@ -34,7 +34,7 @@ from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_nump
 ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
 ROTARY = ("dim", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
-          "beta_slow", "attention_factor", "freqs", "ext_factors")
+          "beta_slow", "attention_factor", "freqs", "ext_factors", "mrope_section", "max_res", "linear_bands")
 SELECTION = ("rows", "skip_rows", "columns", "d")
 MAX_FREQS = 1 << 16  # explicit frequencies (h = dim/2) accepted, counted before any is parsed
 
@@ -71,6 +71,10 @@ class Request:
     attention_factor: Any = None
     freqs: Any = None
     ext_factors: Any = None
+    mrope_section: Any = None
+    max_res: Any = None
+    linear_bands: bool = False
+    channels: Any = None
     d: int | None = None
     positions: Any = None
     key: str | None = None
@@ -105,8 +109,11 @@ def flag(name: str) -> str:
 # --- which kind, and what applies to it ----------------------------------------------------------------
 
 def kind_of(profile: Any, req: Request) -> str:
-    """``grid``, ``rotary`` or ``1d``: from the profile (a preset's name or object) or from ``cos=``/``sin=``."""
+    """``grid``, ``rotary``, ``channels`` (a 1-D table against an explicit plan, ``channels=``) or ``1d``: from the
+    profile (a preset's name or object), ``cos=``/``sin=`` or ``channels=``."""
     named = isinstance(profile, str)
+    if req.channels is not None and profile is None and req.cos is None and req.sin is None:
+        return "channels"
     if req.cos is not None or req.sin is not None or isinstance(profile, RotaryProfile) or \
             (named and profile in ROTARY_PRESETS):
         return "rotary"
@@ -123,7 +130,12 @@ def _refuse(req: Request, names: tuple[str, ...], what: str) -> None:
 
 def _applicable(kind: str, profile: Any, req: Request) -> None:
     name = getattr(profile, "name", None) or profile
-    if kind == "1d":
+    if kind == "channels":
+        _refuse(req, ("layout", "shift", "base", "odd") + GRID + ROTARY, "an explicit channel plan (--channels)")
+    elif req.channels is not None:
+        raise LoadError("--channels is the whole plan of a 1-D table: drop --profile" if req.cos is None and
+                        req.sin is None else "--channels describes a 1-D table, not rotary caches (--cos/--sin)")
+    elif kind == "1d":
         used = req.given(GRID + ROTARY)
         if used:
             raise LoadError(f"{flag(used[0])} applies to grid or rotary profiles, not {name}")
@@ -135,8 +147,8 @@ def _applicable(kind: str, profile: Any, req: Request) -> None:
         if isinstance(profile, Profile) or (isinstance(profile, str) and profile not in ROTARY_PRESETS
                                              and profile != "auto"):
             raise LoadError(f"--cos/--sin are rotary caches: pass --profile {'|'.join(ROTARY_PRESETS)}, not {profile}")
-        _refuse(req, ("shift", "phase_scale", "amplitude", "offset", "odd") + GRID + SELECTION,
-                f"a rotary cache (--profile {name})")
+        _refuse(req, ("shift", "phase_scale", "amplitude", "offset", "odd") + GRID[1:] + SELECTION + ("channels",),
+                f"a rotary cache (--profile {name})")  # (--shape: the grid of a rule-pixel cache, _check_rotary)
         if req.layout is not None and req.layout not in ROTARY_LAYOUTS:
             raise LoadError(f"--layout {req.layout} is a 1-D layout; rotary layouts: {', '.join(ROTARY_LAYOUTS)}")
 
@@ -187,11 +199,35 @@ def load_caches(req: Request, target: Any = None) -> tuple[Any, Any, Any, str]:
     if cos is not None and sin is not None and cos.shape != sin.shape:
         raise LoadError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
     rows = (cos if cos is not None else sin).shape[0]
-    pos = _positions(req.positions, rows, f"the cache has {rows} rows")
+    pos = axis_positions(req.positions, rows)
+    if pos is None:
+        pos = _positions(req.positions, rows, f"the cache has {rows} rows")
     if pos is not None and len(pos) != rows:
         raise LoadError(f"{len(pos)} positions for {rows} rows")
     dtype = req.dtype or next(c.dtype for c in caches.values() if c is not None)
     return cos, sin, None if pos is None else list(pos), dtype
+
+
+def axis_positions(spec: Any, rows: int) -> list[tuple[Any, ...]] | None:
+    """Positions with several axes (DEF-ROPE-AXES): a (rows, n_axes) ``.npy`` file (header read first, no pickle)
+    or 2-D array; None when ``spec`` is not 2-D (a 1-D spec: :func:`~sinpe.reference.checking.targets._positions`)."""
+    from sinpe.reference.numerics.positions import read_axis_positions
+    from sinpe.spec.rotary import MAX_AXES
+    if isinstance(spec, str):
+        try:
+            arr = read_axis_positions(spec.strip(), rows, MAX_AXES)
+        except ValueError as e:
+            raise LoadError(str(e)) from None
+        return None if arr is None else [tuple(r) for r in arr.tolist()]
+    if spec is None or isinstance(spec, range) or np.ndim(spec) != 2:
+        return None
+    shape = np.shape(spec)
+    if shape[0] != rows or not 1 <= shape[1] <= MAX_AXES:
+        raise LoadError(f"positions of shape {shape}: the cache has {rows} rows, 1..{MAX_AXES} axes")
+    arr = np.asarray(spec)
+    if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
+        raise LoadError("positions must be finite numbers")
+    return [tuple(r) for r in arr.tolist()]
 
 
 def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
@@ -287,12 +323,14 @@ def grid_flags(g: Grid, options: dict[str, Any]) -> str:
 
 
 ROTARY_PARAMS = ("layout", "base", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor",
-                 "beta_fast", "beta_slow", "attention_factor")
+                 "beta_fast", "beta_slow", "attention_factor", "mrope_section", "max_res", "linear_bands")
 
 
 def rotary_of(name: str, req: Request) -> RotaryProfile:
     """The rotary preset ``name`` with the request's overrides (``freqs``: rule ``explicit``)."""
     over = {k: getattr(req, k) for k in ROTARY_PARAMS}
+    over["linear_bands"] = True if req.linear_bands else None
+    over["mrope_section"] = parse_sections(req.mrope_section)
     if req.freqs is not None:
         over["explicit"] = parse_freqs(req.freqs)
     if req.ext_factors is not None:
@@ -301,19 +339,44 @@ def rotary_of(name: str, req: Request) -> RotaryProfile:
 
 
 def rotary_flags(rp: RotaryProfile, freqs: Any = None, ext_factors: Any = None) -> str:
-    """The ``sinpe check`` flags of a rotary profile: its preset, or llama's with the parameters that differ."""
-    named = next((n for n, p in ROTARY_PRESETS.items() if p.replace(name=None) == rp.replace(name=None)), None)
-    if named:
-        return f"--profile {named}"
-    base = ROTARY_PRESETS["llama"]
-    out = ["--profile llama"] + [f"{flag(k)} {getattr(rp, k)}" for k in ROTARY_PARAMS
-                                 if getattr(rp, k) != getattr(base, k) and getattr(rp, k) is not None]
+    """The ``sinpe check`` flags of a rotary profile: its preset, or the preset it differs least from with the
+    parameters that differ."""
+    def differ(base: RotaryProfile) -> list[str]:
+        return [k for k in ROTARY_PARAMS if getattr(rp, k) != getattr(base, k)]
+    # a preset with a parameter the profile has not (None) cannot be the base: no flag unsets it
+    bases = [(n, p) for n, p in ROTARY_PRESETS.items() if all(getattr(rp, k) is not None for k in differ(p))]
+    name, base = min(bases, key=lambda kv: len(differ(kv[1])))
+    out = [f"--profile {name}"]
+    for k in differ(base):
+        v = getattr(rp, k)
+        out.append(flag(k) if v is True else f"{flag(k)} {','.join(map(str, v)) if isinstance(v, tuple) else v}")
     if rp.explicit is not None:  # as given (a file, a list), else each frequency exactly (a/b)
         out.append(f"--freqs {freqs}" if isinstance(freqs, str) else "--freqs " + ",".join(map(str, rp.explicit)))
     if rp.ext_factors is not None:
         out.append(f"--ext-factors {ext_factors}" if isinstance(ext_factors, str)
                    else "--ext-factors " + ",".join(map(str, rp.ext_factors)))
     return " ".join(out)
+
+
+def parse_sections(spec: Any) -> tuple[int, ...] | None:
+    """``--mrope-section 16,24,24`` (or a sequence of ints): the frequencies each position axis reads (DEF-ROPE-AXES).
+
+    >>> parse_sections("16,24,24")
+    (16, 24, 24)
+    """
+    from sinpe.spec.rotary import MAX_AXES
+    if spec is None:
+        return None
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    if not 0 < len(items) <= MAX_AXES:
+        raise LoadError(f"--mrope-section: 1 to {MAX_AXES} section sizes; got {len(items)}")
+    try:
+        out = tuple(int(str(x).strip()) for x in items)
+    except ValueError:
+        raise LoadError(f"--mrope-section must be positive integers, e.g. 16,24,24; got {str(spec)[:40]!r}") from None
+    if any(n < 1 for n in out):
+        raise LoadError(f"--mrope-section must be positive integers; got {list(out)}")
+    return out
 
 
 # --- check ---------------------------------------------------------------------------------------------
@@ -339,6 +402,8 @@ def check(target: Any = None, profile: Any = None, **kw: Any) -> Any:
         return _check_grid(target, g.name if g else profile, req, grid=g, options={} if g else None)
     if kind == "rotary":
         return _check_rotary(target, "llama" if profile is None else profile, req)
+    if kind == "channels":
+        return _check_channels(target, req)
     return _check_1d(target, "vaswani" if profile is None else profile, req)
 
 
@@ -401,11 +466,111 @@ def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None
     rp = rp or (name if isinstance(name, RotaryProfile) else rotary_of(name, req))
     t = cos if cos is not None else sin
     dim = dim or req.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
-    r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working)
+    if req.shape is not None and rp.rule != "pixel":
+        raise LoadError("--shape applies to a 2-D grid or a rule-pixel rotary cache (--profile timm-pixel), "
+                        f"not rule {rp.rule}")
+    shape = None if req.shape is None else grid_shape(req.shape, t.shape[0], 0)
+    try:
+        r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working,
+                         shape=shape)
+    except ValueError as e:  # the positions do not fit the profile's axes, the shape not the rows
+        raise LoadError(str(e)) from None
     src = {"cos": target if target is not None else req.cos, "sin": req.sin}
     given = " ".join(f"--{k} {label(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
     flags = rotary_flags(rp, req.freqs, req.ext_factors)
     return AngleCheck(r, "rotary", f"{rp.describe()}, dim {dim}", flags, [], f"sinpe check {given} {flags}",
+                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+
+
+MAX_PLAN_BYTES = 1 << 23  # a --channels .json file read at most (8 MiB), its size checked before it is read
+
+
+def parse_channels(spec: Any) -> tuple[tuple[str, Fraction | None], ...]:
+    """DEF-CHANNELS-EXPLICIT: per column ``f:omega`` (f sin or cos, omega an exact decimal or a/b, positive) or
+    ``zero``, as a comma list, a sequence of such items or of (f, omega) pairs, or a ``.json`` file
+    ``{"channels": [items]}`` (at most MAX_PLAN_BYTES, parsed as JSON, never evaluated); at most MAX_FREQS columns,
+    counted before any is parsed.
+
+    >>> parse_channels("sin:1,cos:1,sin:1/8,zero")
+    (('sin', Fraction(1, 1)), ('cos', Fraction(1, 1)), ('sin', Fraction(1, 8)), ('zero', None))
+    """
+    if isinstance(spec, str) and spec.strip().lower().endswith(".json"):
+        spec = _plan_file(spec.strip())
+    if isinstance(spec, str):
+        if spec.count(",") >= MAX_FREQS:
+            raise LoadError(f"--channels: more than {MAX_FREQS} columns")
+        spec = spec.split(",")
+    if len(spec) > MAX_FREQS or not len(spec):
+        raise LoadError(f"--channels: 1 to {MAX_FREQS} columns; got {len(spec)}")
+    return tuple(_channel(c, j) for j, c in enumerate(spec))
+
+
+def _channel(item: Any, j: int) -> tuple[str, Fraction | None]:
+    from sinpe.spec.profiles import to_fraction
+    f, _, w = item.strip().partition(":") if isinstance(item, str) else (list(item) + [None])[:3]
+    if f == "zero" and not w:
+        return "zero", None
+    if f not in ("sin", "cos") or w in (None, ""):
+        raise LoadError(f"--channels: column {j} is {str(item)[:40]!r}; each is sin:OMEGA, cos:OMEGA or zero")
+    try:
+        omega = to_fraction(w.strip() if isinstance(w, str) else w, f"--channels: column {j}'s frequency")
+    except ValueError as e:
+        raise LoadError(str(e)) from None
+    if omega <= 0:
+        raise LoadError(f"--channels: column {j}'s frequency is {omega}; frequencies must be positive")
+    return f, omega
+
+
+def _plan_file(path: str) -> list[Any]:
+    import json
+    import os
+    if not os.path.isfile(path):
+        raise LoadError(f"--channels {path}: no such file")
+    if os.path.getsize(path) > MAX_PLAN_BYTES:
+        raise LoadError(f"--channels {path}: over {MAX_PLAN_BYTES} bytes")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise LoadError(f"--channels {path}: not JSON ({str(e)[:80]})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("channels"), list):
+        raise LoadError(f'--channels {path}: a JSON object {{"channels": ["sin:OMEGA", ...]}} is needed')
+    return doc["channels"]
+
+
+def channel_flags(channels: Any, given: Any = None, extra: dict[str, Fraction] | None = None) -> str:
+    """The ``sinpe check`` flags of an explicit channel plan: the file as given, else every column exactly."""
+    words = given if isinstance(given, str) and given.strip().lower().endswith(".json") else ",".join(
+        "zero" if f == "zero" else f"{f}:{w}" for f, w in channels)
+    return f"--channels {words}" + "".join(f" {flag(k)} {v}" for k, v in (extra or {}).items())
+
+
+def _check_channels(target: Any, req: Request) -> "AngleCheck":
+    """DEF-CHANNELS-EXPLICIT: a 1-D table (file, array or callable) against an explicit channel plan."""
+    from sinpe.reference.checking.angles import check_plan
+    from sinpe.reference.checking.targets import load_target
+    from sinpe.reference.oracles.angles import channels_plan
+    from sinpe.spec.profiles import to_fraction
+    if target is None:
+        raise LoadError("--channels checks a 1-D table: TARGET is required")
+    t0 = time.perf_counter()
+    chans = parse_channels(req.channels)
+    try:
+        extra = {k: to_fraction(getattr(req, k), flag(k)) for k in ("amplitude", "offset", "phase_scale")
+                 if getattr(req, k) is not None}
+    except ValueError as e:
+        raise LoadError(str(e)) from None
+    t, pos, _ = load_target(target, len(chans), positions=req.positions, key=req.key, call=req.call,
+                            timeout=req.timeout, rows=req.rows, skip_rows=req.skip_rows, columns=req.columns)
+    data = np.asarray(t.data)
+    plan = channels_plan(chans, list(range(data.shape[0])) if pos is None else list(pos), **extra)
+    r = check_plan(data, plan, "channels", dtype=req.dtype or t.dtype, tier=req.tier, working=req.working)
+    flags = channel_flags(chans, req.channels, extra)
+    n = {f: sum(c[0] == f for c in chans) for f in ("sin", "cos", "zero")}
+    describe = (f"explicit channel plan: {len(chans)} columns ({n['sin']} sin, {n['cos']} cos, {n['zero']} zero), "
+                f"{len(set(plan.fids[plan.kinds != 2].tolist()))} frequencies" +
+                "".join(f", {k} {v}" for k, v in extra.items()))
+    return AngleCheck(r, "channels", describe, flags, list(t.notes), f"sinpe check {label(target)} {flags}",
                       seconds=time.perf_counter() - t0, max_failures=req.max_failures)
 
 
@@ -421,6 +586,10 @@ def _check_auto(target: Any, req: Request) -> Any:
     if found.kind == "grid":
         r = found.readings["grid"]
         res = _check_grid(target, r["profile"], req, found.table, found.grid, r["options"])
+    elif found.kind == "channels":
+        c = found.readings["1d"]["channels"]
+        res = _check_channels(target, dataclasses.replace(req, channels=c["plan"],
+                                                          amplitude=None if c["amplitude"] == "1" else c["amplitude"]))
     elif found.kind == "rotary":
         if req.cos is None and req.sin is None:  # a table read as the cos or the sin cache
             target, req = None, dataclasses.replace(req, **{found.readings["rotary"]["cache"]: target})
@@ -575,6 +744,11 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     found = Found("1d", None, None, "", readings, det, table, pos, against=prof if against is not None and
                   kind_of(against, Request()) == "1d" else against)
     kind = "1d" if one["found"] else next((k for k in ("grid", "rotary") if readings[k]["found"]), "1d")
+    if kind == "1d" and not one["found"]:  # REQ-DETECT-READ: the table's own channels, as an explicit plan
+        from sinpe.reference.checking.channels import explicit_channels
+        one["channels"] = explicit_channels(table.data, pos, req.dtype, req.tier) or {
+            "found": False, "reason": "no explicit channel plan of the frequencies read from the data conforms"}
+        kind = "channels" if one["channels"]["found"] else kind
     if kind == "1d" and det is None:
         raise LoadError(f"{why}; no grid or rotary preset conforms either")
     return _name(found, kind)
@@ -588,6 +762,12 @@ def _name(found: Found, kind: str) -> Found:
         det = found.detection
         found.profile, found.profile_flags, found.sentence = det.profile, det.profile_flags, det.sentence
         found.exit_code = 0 if not det.deviations else 1
+        return found
+    if kind == "channels":
+        r = found.readings["1d"]["channels"]
+        found.profile, found.profile_flags, found.exit_code = None, r["profile_flags"], 0
+        found.sentence = (f"A 1-D table no family member fits, read as an explicit channel plan: {r['columns']} "
+                          f"columns, {r['frequencies']} frequencies, amplitude {r['amplitude']}.")
         return found
     r = found.readings[kind]
     found.profile = r.get("profile")

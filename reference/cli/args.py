@@ -85,10 +85,24 @@ def add_rotary_arguments(g: Any, files: bool = True) -> None:
     g.add_argument("--attention-factor", dest="attention_factor", help="A multiplied into both caches")
     g.add_argument("--freqs", help="explicit frequencies w_0..w_{h-1} (rule explicit, DEF-ROPE-FREQ-EXPLICIT): a "
                    "comma list of exact decimals or a .npy file of a 1-D float array (each value taken exactly)")
+    g.add_argument("--mrope-section", dest="mrope_section", metavar="N0,N1,...",
+                   help="multi-axis rotary (DEF-ROPE-AXES, Qwen2-VL M-RoPE 16,24,24): frequency k reads the position "
+                   "axis of the section holding k; positions: --positions FILE.npy of shape (rows, axes)")
+    g.add_argument("--max-res", dest="max_res", help="rule pixel (timm, DEF-ROPE-FREQ-PIXEL): max_res (default 224)")
+    g.add_argument("--linear-bands", dest="linear_bands", action="store_true",
+                   help="rule pixel: timm's linear_bands=True (pi * linspace(1, max_res/2, n)); default log-spaced")
     if files:  # (sinpe check-apply builds its own Request without it)
         g.add_argument("--ext-factors", dest="ext_factors", help="LongRoPE per-band rescale factors f_0..f_{h-1} (rule "
                            "longrope, DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k; the short or the long list): a "
                        "comma list of exact decimals or a .npy file")
+
+
+def add_channels_argument(parser: argparse.ArgumentParser) -> None:
+    """--channels (DEF-CHANNELS-EXPLICIT): a 1-D table's explicit channel plan, for ``sinpe check``."""
+    parser.add_argument("--channels", metavar="PLAN", help="explicit channel plan of a 1-D table (DEF-CHANNELS-"
+                        "EXPLICIT): per column f:omega, f in sin, cos (omega an exact decimal or a/b) or zero, comma "
+                        "separated (sin:1,cos:1,sin:1/8,cos:1/8), or a .json file {\"channels\": [...]} of the same "
+                        "items; --amplitude, --offset and --phase-scale apply")
 
 
 def request(args: argparse.Namespace) -> dict[str, Any]:

@@ -13,7 +13,8 @@ import json
 
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
-from sinpe.reference.cli.args import (add_dtype_argument, add_grid_arguments, add_profile_arguments,
+from sinpe.reference.cli.args import (add_channels_argument, add_dtype_argument, add_grid_arguments,
+                                      add_profile_arguments,
                                       add_rotary_arguments, add_selection_arguments, add_timeout_argument,
                                       request, target_words)
 from sinpe.reference.checking.loaders import CALLS, input_errors
@@ -30,6 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "detect finds, for every kind (the report says so); "
                           f"2-D grids: {', '.join(GRID_PRESETS)}; rotary caches: {', '.join(ROTARY_PRESETS)}")
     add_angle_arguments(parser)
+    add_channels_argument(parser)
     parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; a callable "
                         "must be given it: it cannot be inferred)")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "

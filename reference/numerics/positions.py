@@ -132,6 +132,28 @@ def _npy_header(path: str) -> np.ndarray:
     return arr
 
 
+def read_axis_positions(path: str, rows: int, max_axes: int) -> np.ndarray | None:
+    """A ``.npy`` file of shape (rows, n_axes), 1 <= n_axes <= ``max_axes`` (DEF-ROPE-AXES), memory-mapped without
+    pickle, its shape checked before any data is read; None when the file holds a 1-D array or ``path`` is no
+    ``.npy`` (a 1-D position spec)."""
+    if not path.endswith(".npy") or not os.path.exists(path):
+        return None
+    try:
+        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+    except Exception as e:
+        raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
+    if not isinstance(arr, np.ndarray) or arr.ndim != 2:
+        return None
+    if arr.shape[0] != rows or not 1 <= arr.shape[1] <= max_axes:
+        raise ValueError(f"positions file {path!r} has shape {arr.shape}; the table has {rows} rows, 1..{max_axes} axes")
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"positions file {path!r} must hold numbers; got dtype {arr.dtype}")
+    out = np.array(arr)
+    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise ValueError(f"positions file {path!r} holds a non-finite position")
+    return out
+
+
 def _read_npy(path: str) -> np.ndarray:
     return np.array(_npy_array(path))
 

@@ -35,7 +35,8 @@ from sinpe.spec.formats import Format, get_format
 from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
 from sinpe.spec.definition import columns, frequency
 from sinpe.spec.profiles import Profile
-from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, frequencies, frequency_index, width
+from sinpe.spec.rotary import (RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index,
+                               sections, width)
 
 from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.reference.oracles import fast as fastref
@@ -127,17 +128,65 @@ def profile_plan(profile: "Profile", d: int, positions: Sequence[Any]) -> AngleP
                      [str(p) for p in pos])
 
 
+def channels_plan(channels: Sequence[tuple[str, Fraction | None]], positions: Sequence[Any],
+                  amplitude: Fraction = Fraction(1), offset: Fraction = Fraction(0),
+                  phase_scale: Fraction = Fraction(1)) -> AnglePlan:
+    """DEF-CHANNELS-EXPLICIT: column j is alpha * f_j(sigma (p + o) w_j) with (f_j, w_j) given per column (f in sin,
+    cos, zero; w an exact rational, None for zero), at exact positions p."""
+    omegas: list[Fraction] = []
+    for f, w in channels:
+        if f != "zero" and w not in omegas:
+            omegas.append(w)  # type: ignore[arg-type]
+    fid = {w: i for i, w in enumerate(omegas)}
+    fids = np.array([fid[w] if f != "zero" else 0 for f, w in channels], dtype=np.intp)
+    coords = [[phase_scale * (_exact(p) + offset) for p in positions]]
+    rows, d = len(positions), len(channels)
+    labels = ["zero" if f == "zero" else f"{f}{fid[w]}" for f, w in channels]
+    return AnglePlan(np.array([KINDS[f] for f, _ in channels], dtype=np.int8), fids, np.zeros(d, dtype=np.intp),
+                     coords, np.arange(rows, dtype=np.intp)[:, None], np.zeros(rows, dtype=bool),
+                     lambda ctx: [_q(ctx, w) for w in omegas], lambda ctx: [_q(ctx, amplitude)], 10000.0, labels,
+                     [_row_label(p) for p in positions])
+
+
 def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: str) -> AnglePlan:
-    """The plan of a rotary ``cos`` or ``sin`` cache (DEF-ROPE) at exact positions."""
+    """The plan of a rotary ``cos`` or ``sin`` cache (DEF-ROPE) at exact positions: one per row, or (DEF-ROPE-AXES)
+    a tuple per row with one coordinate per position axis (a single number is read on every axis)."""
     if which not in ("cos", "sin"):
         raise ValueError(f"a rotary cache is 'cos' or 'sin'; got {which!r}")
     n = width(rp, dim)
-    pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
+    n_axes = len(sections(rp, dim))
+    coords = rotary_coordinates(positions, n_axes)
     fids = np.array([frequency_index(rp.layout, dim, j) for j in range(n)], dtype=np.intp)
-    return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, np.zeros(n, dtype=np.intp), [pos],
-                     np.arange(len(pos), dtype=np.intp)[:, None], np.zeros(len(pos), dtype=bool),
-                     lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)],
-                     float(rp.base), [f"{which}{k}" for k in fids.tolist()], [str(p) for p in pos])
+    axes = np.array(axis_of(rp, dim), dtype=np.intp)[fids]
+    rows = len(positions)
+    labels = [f"{which}{k}" if n_axes == 1 else f"{which}{k}@a{a}" for k, a in zip(fids.tolist(), axes.tolist())]
+    return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, axes, coords,
+                     np.tile(np.arange(rows, dtype=np.intp)[:, None], (1, n_axes)), np.zeros(rows, dtype=bool),
+                     lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)] * n_axes,
+                     float(rp.base), labels, [_row_label(p) for p in positions])
+
+
+def _exact(p: Any) -> Fraction:
+    return Fraction(float(p)) if isinstance(p, (np.floating, float)) else Fraction(p)
+
+
+def rotary_coordinates(positions: Sequence[Any], n_axes: int) -> list[list[Fraction]]:
+    """Per axis, each row's exact coordinate: ``positions`` holds a number per row (read on every axis) or a
+    sequence of ``n_axes`` numbers per row (ValueError otherwise)."""
+    out: list[list[Fraction]] = [[] for _ in range(n_axes)]
+    for r, p in enumerate(positions):
+        xs = list(p) if isinstance(p, (tuple, list, np.ndarray)) else [p] * n_axes
+        if len(xs) != n_axes:
+            raise ValueError(f"row {r}: {len(xs)} coordinates for a profile of {n_axes} position axes")
+        for a, x in enumerate(xs):
+            out[a].append(_exact(x))
+    return out
+
+
+def _row_label(p: Any) -> str:
+    if isinstance(p, (tuple, list, np.ndarray)):
+        return "(" + ", ".join(str(_exact(x)) for x in p) + ")"
+    return str(_exact(p))
 
 
 class _CtxBackend:
