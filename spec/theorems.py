@@ -329,32 +329,19 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class SymbolicPlan:
+class SymbolicPlan(ChannelPlan):
     """:class:`sinpe.spec.definition.ChannelPlan` with n the symbol N (DEF-LAYOUT, DEF-ODD): the same
-    segments the kernels copy, not a copy of them. d = 2n (+1 if ``odd``).
+    segments the kernels copy, read as SymPy expressions in n. d = 2n (+1 if ``odd``).
 
     >>> plan = symbolic_plan("sin-cos", "ceil-split", True)
     >>> plan.at(2), [c.label for c in columns(get_profile("vaswani-concat"), 5)]
     (['sin0', 'sin1', 'sin2', 'cos0', 'cos1'], ['sin0', 'sin1', 'sin2', 'cos0', 'cos1'])
     """
 
-    layout: str
-    odd_rule: str
-    odd: bool
-    paired: tuple[Segment, ...]
-    extra: Segment | None
-
-    @property
-    def name(self) -> str:
-        return f"{self.layout}, {'odd d (' + self.odd_rule + ')' if self.odd else 'even d'}"
-
     def d(self, n: sp.Expr = N) -> sp.Expr:
         return 2 * n + int(self.odd)
 
-    def segments(self) -> tuple[Segment, ...]:
-        return self.paired + ((self.extra,) if self.extra else ())
-
-    def at(self, n: int) -> list[str]:
+    def at(self, n: int) -> list[str]:  # type: ignore[override]
         """The column labels at n, by substituting n into the symbolic segments (the cross-check against
         ``columns``, which evaluates the definition's integer forms instead)."""
         out: dict[int, str] = {}
@@ -363,10 +350,6 @@ class SymbolicPlan:
             for i in range(lo, hi):
                 out[a * i + c] = "zero" if s.kind == "zero" else f"{s.kind}{i}"
         return [out[j] for j in sorted(out)]
-
-    def unpaired(self) -> str | None:
-        """'sin' or 'cos' if the odd column is an unpaired frequency n, 'zero', or None (even d)."""
-        return None if self.extra is None else self.extra.kind
 
 
 def symbolic(plan: ChannelPlan) -> SymbolicPlan:
