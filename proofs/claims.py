@@ -14,7 +14,7 @@ imaginary complex``; a symbol with no assumption is complex, and ``nonzero`` kee
 Procedures, in order (SPEC.md REQ-PROVE-CLAIM):
 
 1. equalities: syntactic, (E) with RULE-SUM-LINEARITY (:mod:`.normal`), then the rules of
-   :mod:`.claim_rules` (RULE-MODULUS, RULE-INT-POWERS, RULE-ANTIDIFFERENCE with its D = 0 cases); proven
+   :mod:`.claim_rules` (RULE-MODULUS, RULE-ANTIDIFFERENCE with its D = 0 cases); proven
    wherever both sides are defined (the result's ``caveats``);
 2. bounds ``A <= B``: every free symbol and every phase must be real (else no proof: sin of a
    complex number is unbounded); ``B - A`` (or ``B**2 - x**2`` with ``B >= 0`` for ``Abs(x) <= B``)
