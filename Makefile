@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sinpe-installed
 
-.PHONY: verify test bench golden clean survey
+.PHONY: verify test test-fast lint bench golden clean survey
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,16 @@ verify: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
+lint: $(STAMP)
+	$(BIN)/pip install -q ruff==0.17.6 mypy==2.4.1
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

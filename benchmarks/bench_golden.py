@@ -28,7 +28,6 @@ import json
 import random
 import statistics
 import time
-from fractions import Fraction
 
 import mpmath
 

@@ -145,13 +145,13 @@ def _approximate(node: object, src: str) -> float:
     import ast
     import math as _m
     if isinstance(node, ast.Constant):
-        return float(node.value)
+        return float(node.value)  # type: ignore[arg-type]  # the parser admits numbers only
     if isinstance(node, ast.UnaryOp):
         v = _approximate(node.operand, src)
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp):
         a, b = _approximate(node.left, src), _approximate(node.right, src)
-        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(
+        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(  # type: ignore[return-value]
             node.op, (ast.Div, ast.Pow)) else (a / b if isinstance(node.op, ast.Div) else a ** b)
     if isinstance(node, ast.Call):
         return _m.sqrt(_approximate(node.args[0], src))

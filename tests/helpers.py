@@ -11,13 +11,36 @@ from typing import Any
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
 
 
-def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = False) -> subprocess.CompletedProcess:
+def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = False,
+              in_process: bool = False) -> subprocess.CompletedProcess:
     """``sinpe ARGS`` as a user runs it: the installed console script (``module``: ``python -m
-    sinpe.reference.cli``). The result carries ``.repro``, the command line to paste."""
-    cmd = [sys.executable, "-m", "sinpe.reference.cli"] if module else [SCRIPT]
-    res = subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    sinpe.reference.cli``; ``in_process``: the console script's entry point ``main()`` in this process, its
+    stdout/stderr captured, in ``cwd``). The result carries ``.repro``, the command line to paste."""
+    if in_process:
+        res = _in_process([str(a) for a in args], cwd)
+    else:
+        cmd = [sys.executable, "-m", "sinpe.reference.cli"] if module else [SCRIPT]
+        res = subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
     res.repro = "sinpe " + " ".join(shlex.quote(str(a)) for a in args)  # type: ignore[attr-defined]
     return res
+
+
+def _in_process(args: list[str], cwd: Any) -> subprocess.CompletedProcess:
+    import contextlib
+    import io
+    from sinpe.reference.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd or old)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(args)
+            except SystemExit as e:   # argparse's own usage errors
+                rc = int(e.code or 0)
+    finally:
+        os.chdir(old)
+    return subprocess.CompletedProcess(["sinpe", *args], rc, out.getvalue(), err.getvalue())
 
 
 def assert_exit(res: subprocess.CompletedProcess, code: int) -> None:

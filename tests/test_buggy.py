@@ -18,7 +18,7 @@ from sinpe.reference.testing import bugs as buggy
 from sinpe.reference.testing.bugs import CATALOGUE, VASWANI, Bug, canonical_table, evaluate, get_bug, usual_table
 from sinpe.reference.oracles.mp import pe_row
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-from sinpe.spec.sources import SOURCES, get_source, sources_for
+from sinpe.spec.sources import SOURCES, sources_for
 
 PROFILE_KEYS = set(Profile.__dataclass_fields__) - {"name"}
 

@@ -6,16 +6,12 @@ from the fast reference the checker uses; every certifying check has a negative 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from helpers import run_sinpe
 
-from sinpe.reference.checking import check as chk
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.testing.bugs import CATALOGUE
 from sinpe.reference.checking.check import check_table
@@ -153,6 +149,7 @@ def test_repro_command_writes_the_reference_value(tmp_path):  # REQ-CHECK-REPRO
 
 @pytest.mark.parametrize("bug", CATALOGUE, ids=[b.id for b in CATALOGUE])
 def test_catalogue_is_rejected_and_named(bug):
+    """REQ-CHECK-CATALOGUE: every catalogued bug is rejected and detect names it."""
     d = bug.witness_d
     pos = np.unique(np.concatenate([np.arange(256), np.array(bug.witness_positions)])).astype(np.int64)
     try:
@@ -280,6 +277,7 @@ def test_odd_rule_error_requires_the_callable_to_raise(tmp_path, monkeypatch, ca
 # --- review regressions: the dtype claimed must be the dtype held; messages say only what applies -----
 
 def test_values_not_in_the_claimed_dtype_do_not_conform():  # REQ-CHECK-SHAPE (dtype)
+    """REQ-CHECK-SHAPE (dtype): values that are not of the claimed dtype do not conform."""
     pos = np.arange(64)
     t64 = np_table(VAS, 16, pos, "float64")            # float64 values: |error| ~ 1e-16, inside any float16 bound
     r = check_table(t64, VAS, dtype="float16", tier="exact", detect=False)

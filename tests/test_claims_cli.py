@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from helpers import run_sinpe
 
 from sinpe.reference.cli import main
 from sinpe.spec.claims import CLAIMS
@@ -15,8 +15,7 @@ REQUIRED = {"id", "section", "claimed", "computed", "verdict", "note"}
 
 def test_full_audit_exits_0_with_failing_claims() -> None:
     """A failing claim is a finding of the audit, not an error of the command (REQ-CLAIMS-CLI)."""
-    p = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", "claims", "--json"],
-                       capture_output=True, text=True, timeout=300)
+    p = run_sinpe("claims", "--json", module=True, timeout=300)
     assert p.returncode == 0, f"reproduce: sinpe claims --json\n{p.stderr}"
     rows = json.loads(p.stdout)
     assert isinstance(rows, list) and len(rows) == len(CLAIMS)

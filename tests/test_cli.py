@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
@@ -48,6 +47,7 @@ def test_bad_value_is_one_line_exit_2(capsys):
 
 
 def test_verify_max_position_parses_like_certify(capsys):  # REQ-VERIFY
+    """REQ-VERIFY: --max-position parses as certify parses it."""
     # review regression: verify's --max-position was int(): "1e7" (its own default's spelling) was refused,
     # and 0 ran the certification and reported a failed part instead of a usage error
     for bad, why in (("0", "must be an integer"), ("2.5", "must be an integer"), ("1e8", "must be <= 2^24")):
@@ -81,11 +81,9 @@ def test_os_errors_are_one_line_exit_2(tmp_path, capsys, monkeypatch):
 def test_json_error_object_on_stdout(args, msg, tmp_path):
     """REQ-CLI-JSON-ERROR: under --json an error is a JSON object on stdout (and one line on stderr, exit 2)."""
     import json
-    res = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *args], capture_output=True, text=True,
-                         cwd=tmp_path)
+    res = run_sinpe(*args, cwd=tmp_path, module=True)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
     err = json.loads(res.stdout)["error"]
     assert err["exit_code"] == 2 and msg in err["message"] and err["command"] == args[0]
-    plain = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", *[a for a in args if a != "--json"]],
-                           capture_output=True, text=True, cwd=tmp_path)
+    plain = run_sinpe(*[a for a in args if a != "--json"], cwd=tmp_path, module=True)
     assert plain.returncode == 2 and plain.stdout == ""  # without --json stdout stays empty

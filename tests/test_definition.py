@@ -8,7 +8,6 @@ import pytest
 
 from sinpe.spec import PRESETS, get_profile
 from sinpe.spec.definition import columns, denominator, exponent, n_frequencies
-from sinpe.spec.profiles import Profile
 from sinpe.reference.oracles.mp import pe_row
 
 
@@ -45,6 +44,7 @@ def test_odd_rule_error_raises():  # DEF-ODD error
 
 
 def test_schedules():  # DEF-SCHEDULE-HALF, DEF-SCHEDULE-SHIFT
+    """DEF-SCHEDULE-HALF, DEF-SCHEDULE-SHIFT: the schedules of the definition."""
     v, t = get_profile("vaswani"), get_profile("t2t")
     assert [exponent(v, 8, k) for k in range(4)] == [0, Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)]
     assert [exponent(t, 8, k) for k in range(4)] == [0, Fraction(1, 3), Fraction(2, 3), 1]

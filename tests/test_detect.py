@@ -6,12 +6,11 @@ correct tables come from the bundled implementations at every preset, even and o
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+
+from helpers import run_sinpe
 
 from sinpe.reference.testing.bugs import CATALOGUE
 from sinpe.reference.checking.detect import column_frequencies, detect_table
@@ -72,8 +71,7 @@ def test_frequency_estimator():
 
 def test_json_contract_and_cli(tmp_path):
     np.save(tmp_path / "t.npy", pe_table(get_profile("t2t"), 64, np.arange(2, 300), "float32"))
-    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
-    res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--json"], capture_output=True, text=True)
+    res = run_sinpe("detect", tmp_path / "t.npy", "--json")
     assert res.returncode == 1, res.stderr
     out = json.loads(res.stdout)
     for k in ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "zeroed_rows", "odd",
@@ -83,8 +81,7 @@ def test_json_contract_and_cli(tmp_path):
     assert out["layout"] == "sin-cos" and out["shift"] == 1 and out["offset"] == 2 and out["offset_exact"] == "2"
     assert out["base"] == 10000 and out["base_exact"] == "10000" and isinstance(out["runner_up"]["base"], (int, float))
     assert out["deviations"] == {"layout": "sin-cos", "shift": 1, "offset": 2}
-    res = subprocess.run([script, "detect", str(tmp_path / "t.npy"), "--profile", "t2t", "--offset", "2"],
-                         capture_output=True, text=True)
+    res = run_sinpe("detect", tmp_path / "t.npy", "--profile", "t2t", "--offset", "2")
     assert res.returncode == 0 and "tensor2tensor schedule" in res.stdout, res.stdout + res.stderr
 
 
@@ -113,8 +110,7 @@ def test_a_table_that_fits_no_plan_names_no_profile(tmp_path):  # REQ-DETECT-FIT
         r = detect_table(t, d=64)
         assert r.profile is None and r.deviations["no_fit"] > 0.05 and r.sentence.startswith("No member"), r.sentence
     np.save(tmp_path / "shuffled.npy", good[rng.permutation(300)])
-    script = os.path.join(os.path.dirname(sys.executable), "sinpe")
-    res = subprocess.run([script, "detect", str(tmp_path / "shuffled.npy")], capture_output=True, text=True)
+    res = run_sinpe("detect", tmp_path / "shuffled.npy")
     assert res.returncode == 1 and "No member of the family fits" in res.stdout, res.stdout + res.stderr
 
 
@@ -129,6 +125,7 @@ def test_non_finite_entries_anywhere_are_a_deviation():  # REQ-DETECT-CLI
 
 @pytest.mark.parametrize("name,other", [("vaswani-concat", "t2t"), ("t2t", "vaswani-concat")])
 def test_canonical_reading_and_its_equivalents(name, other):  # REQ-DETECT-CANONICAL
+    """REQ-DETECT-CANONICAL: the canonical reading and its equivalents."""
     """d = 6: base 464.159 with shift 1 is the same frequencies as base 10^4 with D = d/2; the preset reading
     is named and the other listed as equivalent (with its exact-frequency base); the neighbouring preset,
     whose frequencies differ, is not named."""

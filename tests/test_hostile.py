@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import struct
 from pathlib import Path
 
 import numpy as np

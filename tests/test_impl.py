@@ -71,6 +71,7 @@ def test_frequencies_correctly_rounded(fmt: str) -> None:
 
 
 def test_positions_exact_and_validated() -> None:
+    """TOL-EVAL: integer positions are converted once (2^24 exact in float32, 2^24+1 not)."""
     # TOL-EVAL: integers are converted once; 2^24 is exact in float32, 2^24+1 is not (documented limit)
     vas = PRESETS["vaswani"]
     assert np.array_equal(impl_numpy.pe_table(vas, 2, [2**24 + 1], "float32"),

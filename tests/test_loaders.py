@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
+
+from helpers import run_sinpe
 
 from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.reference.checking.loaders import LoadError, call_table, load_table
@@ -27,33 +27,14 @@ GOOD = pe_table(VAS, 8, np.arange(16), "float32")
 SINPE = os.path.join(os.path.dirname(sys.executable), "sinpe")   # the installed console script
 
 
-@dataclass
-class Res:
-    returncode: int
-    stdout: str
-    stderr: str
-
 
 def run_clean(cwd, *args):
-    """Run ``sinpe ARGS`` in ``cwd`` (in this process: main() is the console script's entry point) and
-    assert it wrote nothing there. An uncaught exception (a traceback) fails the test by itself."""
-    import contextlib
-    import io
-    from sinpe.reference.cli import main
+    """``sinpe ARGS`` in ``cwd`` (in this process, tests/helpers.run_sinpe) that wrote nothing there. An
+    uncaught exception (a traceback) fails the test by itself."""
     before = sorted(os.listdir(cwd))
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main([str(a) for a in args])
-            except SystemExit as e:   # argparse's own usage errors
-                rc = int(e.code)
-    finally:
-        os.chdir(old)
+    res = run_sinpe(*args, cwd=cwd, in_process=True)
     assert sorted(os.listdir(cwd)) == before, "a command wrote a file it was not asked for"
-    return Res(rc, out.getvalue(), err.getvalue())
+    return res
 
 
 def assert_one_line_exit_2(res, *words):

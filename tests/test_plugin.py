@@ -135,6 +135,7 @@ def test_plugin_choices_equal_the_library_ones():  # REQ-PLUGIN-RUN: the plugin'
 
 
 def test_profile_overrides_recompute_the_references(impl_dir):  # REQ-PLUGIN-OVERRIDES
+    """REQ-PLUGIN-OVERRIDES: overrides recompute the references."""
     """--sinpe-amplitude/-offset: the references are the overridden profile's; the plain preset fails, and a
     wrong override (offset 1) fails too."""
     args = ("--sinpe-impl", "plugin_impls:scaled_offset", "--sinpe-profile", "t2t", "--sinpe-d", "4,64",
@@ -178,6 +179,7 @@ def test_implementation_cannot_end_or_patch_the_session(impl_dir, impl):  # REQ-
 
 
 def test_summary_one_line_per_cause_and_the_hint_once(impl_dir):  # REQ-PLUGIN-SUMMARY
+    """REQ-PLUGIN-SUMMARY: one line per cause, the hint once."""
     res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:raising_t2t", "--sinpe-profile", "t2t", "--sinpe-d", "4,65")
     assert res.returncode == 1
     tail = res.stdout.split("sinpe conformance summary")[1]

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from sinpe.proofs import canonical, groebner
-from sinpe.proofs.suite import run_all, theorems
+from sinpe.proofs.suite import run_all
 from sinpe.reference.cli import main
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import denominator, n_frequencies, pairs_exponent

@@ -77,13 +77,11 @@ def test_reproduce_of_a_file_selects_the_row(tmp_path):
     assert run_sinpe(*shlex.split(cmd.replace("--rows 30", "--rows 29"))[1:], cwd=tmp_path).returncode == 0
 
 
-def test_non_finite_is_reported_as_such(tmp_path):
+def test_non_finite_is_reported_as_such(tmp_table, sinpe_cli):
     """A NaN entry is 'non-finite entries: N (first at position p, column j)', never 'max |error| inf'."""
-    t = table("vaswani", 16, 40, "float32")
-    t[7, 3] = np.nan
-    t[9, 0] = np.inf
-    np.save(tmp_path / "nan.npy", t)
-    res = run_sinpe("check", "nan.npy", "--profile", "vaswani", cwd=tmp_path)
+    def spoil(t):
+        t[7, 3], t[9, 0] = np.nan, np.inf
+    res = sinpe_cli("check", tmp_table(edit=spoil), "--profile", "vaswani")
     assert res.returncode == 1
     assert "non-finite entries: 2 (first at position 7, column 3)" in res.stdout, res.stdout
     assert "max |error| inf" not in res.stdout and "e+308" not in res.stdout, res.stdout

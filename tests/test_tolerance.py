@@ -24,6 +24,7 @@ VAS = get_profile("vaswani")
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_ulp_array_matches_rounding_ulp(dtype: str) -> None:
+    """DEF-FORMAT: the vectorised ulp agrees with the scalar one of reference/numerics/rounding.py."""
     # DEF-FORMAT: the vectorised ulp agrees with reference/numerics/rounding.py's scalar one
     rng = np.random.default_rng(1)
     x = np.concatenate([rng.uniform(-1, 1, 200), 10.0 ** rng.uniform(-30, 2, 100), [0.0, 1.0, 0.5, -2.0 ** -130]])

@@ -8,8 +8,6 @@ cast once as timm and the bundled implementations do); the reference is the chec
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -40,10 +38,6 @@ def native_half(n: int, d: int, dtype=np.float16, start: int = 0) -> np.ndarray:
 def late_cast(n: int, d: int, dtype, start: int = 0) -> np.ndarray:
     """Computed in float32, rounded once to ``dtype`` (the careful practice)."""
     return pe_table(VAS, d, np.arange(start, start + n), "float32").astype(dtype)
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return run_sinpe(*args, module=True)
 
 
 # --- TOL-WORKING ------------------------------------------------------------------------------------
@@ -132,16 +126,16 @@ def test_cli_exit_3_json_and_junit_skipped(tmp_path):  # REQ-CHECK-CLI, REQ-CHEC
     np.save(tmp_path / "t.npy", pe_table(VAS, 16, pos, "float32"))
     np.save(tmp_path / "p.npy", pos)
     args = ["check", str(tmp_path / "t.npy"), "--positions", str(tmp_path / "p.npy"), "--no-detect"]
-    res = _cli(*args, "--json", "--junit", str(tmp_path / "r.xml"))
+    res = run_sinpe(*args, "--json", "--junit", str(tmp_path / "r.xml"))
     assert_exit(res, 3)
     rep = json.loads(res.stdout)
     assert rep["verdict"] == "inconclusive" and rep["conformant"] is False and rep["working"] == "float32"
     assert rep["unjudged"]["count"] > 0 and rep["unjudged"]["from_position"] == 10**7 - 64 and rep["unjudged"]["from_position_exact"] == str(10**7 - 64)
     assert "<skipped" in (tmp_path / "r.xml").read_text()
-    text = _cli(*args)
+    text = run_sinpe(*args)
     assert text.returncode == 3 and "INCONCLUSIVE" in text.stdout and "unjudged entries:" in text.stdout
     assert "ulp" not in text.stdout.split("INCONCLUSIVE")[1].split("\n")[2]  # no ulp noise at the phase tier
-    ok = _cli(*args, "--working", "float64")
+    ok = run_sinpe(*args, "--working", "float64")
     assert ok.returncode == 1  # a float32 evaluation is not a float64 one
 
 

@@ -890,7 +890,7 @@ def readme_section(results: Sequence[AuditResult] | None = None) -> str:
         for r in fails:
             c = r.claim
             why = r.detail if c.compare == "true" else r.reason
-            shown = f"the chapter's statement is false" if c.compare == "true" else f"printed {c.claimed}, computed {r.computed}"
+            shown = "the chapter's statement is false" if c.compare == "true" else f"printed {c.claimed}, computed {r.computed}"
             out.append(f"- §{c.section}, {c.where} (`{c.id}`): {c.statement}: {shown}; {why}.")
         out.append("")
     if notes:

@@ -48,7 +48,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -516,7 +515,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
         bo = band_of[a:b]
         for i in (bo[:1] if bo[0] == bo[-1] else np.unique(bo)):
-            sel = slice(None) if bo[0] == bo[-1] else bo == i
+            sel: Any = slice(None) if bo[0] == bo[-1] else bo == i
             out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
                                       float(row_ulp[sel].max()), float(row_ratio[sel].max()),
                                       int(out["unjudged_rows"][sel].sum()) if "unjudged_rows" in out else 0))
@@ -667,6 +666,7 @@ def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
             why = "non-finite"
         if math.isnan(al):
             ref1, th1 = reference_chunk(prof, d, ctx.pos[r:r + 1], True)
+            assert th1 is not None  # want_theta
             al = float(allowed_abs_error(ctx.tier, fmt, ref1[:, c], th1[:, c], float(prof.amplitude),
                                          base=float(prof.base), working=ctx.wfmt)[0])
         u = float(ulp_array(np.array([rv]), fmt)[0])
@@ -822,12 +822,18 @@ class _Merged:
 
     def __init__(self, bands: list[BandFigures], max_failures: int, tier: str, fmt: Any) -> None:
         self.bands, self.max_failures, self.tier, self.fmt = bands, max_failures, tier, fmt
-        self.nonfinite, self.first_nonfinite, self.not_in, self.first_not_in = 0, None, 0, None
+        self.nonfinite, self.not_in = 0, 0
+        self.first_nonfinite: Any = None
+        self.first_not_in: Any = None
         self.undecided: list[tuple[int, int, float, float]] = []
-        self.n_fail, self.fail_rows = 0, []
+        self.n_fail = 0
+        self.fail_rows: list[tuple[Any, ...]] = []
         self.worst_abs, self.worst_ulp = (-1.0, 0, 0), (-1.0, 0, 0)
-        self.unjudged, self.rows_unjudged, self.alts = 0, [], {}
-        self.shift_judged, self.shift_bad, self.findings, self.hashes = 0, 0, [], []
+        self.unjudged, self.shift_judged, self.shift_bad = 0, 0, 0
+        self.rows_unjudged: list[Any] = []
+        self.alts: dict[str, Any] = {}
+        self.findings: list[Any] = []
+        self.hashes: list[Any] = []
 
     def add(self, part: dict[str, Any]) -> None:
         self.nonfinite += part["nonfinite"]
@@ -875,7 +881,7 @@ class _Merged:
                         "from_position": None if first is None else format_position(pos[first])}
         res.alternatives = [{"working": "native" if w == fmt.dtype else w, "unjudged": u, "exceed": e,
                              "note": "fast reference, not decided"} for w, (u, e) in self.alts.items()]
-        inj = (0, 0, [])
+        inj: tuple[int, int, list[Any]] = (0, 0, [])
         if plan is not None and self.hashes:
             pos64 = pos if pos.dtype != object else np.array([float(x) for x in pos], dtype=np.float64)
             inj = structure.injectivity_violations(plan, np.concatenate(self.hashes), data, pos64, fmt.dtype, wfmt, profile)

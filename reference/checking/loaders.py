@@ -220,7 +220,7 @@ def _member_header(zf: Any, info: Any, path: str) -> tuple[tuple[int, ...], bool
             elif version == (2, 0):
                 shape, fortran, dtype = npf.read_array_header_2_0(fh)
             else:
-                shape, fortran, dtype = npf._read_array_header(fh, version)  # 3.0: utf-8 field names
+                shape, fortran, dtype = npf._read_array_header(fh, version)  # type: ignore[attr-defined]  # 3.0: utf-8 field names
             hlen = fh.tell()
     except Exception as e:
         raise LoadError(f"{path}: member {escape(info.filename)!r} is not a readable .npy ({_short(e)})") from None
@@ -678,6 +678,7 @@ def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | N
     if call == "forward":
         if d is None:
             raise LoadError(f"{target}: --call forward needs --d")
+        assert pos is not None  # positions are required above
         if np.any(pos != np.arange(len(pos))):
             raise LoadError(f"{target}: --call forward yields positions 0..n-1 only")
         with torch.no_grad():
@@ -730,7 +731,7 @@ def read_rows(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     fd = os.open(fn, os.O_RDONLY)
     try:
         for k, i in enumerate(np.asarray(idx, dtype=np.int64)):
-            buf = os.pread(fd, row, int(data.offset) + int(i) * row)
+            buf = os.pread(fd, row, int(data.offset) + int(i) * row)  # type: ignore[attr-defined]  # a memmap
             out[k] = np.frombuffer(buf, dtype=data.dtype).reshape(data.shape[1:])
     finally:
         os.close(fd)

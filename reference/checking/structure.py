@@ -82,7 +82,8 @@ class StructFinding:
 
 def pair_plan(profile: Profile, d: int) -> PairPlan | None:
     """Up to :data:`MAX_PAIRS` frequencies with both a sin and a cos column, spread over k; None if none."""
-    sin_of, cos_of = {}, {}
+    sin_of: dict[int, int] = {}
+    cos_of: dict[int, int] = {}
     for j, c in enumerate(columns(profile, d)):
         (sin_of if c.kind == "sin" else cos_of if c.kind == "cos" else {})[c.k] = j
     ks = sorted(set(sin_of) & set(cos_of))
@@ -148,7 +149,8 @@ def injectivity_violations(plan: PairPlan, hashes: np.ndarray, data: Any, pos: n
     order = np.argsort(hashes, kind="stable")
     hs = hashes[order]
     dup = np.nonzero(hs[1:] == hs[:-1])[0]
-    judged, out, n_bad = 0, [], 0
+    out: list[Any] = []
+    judged, n_bad = 0, 0
     for idx in dup[:max_groups]:
         i, j = sorted((int(order[idx]), int(order[idx + 1])))
         if pos[i] == pos[j] or not np.array_equal(np.asarray(data[i]), np.asarray(data[j]), equal_nan=True):

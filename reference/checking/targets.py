@@ -59,7 +59,8 @@ def _row_indices(n: int, rows: str | None, skip_rows: int | None) -> np.ndarray 
         raise LoadError(f"--skip-rows must be >= 0; got {skip_rows}")
     if rows is None and skip_rows is None:
         return None
-    return index_spec(f"{skip_rows}:" if skip_rows is not None else rows, n, "--rows" if skip_rows is None else "--skip-rows")
+    spec = f"{skip_rows}:" if skip_rows is not None else str(rows)
+    return index_spec(spec, n, "--rows" if skip_rows is None else "--skip-rows")
 
 
 def _indices(idx: np.ndarray) -> str:
@@ -256,7 +257,7 @@ def check_target(target: Any, profile: "Profile | str", *, d: int | None = None,
 
     load = dict(positions=positions, key=key, call=call, timeout=timeout, rows=rows, skip_rows=skip_rows,
                 columns=columns)
-    ck = dict(dtype=dtype, tier=tier, detect=detect, max_failures=max_failures, working=working)
+    ck: dict[str, Any] = dict(dtype=dtype, tier=tier, detect=detect, max_failures=max_failures, working=working)
     is_call = callable(target) or (isinstance(target, str) and is_callable_target(target))
     if isinstance(profile, Profile) and profile.odd == "error" and d is not None and d % 2 and is_call:
         return _must_raise(target, profile, d, load, ck)

@@ -36,7 +36,7 @@ from flint import arb, ctx
 from sinpe.spec.definition import columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, ulp_array, unjudged
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, unjudged
 
 from sinpe.reference.oracles.arb import ARB
 from sinpe.reference.numerics.rounding import round_array

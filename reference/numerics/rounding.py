@@ -21,13 +21,16 @@ True
 from __future__ import annotations
 
 import math
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 import mpmath
 
 from mpmath.libmp import from_man_exp
 
 from sinpe.spec.formats import Format, get_format
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Fmt = Union[str, Format]
 
