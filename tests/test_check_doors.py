@@ -239,7 +239,7 @@ def test_check_and_detect_commands_only_parse_call_and_print():
         assert not [b for b in banned if b in text], name
 
 
-def test_junit_for_grids_and_caches(files):  # REQ-CHECK-REPORT, REQ-CHECK-KINDS: one JUnit writer for every kind
+def test_junit_for_grids_and_caches(files):  # REQ-CHECK-CLI, REQ-CHECK-KINDS: one JUnit writer for every kind
     """--junit was written for 1-D tables only (a warning for grids and caches); now one testsuite per check
     of every kind, its case failing for a wrong grid and a wrong cache, passing for correct ones."""
     from helpers import run_sinpe
