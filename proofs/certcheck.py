@@ -13,6 +13,9 @@ SymPy nor mpmath nor any other sinpe module. It can be copied alone and run as
   Pythagorean is exactly ``s**2 + c**2 - 1`` in its two variables;
 - ``sos`` ((S)): the same identity, and r is a manifest sum of squares: every term a positive rational
   times even powers of variables declared real;
+- ``plan`` (THM-LIFT's steps, and the plan steps of THM-SHIFT and THM-ROPE-*): the column plan's segments as
+  integer linear forms in n; the bijection onto 0..d-1 for every n and the label partition are decided here
+  again, with integers only;
 - the witness: every ball's midpoint and radius is a dyadic rational, radii are >= 0, and the recorded balls
   of the two sides intersect (for a bound, |lhs| may be <= rhs): the witness does not refute.
 
@@ -245,8 +248,93 @@ def check_entry(e: dict) -> None:
             raise Failed(f"{name}: the remainder is not 0 {_left(r)}")
     elif kind == "sos":
         _check_sos(e, name)
+    elif kind == "plan":
+        _check_plan(e.get("plan"), name)
+    elif kind == "plan-match":
+        _check_match(e.get("plan"), e.get("interleaved"), name)
     elif kind != "uncertified":
         raise Malformed(f"{name}: unknown entry kind {kind!r}")
+
+
+# ------------------------------------------------------------------------------ column plans (THM-LIFT's steps)
+
+def _form(x: object) -> tuple[int, int]:
+    """A linear form q*n + r given as [q, r] (integers)."""
+    if not (isinstance(x, list) and len(x) == 2 and all(type(v) is int and abs(v) < 10**6 for v in x)):
+        raise Malformed(f"a linear form in n is [q, r] with small integers; got {x!r}")
+    return x[0], x[1]
+
+
+def _at_least(f: tuple[int, int], k: int) -> bool:
+    """q*n + r >= k for every integer n >= 1 (linear: q >= 0 and the value at n = 1 is >= k)."""
+    return f[0] >= 0 and f[0] + f[1] >= k
+
+
+def _segments(plan: object) -> tuple[list[dict], bool, object]:
+    if not (isinstance(plan, dict) and isinstance(plan.get("segments"), list) and len(plan["segments"]) <= 16):
+        raise Malformed("a plan is {segments: [...], odd: bool, unpaired: ...}")
+    segs = []
+    for s in plan["segments"]:
+        if not (isinstance(s, dict) and s.get("kind") in ("sin", "cos", "zero") and s.get("a") in (0, 1, 2)):
+            raise Malformed(f"a plan segment needs kind sin|cos|zero and a stride a in 0, 1, 2; got {s!r}")
+        lo, hi, c, a = _form(s.get("lo")), _form(s.get("hi")), _form(s.get("c")), s["a"]
+        first, last = (a * lo[0] + c[0], a * lo[1] + c[1]), (a * hi[0] + c[0], a * (hi[1] - 1) + c[1])
+        segs.append({"kind": s["kind"], "lo": lo, "hi": hi, "a": a, "c": c, "first": first, "last": last})
+    return segs, bool(plan.get("odd")), plan.get("unpaired")
+
+
+def _check_plan(plan: object, name: str) -> None:
+    """The plan maps its labels bijectively onto the columns 0..d-1 of d = 2n (+1) for every n >= 1 (and
+    n = 0 when odd), and holds exactly the labels sin_i, cos_i (i < n) plus the odd column: decided here
+    from the segments' linear forms, the same argument as THM-LIFT, with integers only."""
+    segs, odd, unpaired = _segments(plan)
+    d = (2, int(odd))
+    total = (sum(s["hi"][0] - s["lo"][0] for s in segs), sum(s["hi"][1] - s["lo"][1] for s in segs))
+    if total != d:
+        raise Failed(f"{name}: the plan has {total[0]}n + {total[1]} labels, not d = 2n + {d[1]}")
+    for s in segs:
+        size = (s["hi"][0] - s["lo"][0], s["hi"][1] - s["lo"][1])
+        inside = _at_least(s["first"], 0) and _at_least((d[0] - s["last"][0], d[1] - 1 - s["last"][1]), 0)
+        if not (_at_least(size, 1) and inside and (s["a"] != 0 or size == (0, 1))):
+            raise Failed(f"{name}: a {s['kind']} segment is empty, leaves [0, d) or repeats a column for some n >= 1")
+    for x in range(len(segs)):
+        for y in range(x + 1, len(segs)):
+            s, t = segs[x], segs[y]
+            dc = (s["c"][0] - t["c"][0], s["c"][1] - t["c"][1])
+            parity = s["a"] == t["a"] == 2 and dc[0] == 0 and dc[1] % 2 == 1
+            apart = any(_at_least((u["first"][0] - v["last"][0], u["first"][1] - v["last"][1]), 1)
+                        for u, v in ((s, t), (t, s)))
+            if not (parity or apart):
+                raise Failed(f"{name}: two segments may share a column for some n >= 1")
+    if odd and sorted(s["a"] * i + s["c"][1] for s in segs for i in range(s["lo"][1], s["hi"][1])) != [0]:
+        raise Failed(f"{name}: at n = 0 (d = 1) the plan is not the one column 0")
+    _check_labels(segs, unpaired, name)
+
+
+def _check_match(plan: object, inter: object, name: str) -> None:
+    """THM-LAYOUT: both plans are bijections holding the labels (:func:`_check_plan`), and each segment of the
+    plan holds the labels of one segment of the interleaved plan (same function, same bounds), one to one."""
+    _check_plan(plan, name)
+    _check_plan(inter, name)
+    left = [(s["kind"], s["lo"], s["hi"]) for s in _segments(inter)[0]]
+    for s in _segments(plan)[0]:
+        key = (s["kind"], s["lo"], s["hi"])
+        if key not in left:
+            raise Failed(f"{name}: a {s['kind']} segment holds labels no interleaved segment holds")
+        left.remove(key)
+    if left:
+        raise Failed(f"{name}: {len(left)} interleaved segment(s) left unmatched")
+
+
+def _check_labels(segs: list[dict], unpaired: object, name: str) -> None:
+    for kind in ("sin", "cos"):
+        mine = sorted((s for s in segs if s["kind"] == kind), key=lambda s: s["lo"][0] + s["lo"][1])
+        chain = [(0, 0)] + [f for s in mine for f in (s["lo"], s["hi"])] + [(1, int(unpaired == kind))]
+        if not mine or any(chain[m] != chain[m + 1] for m in range(0, len(chain), 2)):
+            raise Failed(f"{name}: the {kind} labels are not exactly {kind}_i for 0 <= i < n (+ the odd column)")
+    zeros = [s for s in segs if s["kind"] == "zero"]
+    if len(zeros) != int(unpaired == "zero"):
+        raise Failed(f"{name}: {len(zeros)} zero column(s), unpaired {unpaired!r}")
 
 
 # ------------------------------------------------------------------------------ witness balls

@@ -262,6 +262,19 @@ def export_obligation(ob: Any) -> dict:
 
 
 def export_step(what: str, certificate: groebner.Certificate | None) -> dict:
+    from .symbolic import STEP_MATCHES, STEP_PLANS, plan_json
+    entry = None
+    if certificate is None and what in STEP_PLANS:  # a plan or label step: the plan, decided again by certcheck
+        entry = {"name": what, "procedure": "P", "kind": "plan", "plan": plan_json(STEP_PLANS[what])}
+    elif certificate is None and what in STEP_MATCHES:  # THM-LAYOUT: the two plans' segments matched again
+        a, b = STEP_MATCHES[what]
+        entry = {"name": what, "procedure": "P", "kind": "plan-match", "plan": plan_json(a), "interleaved": plan_json(b)}
+    if entry is not None:
+        try:
+            certcheck.check_entry(entry)
+            return entry
+        except (certcheck.Failed, certcheck.Malformed) as exc:
+            return uncertified(what, f"its plan does not verify: {exc}", "P")
     if certificate is None:
         return uncertified(what, "a decided step (rational identity, polynomial positivity, assumption-engine fact, "
                                  "linear algebra or a ball sign) whose internal form is not exported")

@@ -61,9 +61,35 @@ def _label(s: T.Segment) -> str:
     return f"segment {s.kind} columns {s.a * sp.Symbol('i') + s.c}"
 
 
+# The plan each plan/label step was decided on, by the step's text: `sinpe prove --certificates` exports it so
+# that proofs/certcheck.py decides the same bijection and label partition again, from the linear forms.
+STEP_PLANS: dict[str, SymbolicPlan] = {}
+STEP_MATCHES: dict[str, tuple[SymbolicPlan, SymbolicPlan]] = {}  # THM-LAYOUT: (plan, interleaved plan) per step
+
+
+def _noted(plan: SymbolicPlan, steps: list[Step]) -> list[Step]:
+    for _, _, what in steps:
+        STEP_PLANS[what] = plan
+    return steps
+
+
+def plan_json(plan: SymbolicPlan) -> dict:
+    """The plan as integer linear forms [q, r] (q n + r) per segment bound: the certificate checker's input."""
+    def form(e: sp.Expr) -> list[int]:
+        q, r = (sp.Poly(sp.sympify(e), N).all_coeffs() + [0, 0])[:2] if sp.sympify(e).has(N) else (0, sp.sympify(e))
+        return [int(q), int(r)]
+    return {"odd": plan.odd, "unpaired": plan.unpaired(),
+            "segments": [{"kind": s.kind, "lo": form(s.lo), "hi": form(s.hi), "a": int(s.a), "c": form(s.c)}
+                         for s in plan.segments()]}
+
+
 def plan_steps(plan: SymbolicPlan, n0: int = 1) -> list[Step]:
     """The plan maps its d labels injectively into [0, d) for every n >= n0, hence bijectively (pigeonhole);
     and for odd plans the case n = 0 (d = 1) is computed."""
+    return _noted(plan, _plan_steps(plan, n0))
+
+
+def _plan_steps(plan: SymbolicPlan, n0: int) -> list[Step]:
     out: list[Step] = []
     d = plan.d()
     segs = plan.segments()
@@ -94,6 +120,10 @@ def label_steps(plan: SymbolicPlan) -> list[Step]:
     """The segments hold exactly the labels {sin_i, cos_i : i < n}, plus the odd column's label (sin_n or
     cos_n for an unpaired frequency, or the zero column): per function, its segments' label ranges chain
     from 0 to n (n + 1 with the unpaired frequency) for every n (rational identities), nothing else."""
+    return _noted(plan, _label_steps(plan))
+
+
+def _label_steps(plan: SymbolicPlan) -> list[Step]:
     out: list[Step] = []
     kinds = {s.kind for s in plan.segments()}
     out.append((kinds <= {"sin", "cos", "zero"} and {"sin", "cos"} <= kinds, 1,
@@ -196,7 +226,8 @@ def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[
     (same odd rule): same function, and label bounds equal as polynomials in n (rational identities), the
     segments matched one to one. Both plans are bijections onto [0, d) (THM-LIFT), so PE_plan is
     PE_interleaved composed with the column permutation a*i + c -> a'*i + c' segment by segment."""
-    inter = list(T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd).segments())
+    whole = T.symbolic_plan("interleaved", odd_rule or plan.odd_rule, plan.odd)
+    inter = list(whole.segments())
     out: list[Step] = []
     for s in plan.segments():
         match = next((t for t in inter if t.kind == s.kind and rational_identity(s.lo, t.lo)
@@ -206,6 +237,7 @@ def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[
         out.append((match is not None, 1, f"{plan.name}: {_label(s)} (labels {s.kind}_i, {s.lo} <= i < {s.hi}) "
                     f"is a segment of the interleaved plan" + ("" if match is None else f": columns {_label(match)}")))
     out.append((not inter, 1, f"{plan.name}: no interleaved segment left unmatched: {[_label(t) for t in inter]}"))
+    STEP_MATCHES.update({what: (plan, whole) for _, _, what in out})
     return out
 
 

@@ -25,12 +25,14 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     from sinpe.spec.definition import rotary_pairs
     from sinpe.spec.theorems import symbolic
 
-    from .symbolic import label_steps, mutate_plan, plan_steps
+    from .symbolic import STEP_PLANS, label_steps, mutate_plan, plan_steps
     out = []
     for layout in ("halves", "pairs"):
         pl = symbolic(rotary_pairs(layout))
         pl = mutate_plan(pl, "plan-offset") if mutation == "pair-offset" else pl
-        out += [(ok, n, f"{layout}: {what}") for ok, n, what in plan_steps(pl) + label_steps(pl)]
+        mine = [(ok, n, f"{layout}: {what}") for ok, n, what in plan_steps(pl) + label_steps(pl)]
+        STEP_PLANS.update({what: pl for _, _, what in mine})  # certified by the plan (sinpe prove --certificates)
+        out += mine
     return out
 
 

@@ -20,7 +20,7 @@ from sinpe.proofs import certcheck
 from sinpe.proofs.certificates import write_suite
 from sinpe.reference.cli import main
 
-SUBSET = ["THM-BOUND", "THM-INJ", "THM-ROPE-REL", "THM-CPLX", "THM-DOT", "THM-ROT"]
+SUBSET = ["THM-BOUND", "THM-INJ", "THM-ROPE-REL", "THM-CPLX", "THM-DOT", "THM-ROT", "THM-LIFT", "THM-LAYOUT"]
 CHECKER = Path(certcheck.__file__)
 
 
@@ -54,11 +54,12 @@ def test_subset_certificates_verify_and_count_uncertified_steps(certdir, capsys)
     code, out = _check(d, capsys)
     assert code == 3 and "0 failed" in out.splitlines()[-1], out  # THM-INJ's assumption steps are uncertified
     procs = {p for s in summary.values() for p in s["certified"]}
-    assert procs == {"E", "L", "G", "S"}, summary
+    assert procs == {"E", "L", "G", "S", "P"}, summary
+    assert summary["THM-LIFT"]["uncertified"] == {} and summary["THM-LAYOUT"]["uncertified"] == {}, summary
     assert sum(summary["THM-INJ"]["uncertified"].values()) > 0 and summary["THM-BOUND"]["uncertified"] == {}
     code, reports, problems = certcheck.check_directory(str(d))
     assert not problems and sum(r["verified"] for r in reports) == sum(sum(s["certified"].values()) for s in summary.values())
-    assert all(r["witness_points"] > 0 for r in reports if r["theorem"] != "THM-INJ")
+    assert all(r["witness_points"] > 0 for r in reports if r["theorem"] not in ("THM-INJ", "THM-LIFT"))  # steps only
 
 
 def _full(certdir) -> list[str]:
@@ -130,7 +131,28 @@ def _tamper_witness(doc):  # a witness ball moved away from the other side's
     return pt["obligation"]
 
 
-TAMPER = {"THM-BOUND:normal-coefficient": ("THM-BOUND", _tamper_normal),
+def _tamper_plan_column(doc):  # a plan segment moved one column (the checker decides the bijection again)
+    e = _entry(doc, "plan", lambda e: e["plan"]["segments"][1]["a"] == 2)
+    e["plan"]["segments"][1]["c"][1] += 2
+    return e["name"]
+
+
+def _tamper_plan_labels(doc):  # two sin segments and no cos: still a bijection onto the columns
+    e = _entry(doc, "plan")
+    e["plan"]["segments"][1]["kind"] = e["plan"]["segments"][0]["kind"]
+    return e["name"]
+
+
+def _tamper_plan_match(doc):  # THM-LAYOUT: the interleaved plan's bounds changed
+    e = _entry(doc, "plan-match")
+    e["interleaved"]["segments"][0]["hi"][1] -= 1
+    return e["name"]
+
+
+TAMPER = {"THM-LIFT:plan-column": ("THM-LIFT", _tamper_plan_column),
+          "THM-LIFT:plan-labels": ("THM-LIFT", _tamper_plan_labels),
+          "THM-LAYOUT:plan-match": ("THM-LAYOUT", _tamper_plan_match),
+          "THM-BOUND:normal-coefficient": ("THM-BOUND", _tamper_normal),
           "THM-ROPE-REL:laurent-coefficient": ("THM-ROPE-REL", _tamper_laurent),
           "THM-INJ:cofactor-dropped": ("THM-INJ", _tamper_cofactor),
           "THM-BOUND:sos-negated": ("THM-BOUND", _tamper_sos),
