@@ -294,7 +294,7 @@ class Injectivity:
 class NonPermutation:
     id = "THM-NONPERM"
     method = "symbolic max-exponent separation in n = d/2 (univariate polynomial roots) + laurent (d = 2)"
-    mutations = ("same-schedule", "shift", "include-d2")
+    mutations = ("same-schedule", "shift", "include-d2", "pi-small")
     axioms = (AX_PI_GT_3,)
     PAIRS = (("t2t", "vaswani-concat"), ("t2t-cos", "vaswani-concat-cos"), ("t2t", "vaswani"))
 
@@ -312,7 +312,7 @@ class NonPermutation:
                 A_ = get_profile(a_name, shift=0)  # D = floor(d/2) = d/2 for even d: Vaswani's schedule
             names.append(f"{a_name} vs {b_name}")
             n_min = 1 if mutation == "include-d2" else 2
-            self._separate(A_, B_, n_min, st, f"{a_name} vs {b_name}")
+            self._separate(A_, B_, n_min, st, f"{a_name} vs {b_name}", mutation)
             # d = 2: the two tables are equal column by column (t2t's max(n - 1, 1) guard)
             ia, ib = Instance(PRESETS[a_name], 2), Instance(PRESETS[b_name], 2)
             for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P))):
@@ -323,12 +323,16 @@ class NonPermutation:
                         "schedule": "tensor2tensor (D = n - 1) vs Vaswani (D = n)"})
 
     @staticmethod
-    def _separate(A_: Profile, B_: Profile, n_min: int, st: Steps, tag: str) -> None:
-        """For every integer n >= n_min (d = 2n): the frequency multisets of A and B differ."""
+    def _separate(A_: Profile, B_: Profile, n_min: int, st: Steps, tag: str, mutation: str | None = None) -> None:
+        """For every integer n >= n_min (d = 2n): the frequency multisets of A and B differ. Mutation
+        'pi-small' replaces pi by 3/2 in the AX-PI-GT-3 step (sin would not be injective on (0, 1])."""
         # step 1: a column permutation preserves the multiset of column functions (it is a bijection of columns);
         # at p = 0 sin columns are 0 and cos columns 1 (THM-BOUND), so sin columns go to sin columns;
         # step 2: at p = 1 a sin column is sin(w), w = b^(-e) in (0, 1] (e >= 0, b > 1), and sin is injective on
         # (0, 1] (AX-PI-GT-3): the multisets of frequencies, hence of exponents e_k = k/D, must agree.
+        half_turn = sp.Rational(3, 2) if mutation == "pi-small" else sp.pi
+        sign = certified_sign(half_turn / 2 - 1)  # AX-PI-GT-3 tied to a computation: 1 < pi/2, by a ball
+        st.check(sign == 1, f"{tag}: 1 < {half_turn}/2 (ball sign {sign}; AX-PI-GT-3), so sin is injective on (0, 1]")
         for prof in (A_, B_):
             st.check(prof.base > 1, f"{tag}: base {prof.base} > 1")
             D = T.symbolic_denominator(prof, N)
