@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,34 @@ def test_canonical_reading_and_its_equivalents(name, other):  # REQ-DETECT-CANON
     assert det.profile != other and detect_table(table(other, 6, 64, "float32")).profile == other
     out = det.to_json()
     assert out["equivalent"][0]["base"] == eq["base"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_presets_are_named(dtype):  # REQ-DETECT-FIT, REQ-DETECT-KINDS
+    """A correctly rounded half-precision table of each preset is named as that preset (float16 t2t tables
+    were read as vaswani-concat: the rounding floor was 64 u_16 (1 + p), 8 at p = 255, so every plan fit)."""
+    import sinpe
+    for name in ("t2t", "vaswani", "vaswani-concat", "t2t-cos", "vaswani-concat-cos"):
+        t = sinpe.table(name, d=64, positions=range(256), dtype=dtype)
+        assert sinpe.detect(t).profile == name, (name, dtype, sinpe.detect(t).profile_flags)
+
+
+def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS, REQ-DETECT-GRID, REQ-DETECT-ROPE
+    """float16 / bfloat16 grids and rotary caches are named by their grid or rotary reading: a 1-D fit that
+    does not conform no longer wins (a float16 MAE grid fit t2t-cos, a float16 cos cache fit t2t), and
+    bfloat16 values stored as float32 are judged as bfloat16 (the rotary pre-filter allows their phase noise)."""
+    import sys
+    import sinpe
+    sys.path.insert(0, str(Path(__file__).parent))
+    import library_formulas as L
+    from sinpe.reference.testing.bugs import to_bfloat16
+    g = L.mae_2d(64, 16, cls=False)
+    c, s = L.rope_cache(L.inv_freq_default(64), 256)
+    for t, kind, prof in ((g.astype(np.float16), "grid", "mae"), (to_bfloat16(g), "grid", "mae"),
+                          (c.astype(np.float16), "rotary", "llama"), (to_bfloat16(c), "rotary", "llama"),
+                          (to_bfloat16(s), "rotary", "llama")):
+        r = sinpe.detect(t)
+        assert (r.kind, r.profile) == (kind, prof), (t.dtype, kind, r.kind, r.profile_flags)
+    noisy = g.astype(np.float16).astype(np.float32)
+    noisy[::7, 3] += np.float32(0.05)  # not a grid any more: no grid reading may name it
+    assert sinpe.detect(noisy).kind != "grid"

@@ -39,6 +39,7 @@ from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 from sinpe.spec.rotary import RotaryProfile, default_positions, frequencies
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, unjudged, working_format
 
+from sinpe.reference.numerics.rounding import narrowest_format
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
@@ -103,14 +104,11 @@ def _dtype_of(table: np.ndarray, dtype: str | None) -> str:
 
 
 def stored_dtype(table: np.ndarray) -> str:
-    """The narrowest of float16/float32/float64 holding every value of ``table`` exactly (detect's default claim:
-    MAE's float32 grid comes back as float64 after its float64 cls row is concatenated)."""
-    t = np.asarray(table, dtype=np.float64)
-    for dt, np_dt in (("float16", np.float16), ("float32", np.float32)):
-        with np.errstate(over="ignore"):
-            if np.array_equal(t.astype(np_dt).astype(np.float64), t, equal_nan=True):
-                return dt
-    return "float64"
+    """The narrowest of bfloat16/float16/float32/float64 holding every value of ``table`` exactly (detect's
+    default claim; :func:`sinpe.reference.numerics.rounding.narrowest_format`): a half-precision grid or cache
+    stored as float32 is judged as one, and MAE's float32 grid, which comes back as float64 after its float64
+    cls row is concatenated, as float32."""
+    return narrowest_format(np.asarray(table)) or "float64"
 
 
 def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None = None, tier: str = "phase",
@@ -329,7 +327,7 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
                                   pos, layout)
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
         for rp in _rotary_candidates(layout, dim, w):
-            if w is not None and p_min is not None and not _plausible(rp, dim, w, p_min):
+            if w is not None and p_min is not None and not _plausible(rp, dim, w, p_min, _phase_tolerance(dtype)):
                 continue
             try:
                 r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier)
@@ -352,13 +350,20 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
             "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]]}
 
 
-def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float) -> bool:
-    """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around)."""
+def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2) -> bool:
+    """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around),
+    to within ``tol`` radians of phase (:func:`_phase_tolerance`: the estimate is an arccos of a rounded value)."""
     w = _candidate_frequencies(rp, dim)
     if w is None:
         return False
     ok = p * w < 3
-    return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= 1e-2))
+    return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= tol))
+
+
+def _phase_tolerance(dtype: str) -> float:
+    """How far a phase read back by arccos/arcsin from one value of ``dtype`` may be off: a value error of
+    u near cos = 1 moves the angle by up to sqrt(2u); four times that, at least 0.01 rad."""
+    return max(1e-2, 4 * math.sqrt(2 * get_format(dtype).unit_roundoff))
 
 
 @lru_cache(maxsize=1 << 14)

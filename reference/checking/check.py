@@ -60,7 +60,7 @@ from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, phase_bound
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.loaders import LoadError, Table, release_pages
 from sinpe.reference.numerics.positions import format_position
-from sinpe.reference.numerics.rounding import round_array
+from sinpe.reference.numerics.rounding import narrowest_format, round_array
 from sinpe.reference.checking import structure
 from sinpe.reference.progress import Progress
 from sinpe.reference.checking.jsonout import json_float
@@ -929,14 +929,10 @@ _SUBSETS = {("float16", "float32"), ("float16", "float64"), ("float32", "float64
             ("bfloat16", "float64")}
 
 
-NARROW_MIN_DISTINCT = 16  # distinct non-zero values a table needs before its values can say it is a narrower one
-
-
 def narrower_values(data: Any, table: Table) -> str | None:
     """``bfloat16`` (or ``float16``) when every value of a binary float32 table is one of that format's
-    values and the table has at least :data:`NARROW_MIN_DISTINCT` distinct non-zero values: a half-precision
-    table stored as float32 (``--dtype`` overrides). Read in chunks; a table with a value that is not
-    stops at the first chunk.
+    values (:func:`sinpe.reference.numerics.rounding.narrowest_format`, with its distinct-values guard): a
+    half-precision table stored as float32 (``--dtype`` overrides).
 
     >>> from sinpe.reference.tables import table
     >>> t = table("vaswani", 16, 64, "bfloat16").astype(np.float32)
@@ -945,17 +941,7 @@ def narrower_values(data: Any, table: Table) -> str | None:
     """
     if table.from_text or table.dtype != "float32" or data.size == 0:
         return None
-    step = max(1, (1 << 16) // max(1, data.shape[1]))
-    candidates = ["bfloat16", "float16"]
-    distinct: set[float] = set()
-    for a in range(0, data.shape[0], step):
-        y = np.asarray(data[a:a + step], dtype=np.float64)
-        candidates = [f for f in candidates if bool(np.all((round_array(y, f) == y) | ~np.isfinite(y)))]
-        if not candidates:
-            return None
-        if len(distinct) < NARROW_MIN_DISTINCT:
-            distinct.update(np.unique(y[np.isfinite(y) & (y != 0)])[:NARROW_MIN_DISTINCT].tolist())
-    return candidates[0] if len(distinct) >= NARROW_MIN_DISTINCT else None
+    return narrowest_format(data, ("bfloat16", "float16"))
 
 
 def _values_in(stored: str, checked: str) -> bool:

@@ -48,6 +48,7 @@ from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, to_fractio
 
 from sinpe.reference.checking.loaders import read_rows, release_pages
 from sinpe.reference.checking.jsonout import json_float
+from sinpe.reference.numerics.rounding import narrowest_format
 
 SAMPLE_ROWS = 128       # consecutive rows used for the structural fit
 PRECISION_ROWS = 512    # rows used for the precision fingerprint
@@ -488,9 +489,7 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     om, qual = column_frequencies(y)
     # amplitude guess: the largest |value| over the fast columns
     alpha0 = float(np.max(np.abs(y))) if y.size else 1.0
-    # the table's rounding noise relative to alpha: TOL-PHASE's size at these positions
-    prec_bits = {np.dtype(np.float64): 53, np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(data.dtype, 24)
-    floor = 64 * 2.0 ** -prec_bits * (1 + float(np.max(np.abs(p))))
+    floor = _noise_floor(data, y, p)
     results = []
     for c in _family_candidates(w) + _outside_candidates(w):
         f = _fit(c, y, p, om, qual, alpha0, floor, w if d is None else d, float(against.base))
@@ -594,6 +593,19 @@ def _unexplained_zero_rows(c: _Cand, params: dict[str, float], zeroed: list[str]
     m = _model(c, p, params["sigma"], params["base"], params["offset"])[:, c.kinds >= 0]
     keep = np.max(np.abs(m), axis=1) > 1e-12 if m.size else np.zeros(len(p), dtype=bool)
     return [z for z, k in zip(zeroed, keep) if k]
+
+
+def _noise_floor(data: Any, y: np.ndarray, p: np.ndarray) -> float:
+    """The residual below which plans do not discriminate (simplicity decides), relative to alpha: a correct
+    table's error, TOL-WORKING's size at these positions: 64 u_W (1 + max|p|) for the working format W (float32
+    for a float16/bfloat16 table, the table's own otherwise, TOL-WORKING's default) plus two ulps of the
+    table's format F at 1 (its final rounding). With u_F in place of u_W a float16 table at positions up to 255
+    had a floor of 8: every plan 'fit' and the simplest won (float16 t2t tables read as vaswani-concat)."""
+    prec = {np.dtype(np.float64): 53, np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(np.dtype(data.dtype), 24)
+    if prec == 24 and narrowest_format(y, ("bfloat16", "float16")) is not None:
+        prec = 8 if narrowest_format(y, ("bfloat16",)) else 11  # half-precision values stored as float32
+    u_w = 2.0 ** -max(prec, 24) if prec < 53 else 2.0 ** -53
+    return 64 * u_w * (1 + float(np.max(np.abs(p)))) + 2 * 2.0 ** (1 - prec)
 
 
 def _with_precision(results: list[Any], y: np.ndarray, p: np.ndarray, against: Profile,

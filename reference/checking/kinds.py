@@ -743,7 +743,12 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
         readings = {**other_readings(table.data, pos, det, dtype=req.dtype, tier=req.tier), "1d": one}
     found = Found("1d", None, None, "", readings, det, table, pos, against=prof if against is not None and
                   kind_of(against, Request()) == "1d" else against)
-    kind = "1d" if one["found"] else next((k for k in ("grid", "rotary") if readings[k]["found"]), "1d")
+    # the grid and rotary readings are found by a conforming check, the 1-D one by a fit: when both are found the
+    # 1-D reading must conform too (a float16 MAE grid fits t2t-cos, a float16 cos cache fits t2t)
+    other = next((k for k in ("grid", "rotary") if readings[k]["found"]), None)
+    kind = "1d" if one["found"] else (other or "1d")
+    if one["found"] and other is not None and not _one_d_conforms(table, pos, det, req):
+        kind = other
     if kind == "1d" and not one["found"]:  # REQ-DETECT-READ: the table's own channels, as an explicit plan
         from sinpe.reference.checking.channels import explicit_channels
         one["channels"] = explicit_channels(table.data, pos, req.dtype, req.tier) or {
@@ -752,6 +757,14 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     if kind == "1d" and det is None:
         raise LoadError(f"{why}; no grid or rotary preset conforms either")
     return _name(found, kind)
+
+
+def _one_d_conforms(table: Any, pos: Any, det: Any, req: Request) -> bool:
+    """Does the table conform to what the 1-D fit names (the check ``--profile auto`` would run)?"""
+    from sinpe.reference.checking import targets
+    res = targets.check_detected(table, pos, det, d=req.d, dtype=req.dtype, tier=req.tier, working=req.working,
+                                 detect=False, max_failures=1)
+    return res.verdict == "conforms"
 
 
 def _name(found: Found, kind: str) -> Found:

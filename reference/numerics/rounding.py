@@ -134,3 +134,34 @@ def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
         r = np.rint(x / q) * q
         r[np.abs(r) > f.max_finite] = np.inf * np.sign(r[np.abs(r) > f.max_finite])
     return r
+
+
+NARROW_MIN_DISTINCT = 16  # distinct non-zero values a table needs before its values can say it is a narrower one
+
+
+def narrowest_format(x: "np.ndarray", candidates: tuple[str, ...] = ("bfloat16", "float16", "float32"),
+                     step: int = 1 << 16) -> str | None:
+    """The first of ``candidates`` (narrowest first) of which every finite value of ``x`` is a value, or None.
+    bfloat16 and float16 are named only for arrays with at least :data:`NARROW_MIN_DISTINCT` distinct non-zero
+    values (a few round numbers say nothing). Read in row chunks of about ``step`` entries; the first value that
+    is in no candidate stops it.
+
+    >>> import numpy as np
+    >>> t = np.linspace(-1, 1, 64)
+    >>> narrowest_format(round_array(t, "bfloat16")), narrowest_format(round_array(t, "binary16")), narrowest_format(t)
+    ('bfloat16', 'float16', None)
+    """
+    import numpy as np
+    x = np.asarray(x)
+    x2 = x.reshape(x.shape[0], -1) if x.ndim > 1 else x.reshape(-1, 1)
+    rows = max(1, step // max(1, x2.shape[1]))
+    left, distinct = list(candidates), set()
+    for a in range(0, x2.shape[0], rows):
+        y = np.asarray(x2[a:a + rows], dtype=np.float64)
+        left = [f for f in left if bool(np.all((round_array(y, f) == y) | ~np.isfinite(y)))]
+        if not left:
+            return None
+        if len(distinct) < NARROW_MIN_DISTINCT:
+            distinct.update(np.unique(y[np.isfinite(y) & (y != 0)])[:NARROW_MIN_DISTINCT].tolist())
+    few = len(distinct) < NARROW_MIN_DISTINCT
+    return next((f for f in left if not (few and _fmt(f).precision < 24)), None)
