@@ -333,9 +333,10 @@ def test_missing_torch_is_reported_not_skipped(monkeypatch: pytest.MonkeyPatch) 
 def test_readme_carries_the_generated_section(results: dict[str, audit.AuditResult]) -> None:
     # README.md's section is pasted from readme_section(); it must not drift from the audit
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "reference" / "chapter" / "README.md").read_text()
     text = audit.readme_section(list(results.values())).strip()
-    assert text in readme, "README.md is stale: paste `sinpe claims --readme` into its 'What the chapter gets right and wrong' section"
+    assert text in readme, ("reference/chapter/README.md is stale: paste `sinpe claims --readme` into its "
+                            "'What the chapter gets right and wrong' section")
 
 
 def test_identity_verdicts_use_the_decision_procedure() -> None:

@@ -30,17 +30,18 @@ def test_doctests(name: str) -> None:
     assert res.failed == 0, f"{res.failed} doctest(s) failed in {name}; run: python -m doctest -v $(python -c 'import {name} as m; print(m.__file__)')"
 
 
-def test_readme_api_examples_run():  # REQ-API: the README's Python examples are doctests
+@pytest.mark.parametrize("page, least", [("README.md", 3), ("reference/README.md", 8)])
+def test_readme_api_examples_run(page, least):  # REQ-API: the user pages' Python examples are doctests
     import re
     from pathlib import Path
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / page).read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     examples = "\n".join(b for b in blocks if ">>>" in b)
-    assert examples.count(">>>") >= 8, "the README's API section lost its examples"
-    test = doctest.DocTestParser().get_doctest(examples, {}, "README.md", "README.md", 0)
+    assert examples.count(">>>") >= least, f"{page}'s API examples are gone"
+    test = doctest.DocTestParser().get_doctest(examples, {}, page, page, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
-    assert runner.failures == 0, "a README API example fails; run: python -m doctest -v README.md"
+    assert runner.failures == 0, f"a {page} API example fails; run: python -m doctest -v {page}"
 
 
 def test_help_lists_the_api():  # REQ-API

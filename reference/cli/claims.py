@@ -17,7 +17,7 @@ from sinpe.reference.chapter.audit import AuditError, readme_section, render_tab
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list of objects (id, section, claimed, computed, verdict, note, ...)")
     parser.add_argument("--id", action="append", metavar="CLAIM-ID", help="audit only this claim (repeatable)")
-    parser.add_argument("--readme", action="store_true", help="print the README section rendered from the audit")
+    parser.add_argument("--readme", action="store_true", help="print the section of reference/chapter/README.md rendered from the audit")
 
 
 def run(args: argparse.Namespace) -> int:
