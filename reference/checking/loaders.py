@@ -174,19 +174,33 @@ def _pick(named: dict[str, Any], key: str | None, path: str, shape_of: Callable[
     return cands[0], named[cands[0]]
 
 
-def _npz(path: str, key: str | None) -> Table:
-    """The chosen member only, after its header's size is checked against the archive and the budget;
-    the other members' headers are read, never their data (a 4 MB file cannot expand to 4 GiB)."""
+def open_npz(path: str) -> tuple[Any, list[Any]]:
+    """The open archive of an .npz file and its members (headers only), at most :data:`MAX_MEMBERS`;
+    LoadError for an unreadable archive or too many members."""
     import zipfile
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as e:
         raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        zf.close()
+        raise LoadError(f"{path}: {len(infos)} members; at most {MAX_MEMBERS}")
+    return zf, infos
+
+
+def npz_name(info: Any) -> str:
+    """A member's array name (``pe.npy`` -> ``pe``)."""
+    return info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+
+
+def _npz(path: str, key: str | None) -> Table:
+    """The chosen member only, after its header's size is checked against the archive and the budget;
+    the other members' headers are read, never their data (a 4 MB file cannot expand to 4 GiB)."""
+    import zipfile
+    zf, infos = open_npz(path)
     with zf:
-        infos = zf.infolist()
-        if len(infos) > MAX_MEMBERS:
-            raise LoadError(f"{path}: {len(infos)} members; at most {MAX_MEMBERS}")
-        members = {(i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i for i in infos}
+        members = {npz_name(i): i for i in infos}
         headers = {n: _member_header(zf, i, path) for n, i in members.items()}
         k, (shape, fortran, dtype, hlen) = _pick(headers, key, path, lambda v: v[0])
         info = members[k]

@@ -125,20 +125,12 @@ def _safetensors_list(path: str) -> list[TensorRef]:
 
 
 def _npz_list(path: str) -> list[TensorRef]:
-    import zipfile
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise LoadError(f"{path}: not a readable .npz file ({loaders._short(e)})") from None
+    zf, infos = loaders.open_npz(path)
     with zf:
-        infos = zf.infolist()
-        if len(infos) > loaders.MAX_MEMBERS:
-            raise LoadError(f"{path}: {len(infos)} members; at most {loaders.MAX_MEMBERS}")
         out = []
         for i in infos:
             shape, _, dtype, _ = loaders._member_header(zf, i, path)
-            name = i.filename[:-4] if i.filename.endswith(".npy") else i.filename
-            out.append(TensorRef(path, name, shape, str(dtype), "npz"))
+            out.append(TensorRef(path, loaders.npz_name(i), shape, str(dtype), "npz"))
     return out
 
 
