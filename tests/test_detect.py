@@ -171,3 +171,19 @@ def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS
     noisy = g.astype(np.float16).astype(np.float32)
     noisy[::7, 3] += np.float32(0.05)  # not a grid any more: no grid reading may name it
     assert sinpe.detect(noisy).kind != "grid"
+
+
+def test_diffusers_grid_scale_is_read_from_the_data():  # REQ-DETECT-GRID
+    """diffusers' base_size / interpolation_scale (here 8 and 2, none of the listed guesses) is read off the
+    table: the grid is named with the equivalent base_size 4, and --profile auto conforms; a perturbed copy
+    is not named a grid."""
+    import sinpe
+    from sinpe.reference.oracles.angles import grid_plan, rounded_table
+    from sinpe.spec.grid import get_grid
+    t = rounded_table(grid_plan(get_grid("diffusers", 64, (16, 16), base_size=8, interpolation_scale=2)), "binary32")
+    r = sinpe.detect(t.astype(np.float32))
+    assert (r.kind, r.profile) == ("grid", "diffusers") and "--base-size 4 --interpolation-scale 1" in r.profile_flags
+    assert sinpe.check(t.astype(np.float32), "auto").verdict == "conforms"
+    bad = t.astype(np.float32)
+    bad[40:, 10] += np.float32(0.01)
+    assert sinpe.detect(bad).kind != "grid"

@@ -387,7 +387,19 @@ def _same(a: RotaryProfile, b: RotaryProfile) -> bool:
     return a.replace(name=None) == b.replace(name=None)
 
 
-def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None) -> list[Grid]:
+def _diffusers_scale(t: np.ndarray | None, cls: int, n: int) -> list[dict[str, Any]]:
+    """diffusers' base_size / interpolation_scale read off the data: its x axis is sin(s x) in column 0 with
+    s = base_size / (n interpolation_scale), so row cls + 1 (x = 1) gives s (one candidate, interpolation 1)."""
+    if t is None or t.shape[0] <= cls + 1 or not abs(float(t[cls + 1, 0])) < 0.99:
+        return []
+    s = math.asin(float(t[cls + 1, 0]))
+    if not s > 0:
+        return []
+    b = Fraction(s * n).limit_denominator(16)
+    return [{"base_size": b, "interpolation_scale": 1}] if b > 0 else []
+
+
+def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None, t: np.ndarray | None = None) -> list[Grid]:
     out = []
     for cls in (0, 1):
         n = rows - cls
@@ -401,6 +413,7 @@ def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None) -> list
                 opts: list[dict[str, Any]] = [{}]
                 if name == "diffusers":
                     opts = [{"base_size": b, "interpolation_scale": i} for b in (16, 32, 64, sh[0]) for i in (1, 2)]
+                    opts += [o for o in _diffusers_scale(t, cls, sh[1]) if o not in opts]
                 if name == "timm":
                     opts = [{}, {"reverse_coord": True}]
                 for o in opts:
@@ -447,7 +460,7 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
     if cells is not None and len(cells) != rows:
         raise ValueError(f"{rows} rows but {len(cells)} cells")
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
-             else _grid_candidates(dim, rows, None if shape is None else tuple(shape)))
+             else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
     for g, o in cands:
         r = check_grid(t, g, dtype=dtype, tier=tier, cells=cells)
         if r.fits:
