@@ -184,6 +184,8 @@ def test_diffusers_grid_scale_is_read_from_the_data():  # REQ-DETECT-GRID
     r = sinpe.detect(t.astype(np.float32))
     assert (r.kind, r.profile) == ("grid", "diffusers") and "--base-size 4 --interpolation-scale 1" in r.profile_flags
     assert sinpe.check(t.astype(np.float32), "auto").verdict == "conforms"
+    import json
+    json.dumps(r.to_json(), allow_nan=False)  # the JSON of sinpe detect --json (a Fraction here crashed it)
     bad = t.astype(np.float32)
     bad[40:, 10] += np.float32(0.01)
     assert sinpe.detect(bad).kind != "grid"

@@ -395,8 +395,8 @@ def _diffusers_scale(t: np.ndarray | None, cls: int, n: int) -> list[dict[str, A
     s = math.asin(float(t[cls + 1, 0]))
     if not s > 0:
         return []
-    b = Fraction(s * n).limit_denominator(16)
-    return [{"base_size": b, "interpolation_scale": 1}] if b > 0 else []
+    b = Fraction(s * n).limit_denominator(16)  # JSON-safe: an int, else the exact "p/q" the flag accepts
+    return [{"base_size": int(b) if b.denominator == 1 else str(b), "interpolation_scale": 1}] if b > 0 else []
 
 
 def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None, t: np.ndarray | None = None) -> list[Grid]:
