@@ -647,3 +647,16 @@ def test_an_unsupported_tensor_is_an_input_error(kind):
         x = _odd_tensors()[kind]
     with pytest.raises(LoadError):
         sinpe.check(x, "vaswani")
+
+
+@pytest.mark.parametrize("flags", [["--positions", "1e400"], ["--positions", "0:4", "--amplitude", "1e400"],
+                                   ["--positions", "0:4", "--offset=-1e400"], ["--positions", "0,2.5,1e999"],
+                                   ["--positions", "0:4", "--phase-scale", "1e309"]])
+def test_table_beyond_binary64_is_one_line(tmp_path, flags):  # REQ-TABLE-API, REQ-CHECK-LIMITS
+    """sinpe table with a position or parameter beyond binary64 (|x| >= 2^1024) was an OverflowError traceback;
+    now one line, exit 2, and no file is written."""
+    from helpers import run_sinpe
+    from test_loaders import assert_one_line_exit_2
+    res = run_sinpe("table", "--profile", "vaswani", "--d", "8", *flags, "--out", str(tmp_path / "t.npy"))
+    assert_one_line_exit_2(res, "beyond binary64")
+    assert not list(tmp_path.iterdir())

@@ -26,6 +26,8 @@ from typing import Any
 
 from sinpe.spec.profiles import format_number, to_fraction
 
+BINARY64_LIMIT = Fraction(2) ** 1024  # positions and parameters are binary64 values in every kernel
+
 MAX_POSITIONS = 10**8
 EXACT_FLOAT = 2**53  # integers up to this magnitude are binary64 values
 
@@ -204,6 +206,11 @@ class PositionSource:
     def __init__(self, *, start: int | None = None, stop: int | None = None,
                  values: "list[Fraction] | np.ndarray | None" = None) -> None:
         self.start, self.stop, self.values = start, stop, values
+        if isinstance(values, list):
+            big = next((v for v in values if abs(v) >= BINARY64_LIMIT), None)
+            if big is not None:
+                e = len(str(abs(big.numerator))) - len(str(big.denominator))
+                raise ValueError(f"a position of about 1e+{e} is beyond binary64 (|p| < 2^1024): no table is finite there")
         if values is None:
             assert start is not None and stop is not None
             if max(abs(start), abs(stop)) > 2 ** 53:

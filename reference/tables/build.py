@@ -54,6 +54,8 @@ def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: 
         raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
     fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
     from sinpe.spec.definition import columns
+    from sinpe.reference.checking.limits import binary64_parameters
+    binary64_parameters(prof)  # --amplitude 1e400 and the like: one line, exit 2
     columns(prof, int(d))  # raises for odd d under the 'error' rule
     return Plan(prof, int(d), fmt)
 
