@@ -660,3 +660,19 @@ def test_table_beyond_binary64_is_one_line(tmp_path, flags):  # REQ-TABLE-API, R
     res = run_sinpe("table", "--profile", "vaswani", "--d", "8", *flags, "--out", str(tmp_path / "t.npy"))
     assert_one_line_exit_2(res, "beyond binary64")
     assert not list(tmp_path.iterdir())
+
+
+def test_detect_on_a_huge_zero_table_is_bounded(tmp_path):  # REQ-CHECK-LIMITS, REQ-DETECT-KINDS
+    """A sparse 512 MiB all-zero .npy (2^16 x 1024 float64): the grid and rotary readings are bounded (no grid
+    reading over 2^22 entries, the rotary one on the first rows); a 2 GiB one took 204 s and 23.8 GB before."""
+    import subprocess
+    import sys
+    path = tmp_path / "zeros.npy"
+    m = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(1 << 16, 1024))
+    del m
+    code = ("import resource, sys\nfrom sinpe.reference.cli import main\nrc = main(['detect', sys.argv[1]])\n"
+            "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)")
+    res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 2 and "every entry of the table is zero" in res.stderr, res.stderr
+    rss_kb = int(res.stderr.rsplit("RSS", 1)[1].split()[0])
+    assert rss_kb < 1 << 20, rss_kb  # under 1 GiB for a 512 MiB table

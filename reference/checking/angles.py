@@ -370,9 +370,9 @@ def _phase_tolerance(dtype: str) -> float:
 def _candidate_frequencies(rp: RotaryProfile, dim: int) -> np.ndarray | None:
     """A candidate's frequencies in binary64 (None: the rule does not apply at dim), computed once per
     (profile, dim): detect tries the same candidates on every table of a width (``sinpe scan``)."""
-    try:
-        w = np.array([float(_mid(x)) for x in _at_prec(lambda ctx: frequencies(rp, dim, ctx), 64)])
-    except (ValueError, ArithmeticError):
+    try:  # binary64 arithmetic (mpmath.fp): the pre-filter needs ~1e-2 rad, not an enclosure
+        w = np.array([float(x) for x in frequencies(rp, dim, mpmath.fp)], dtype=np.float64)
+    except (ValueError, ArithmeticError, TypeError):
         return None
     w.setflags(write=False)
     return w
@@ -479,14 +479,21 @@ def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None
     ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
     rows, w = data.shape
     fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
-    if fits and rows * w > MAX_OTHER_ENTRIES:
+    big = rows * w > MAX_OTHER_ENTRIES
+    if fits and big:
         skipped = {"found": False, "reason": f"not tried: the 1-D reading fits and the table has over "
                                              f"{MAX_OTHER_ENTRIES} entries"}
         return {"grid": dict(skipped), "rotary": dict(skipped)}
+    if big:  # bounded work: no grid reading, and the rotary one on the first rows only (a cache's prefix is one)
+        keep = max(8, MAX_OTHER_ENTRIES // max(w, 1))
+        data, positions = data[:keep], None if positions is None else list(positions)[:keep]
     t = np.asarray(data, dtype=np.float64) if np.asarray(data).dtype.itemsize > 8 else np.asarray(data)
     out: dict[str, dict[str, Any]] = {}
     try:
-        out["grid"] = detect_grid(t, dtype=dtype, tier=tier) if positions is None else {"found": False, "reason": "rows at --positions"}
+        out["grid"] = ({"found": False, "reason": f"not tried: {rows} x {w} entries, over the {MAX_OTHER_ENTRIES} "
+                        f"the grid reading reads (give the grid preset and --shape)"} if big else
+                       detect_grid(t, dtype=dtype, tier=tier) if positions is None else
+                       {"found": False, "reason": "rows at --positions"})
     except ValueError as e:
         out["grid"] = {"found": False, "reason": str(e)}
     pos = None if positions is None else [float(p) for p in positions]
