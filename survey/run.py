@@ -1,5 +1,5 @@
 """The conformance survey: call each library function of survey/cases.py, dump its table, and ask
-`sinpe detect` and `sinpe check` about it. Writes survey/results.json, survey/RESULTS.md, the README
+`sinpe detect` and `sinpe check` about it. Writes survey/results.json, survey/RESULTS.md, survey/README.md's
 section between the survey markers, and survey/errors.png.
 
 Run it with `make survey` (its own pinned environment, .venv-survey); never part of `make test`.
@@ -299,7 +299,7 @@ def write(results: dict) -> int:
         return 1
     report.RESULTS.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
     (HERE / "RESULTS.md").write_text("# Conformance survey of real libraries\n\n" + report.render(results))
-    readme = ROOT / "README.md"
+    readme = HERE / "README.md"  # the survey's own page (the top-level README links to it)
     readme.write_text(report.splice(readme.read_text(), report.readme_section(results)))
     return 0
 
