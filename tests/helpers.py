@@ -56,3 +56,11 @@ def assert_verdict(result: Any, verdict: str, repro: str = "") -> None:
     assert result.verdict == verdict, (f"verdict {result.verdict!r}, expected {verdict!r}: {result.reason}"
                                        + (f"; first failure: {first}" if first else "")
                                        + (f"; reproduce: {repro}" if repro else ""))
+
+
+def perturb(t: Any, r: int = 7, j: int = 3, by: float = 1e-3) -> Any:
+    """A copy of table ``t`` with entry (r, j) moved by ``by``: the one wrong entry a check must find."""
+    import numpy as np
+    bad = np.array(t, copy=True)
+    bad[r, j] += by
+    return bad

@@ -21,15 +21,12 @@ import library_formulas as L
 import sinpe
 from sinpe.reference.checking.angles import check_rotary
 from sinpe.spec.rotary import get_rotary
+from helpers import perturb
 from test_loaders import assert_one_line_exit_2, run_clean
 
 F32 = np.float32
 
 
-def _perturb(t: np.ndarray, r: int = 7, j: int = 3, by: float = 1e-3) -> np.ndarray:
-    bad = np.array(t, copy=True)
-    bad[r, j] += by
-    return bad
 
 
 def _mrope_positions(rows: int = 240, seed: int = 0) -> np.ndarray:
@@ -50,7 +47,7 @@ def test_qwen2_vl_conforms_and_wrong_plans_fail():
     cos, sin = L.qwen2_vl_mrope(pos)
     rp = get_rotary("qwen2-vl")
     assert check_rotary(rp, 128, cos=cos, sin=sin, positions=list(pos)).verdict == "conforms"
-    assert check_rotary(rp, 128, cos=_perturb(cos, 60, 20), positions=list(pos)).verdict == "fails"
+    assert check_rotary(rp, 128, cos=perturb(cos, 60, 20), positions=list(pos)).verdict == "fails"
     for wrong in ((24, 16, 24), (24, 24, 16), (16, 16, 32)):
         r = check_rotary(get_rotary("qwen2-vl", mrope_section=wrong), 128, cos=cos, positions=list(pos))
         assert r.verdict == "fails", wrong
@@ -74,7 +71,7 @@ def test_qwen2_vl_through_the_cli(tmp_path):
     cos, sin = L.qwen2_vl_mrope(pos)
     np.save(tmp_path / "cos.npy", cos)
     np.save(tmp_path / "sin.npy", sin)
-    np.save(tmp_path / "bad.npy", _perturb(sin, 100, 50))
+    np.save(tmp_path / "bad.npy", perturb(sin, 100, 50))
     np.save(tmp_path / "pos.npy", pos)
     np.save(tmp_path / "pos2.npy", pos[:, :2])
     np.save(tmp_path / "pos_obj.npy", pos.astype(object), allow_pickle=True)
@@ -98,7 +95,7 @@ def test_timm_pixel_conforms_and_wrong_plans_fail(h, w, dim, linear):
     cos, sin = L.timm_pixel_rope(h, w, dim, linear_bands=linear)
     rp = get_rotary("timm-pixel", linear_bands=True if linear else None)
     assert check_rotary(rp, dim, cos=cos, sin=sin, shape=(h, w)).verdict == "conforms"
-    assert check_rotary(rp, dim, cos=_perturb(cos, min(2, h * w - 1), 1), shape=(h, w)).verdict == "fails"
+    assert check_rotary(rp, dim, cos=perturb(cos, min(2, h * w - 1), 1), shape=(h, w)).verdict == "fails"
     other = get_rotary("timm-pixel", linear_bands=None if linear else True)
     verdict = check_rotary(other, dim, cos=cos, sin=sin, shape=(h, w)).verdict                  # other spacing
     assert verdict == ("fails" if dim // 4 > 2 else "conforms")  # 2 bands: both spacings give [1, max_res/2]
@@ -120,7 +117,7 @@ def test_timm_pixel_through_the_cli(tmp_path):
     cos, sin = L.timm_pixel_rope(6, 10, 32)
     np.save(tmp_path / "cos.npy", cos)
     np.save(tmp_path / "sin.npy", sin)
-    np.save(tmp_path / "bad.npy", _perturb(cos, 30, 9))
+    np.save(tmp_path / "bad.npy", perturb(cos, 30, 9))
     flags = ["--profile", "timm-pixel", "--shape", "6x10"]
     assert run_clean(tmp_path, "check", "--cos", "cos.npy", "--sin", "sin.npy", *flags).returncode == 0
     assert run_clean(tmp_path, "check", "--cos", "bad.npy", *flags).returncode == 1
@@ -158,7 +155,7 @@ def test_explicit_channels_check():
     t, w = _mixed(300)
     items = [f"{f}:{float(x)!r}" for x in w for f in ("sin", "cos")] + ["zero"]
     assert sinpe.check(t, channels=",".join(items)).verdict == "conforms"
-    assert sinpe.check(_perturb(t, 50, 4), channels=items).verdict == "fails"
+    assert sinpe.check(perturb(t, 50, 4), channels=items).verdict == "fails"
     swapped = items[:2][::-1] + items[2:]                                                       # cos, sin at w_0
     assert sinpe.check(t, channels=swapped).verdict == "fails"
     assert sinpe.check(t, channels=items, amplitude=2).verdict == "fails"
@@ -171,7 +168,7 @@ def test_explicit_channels_check():
 def test_detect_prints_a_channel_plan_that_checks(tmp_path, f32):
     t, w = _mixed(1000, 9, f32)
     np.save(tmp_path / "t.npy", t)
-    np.save(tmp_path / "bad.npy", _perturb(t, 100, 6, 1e-2))
+    np.save(tmp_path / "bad.npy", perturb(t, 100, 6, 1e-2))
     found = sinpe.detect(str(tmp_path / "t.npy"))
     assert found.kind == "channels" and found.exit_code == 0
     if f32:  # a float32 frequency is recovered exactly

@@ -23,15 +23,12 @@ from sinpe.reference.checking.angles import check_grid, detect_grid
 from sinpe.reference.checking.channels import read_channels
 from sinpe.spec.grid import get_grid
 from sinpe.spec.grid_rotary_sources import get_grid_source
+from helpers import perturb
 from test_loaders import assert_one_line_exit_2, run_clean
 
 F32 = np.float32
 
 
-def _perturb(t: np.ndarray, r: int = 7, j: int = 3, by: float = 1e-3) -> np.ndarray:
-    bad = np.array(t, copy=True)
-    bad[r, j] += by
-    return bad
 
 
 # --- grids: pe2d (positional-encodings) and vit (vit-pytorch) -----------------------------------------
@@ -44,7 +41,7 @@ def test_pe2d_conforms_and_perturbed_fails(c, x, y):
     t = L.pe2d(c, x, y)
     g = get_grid("pe2d", c, (x, y))
     assert check_grid(t, g, dtype="float32").verdict == "conforms"
-    assert check_grid(_perturb(t, 5, c - 1), g, dtype="float32").verdict == "fails"
+    assert check_grid(perturb(t, 5, c - 1), g, dtype="float32").verdict == "fails"
 
 
 def test_pe2d_is_not_detr_nor_mae():
@@ -58,7 +55,7 @@ def test_vit_conforms_and_perturbed_fails(dim, h, w, T):
     t = L.vit_posemb_sincos_2d(h, w, dim, T)
     g = get_grid("vit", dim, (h, w), temperature=T)
     assert check_grid(t, g, dtype="float32").verdict == "conforms"
-    assert check_grid(_perturb(t, 4, 1), g, dtype="float32").verdict == "fails"
+    assert check_grid(perturb(t, 4, 1), g, dtype="float32").verdict == "fails"
 
 
 def test_vit_is_not_mae_nor_timm():
@@ -78,7 +75,7 @@ def test_new_grids_are_detected_and_recorded():
 
 def test_new_grids_through_the_cli(tmp_path):
     np.save(tmp_path / "pe.npy", L.pe2d(32, 5, 7))
-    np.save(tmp_path / "pe_bad.npy", _perturb(L.pe2d(32, 5, 7)))
+    np.save(tmp_path / "pe_bad.npy", perturb(L.pe2d(32, 5, 7)))
     np.save(tmp_path / "vit.npy", L.vit_posemb_sincos_2d(6, 6, 32, 100))
     assert run_clean(tmp_path, "check", "pe.npy", "--profile", "pe2d", "--shape", "5x7").returncode == 0
     assert run_clean(tmp_path, "check", "pe_bad.npy", "--profile", "pe2d", "--shape", "5x7").returncode == 1
@@ -102,7 +99,7 @@ def test_longrope_conforms_with_its_attention_factor():
     assert abs(att - math.sqrt(1 + math.log(32) / math.log(4096))) < 1e-15
     kw = dict(profile="llama", rule="longrope", factor=32, original_max=4096, ext_factors=FACTORS)
     assert sinpe.check(cos=cos, sin=sin, **kw).verdict == "conforms"
-    assert sinpe.check(cos=_perturb(cos), sin=sin, **kw).verdict == "fails"
+    assert sinpe.check(cos=perturb(cos), sin=sin, **kw).verdict == "fails"
     wrong = list(FACTORS)
     wrong[5] = 1.6
     assert sinpe.check(cos=cos, **dict(kw, ext_factors=wrong)).verdict == "fails"
@@ -119,7 +116,7 @@ def test_longrope_short_factor_below_one_has_no_attention_factor():
 def test_longrope_through_the_cli(tmp_path):
     (cos, sin), _ = _longrope(300)
     np.save(tmp_path / "cos.npy", cos)
-    np.save(tmp_path / "cos_bad.npy", _perturb(cos))
+    np.save(tmp_path / "cos_bad.npy", perturb(cos))
     np.save(tmp_path / "f.npy", np.array(FACTORS))
     flags = ["--profile", "llama", "--rule", "longrope", "--factor", "32", "--original-max", "4096"]
     assert run_clean(tmp_path, "check", "--cos", "cos.npy", *flags, "--ext-factors", "f.npy").returncode == 0
@@ -137,7 +134,7 @@ def test_pyg_temporal_encoding_checks_with_explicit_frequencies(tmp_path):
     x = np.arange(0, 500, dtype=np.float64)
     t, weight = L.pyg_temporal(16, x)
     np.save(tmp_path / "t.npy", t)
-    np.save(tmp_path / "t_bad.npy", _perturb(t, 50, 2, 1e-4))
+    np.save(tmp_path / "t_bad.npy", perturb(t, 50, 2, 1e-4))
     np.save(tmp_path / "w.npy", weight.astype(np.float64))
     flags = ["--profile", "llama", "--layout", "single", "--freqs", "w.npy"]
     assert run_clean(tmp_path, "check", "--cos", "t.npy", *flags).returncode == 0
@@ -181,7 +178,7 @@ def test_detect_recovers_random_frequencies_and_its_plan_checks(tmp_path, layout
     read = found.readings["rotary"]["read_from_data"]
     assert read["kinds"][0] == "cos" and read["nearest"]["max_rel_deviation"] > 0.1
     np.save(tmp_path / "cos.npy", cos)
-    np.save(tmp_path / "cos_bad.npy", _perturb(cos, 100, 4, 1e-3))
+    np.save(tmp_path / "cos_bad.npy", perturb(cos, 100, 4, 1e-3))
     flags = shlex.split(found.profile_flags)
     assert run_clean(tmp_path, "check", "--cos", "cos.npy", *flags).returncode == 0
     assert run_clean(tmp_path, "check", "--cos", "cos_bad.npy", *flags).returncode == 1

@@ -224,19 +224,6 @@ def write_cases(path: str, suite: str, cases: Any, seconds: float = 0.0, classna
     write_atomic(path, junit_xml(suite, cases, seconds, classname))
 
 
-def check_junit_path(path: str | None) -> None:
-    """A ``--junit FILE`` whose directory exists and that is not a directory (LoadError: exit 2), checked
-    before any work is done."""
-    from sinpe.reference.checking.loaders import LoadError
-    if not path:
-        return
-    full = os.path.abspath(path)
-    if os.path.isdir(full):
-        raise LoadError(f"--junit: {path!r} is a directory; name the XML file to write")
-    if not os.path.isdir(os.path.dirname(full)):
-        raise LoadError(f"--junit: directory of {path!r} does not exist")
-
-
 def write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file with a random name created
     ``O_CREAT | O_EXCL`` (``mkstemp``: never a symlink followed) beside it, then renamed over it. A

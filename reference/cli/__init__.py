@@ -115,8 +115,9 @@ _KEEP: list[object] = []
 
 
 def _output_problem(args: argparse.Namespace) -> str | None:
-    """A report file (``--junit``) is made absolute (a callable's chdir moves nothing), must not be a device,
-    FIFO or directory, and must not be one of the inputs (REQ-CLI-EXIT)."""
+    """A report file (``--junit``, of every command) is made absolute (a callable's chdir moves nothing), must be
+    in a directory that exists, must not be a device, FIFO or directory, and must not be one of the inputs
+    (REQ-CLI-EXIT). Checked here, once, before any command does work."""
     path = getattr(args, "junit", None)
     if not path:
         return None
@@ -124,6 +125,8 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     args.junit = os.path.abspath(path)
     if os.path.isdir(path):
         return f"--junit: {path!r} is a directory; name the XML file to write"
+    if not os.path.isdir(os.path.dirname(args.junit)):
+        return f"--junit: directory of {path!r} does not exist"
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         return f"--junit {path!r} exists and is not a regular file; name a new or regular file"
     for flag in ("target", "cos", "sin", "positions"):

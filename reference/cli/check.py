@@ -18,7 +18,7 @@ from sinpe.reference.cli.args import (add_channels_argument, add_dtype_argument,
                                       add_rotary_arguments, add_selection_arguments, add_timeout_argument,
                                       request, target_words)
 from sinpe.reference.checking.loaders import CALLS, input_errors
-from sinpe.reference.checking.report import check_junit_path, render_report, write_junit
+from sinpe.reference.checking.report import render_report, write_junit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +67,6 @@ def add_angle_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.check` (kinds.check) -> the report (text or ``--json``, ``--junit``)."""
     from sinpe.reference.checking import kinds
-    check_junit_path(args.junit)
     where = target_words(args)
     with input_errors("check", where):  # never a traceback for bad input: one line, exit 2
         res = kinds.check(args.target, args.profile, **request(args))

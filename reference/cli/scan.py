@@ -26,11 +26,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.reference.checking.scan.scan` -> the report."""
     from sinpe.reference.checking import scan_files
-    from sinpe.reference.checking.report import check_junit_path as check_path, write_cases
+    from sinpe.reference.checking.report import write_cases
     from sinpe.reference.checking.loaders import input_errors
     from sinpe.reference.checking.scan import junit_cases, render, scan
     from sinpe.reference.progress import Progress
-    check_path(args.junit)
     with input_errors("scan", args.path):
         total = len(scan_files.list_tensors(args.path))  # headers only: the bar's length, and input errors first
         bar = Progress(total, "sinpe scan", unit="tensors")
