@@ -139,3 +139,24 @@ def bug_slice_hf(q, k, cos, sin):
     d = q.shape[-1]
     qo, ko = llama_hf(q[..., d - r:], k[..., d - r:], cos, sin)
     return torch.cat([q[..., :d - r], qo], dim=-1), torch.cat([k[..., :d - r], ko], dim=-1)
+
+
+# --- multi-axis (M-RoPE, DEF-ROPE-AXES): positions (axes, batch, seq), written after transformers' Qwen2-VL ----------
+
+def _mrope_emb(positions, dim, sections, base=1e6):
+    """Qwen2VLRotaryEmbedding: the angles of every axis, then frequency chunk i taken from axis i mod 3."""
+    inv = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    freqs = positions[..., None].float() * inv                     # (axes, batch, seq, dim/2)
+    freqs = torch.cat([f[i % 3] for i, f in enumerate(freqs.split(sections, dim=-1))], dim=-1)
+    return torch.cat([freqs, freqs], dim=-1)
+
+
+def mrope_module(x, positions):
+    emb = _mrope_emb(positions, x.shape[-1], [4, 6, 6])
+    cos, sin = emb.cos()[:, :, None, :].to(x.dtype), emb.sin()[:, :, None, :].to(x.dtype)
+    return x * cos + rotate_half(x) * sin
+
+
+def bug_axes_module(x, positions):
+    """M-RoPE given 1-D ids: the temporal axis read by every frequency (sections ignored)."""
+    return mrope_module(x, positions[:1].expand_as(positions))

@@ -24,13 +24,14 @@ bug explains every entry (:mod:`apply_diagnose`); THM-ROPE-REL is checked on the
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from sinpe.spec.rotary import RotaryProfile, check_dim, get_rotary
+from sinpe.spec.rotary import RotaryProfile, check_dim, get_rotary, sections
 
 from sinpe.reference.checking import apply_call
 from sinpe.reference.checking.apply_diagnose import Case, bound_for, diagnose, judge, relative
@@ -60,7 +61,7 @@ class ApplyResult:
     rotary_dim: int
     layout: str
     dtype: str
-    positions: list[int]
+    positions: list[Any]     # ints, or one list of coordinates per row (DEF-ROPE-AXES)
     entries: int = 0
     n_failures: int = 0
     undecided: int = 0
@@ -108,22 +109,61 @@ def build_inputs(dim: int, seq: int, dtype: str, random_heads: int = RANDOM_HEAD
     return x
 
 
-def _positions(positions: Any, convention: str) -> list[int]:
+def default_axis_positions(m: int) -> list[tuple[int, ...]]:
+    """Rows of an m-axis profile (DEF-ROPE-AXES) when none are given, after Qwen2-VL's M-RoPE ids: text tokens
+    (p on every axis) 0..3, a 4 x 4 image at t = 4 (axis 0 t, the others the cell's row and column in turn; two
+    axes: (4 + i, 4 + j)), text 8..11 and 1000..1003, a 4 x 4 image at 65536, text 100000, 100001."""
+    def image(t: int) -> list[tuple[int, ...]]:
+        cells = [(i, j) for i in range(4) for j in range(4)]
+        if m == 2:
+            return [(t + i, t + j) for i, j in cells]
+        return [(t,) + tuple(t + (i, j)[(a - 1) % 2] for a in range(1, m)) for i, j in cells]
+    text = [*range(4), *range(8, 12), *range(1000, 1004)]
+    rows = [(p,) * m for p in text[:4]] + image(4) + [(p,) * m for p in text[4:]] + image(65536)
+    return rows + [(p,) * m for p in (100000, 100001)]
+
+
+def _positions(positions: Any, convention: str, m: int = 1) -> list[Any]:
+    """The rows' positions: ints (one axis) or m-tuples (DEF-ROPE-AXES; a single number is read on every axis)."""
     if positions is None:
-        pos = [p for p in DEFAULT_POSITIONS if convention != "hf-ids" or p < 8192]
+        pos: Any = default_axis_positions(m) if m > 1 else [p for p in DEFAULT_POSITIONS
+                                                           if convention != "hf-ids" or p < 8192]
     elif isinstance(positions, str):
-        from sinpe.reference.numerics.positions import positions_from_spec
-        pos = positions_from_spec(positions, MAX_POSITIONS, f"at most {MAX_POSITIONS} positions").tolist()
+        pos = _positions_file(positions, m)
     else:
         pos = list(positions)
-    if not pos or len(pos) > MAX_POSITIONS:
+    if not len(pos) or len(pos) > MAX_POSITIONS:
         raise LoadError(f"positions: between 1 and {MAX_POSITIONS}; got {len(pos)}")
+    rows = [_row(p, m) for p in pos]
+    return [r[0] for r in rows] if m == 1 else rows
+
+
+def _positions_file(spec: str, m: int) -> Any:
+    from sinpe.reference.numerics.positions import positions_from_spec, read_axis_positions
+    from sinpe.spec.rotary import MAX_AXES
+    if spec.endswith(".npy") and os.path.exists(spec):
+        try:
+            shape = np.load(spec, mmap_mode="r", allow_pickle=False).shape
+            arr = read_axis_positions(spec, shape[0], MAX_AXES) if len(shape) == 2 else None
+        except (ValueError, OSError) as e:
+            raise LoadError(str(e)) from None
+        if arr is not None:
+            return arr.tolist()
+    return positions_from_spec(spec, MAX_POSITIONS, f"at most {MAX_POSITIONS} positions").tolist()
+
+
+def _row(p: Any, m: int) -> tuple[int, ...]:
+    xs = list(np.asarray(p).ravel()) if isinstance(p, (tuple, list, np.ndarray)) else [p] * m
+    if len(xs) == 1:
+        xs = xs * m
+    if len(xs) != m:
+        raise LoadError(f"positions: a row of {len(xs)} coordinates for a profile of {m} position axes")
     out = []
-    for p in pos:
-        if float(p) != int(float(p)) or not 0 <= int(float(p)) < 2**53:
-            raise LoadError(f"positions: a rotary application is checked at integer positions 0 <= p < 2^53; got {p}")
-        out.append(int(float(p)))
-    return out
+    for x in xs:
+        if float(x) != int(float(x)) or not 0 <= int(float(x)) < 2**53:
+            raise LoadError(f"positions: a rotary application is checked at integer positions 0 <= p < 2^53; got {x}")
+        out.append(int(float(x)))
+    return tuple(out)
 
 
 def _cache_cols(v: np.ndarray, layout: str) -> np.ndarray:
@@ -144,7 +184,8 @@ def call_arrays(x: np.ndarray, rp: RotaryProfile, r: int, pos: list[int], conven
         out["cos"], out["sin"] = (_cache_cols(v, rp.layout) for v in (full.cos, full.sin))
         out["position_ids"] = np.array(pos, dtype=np.float64)[None]
     elif convention == "module":
-        out["positions"] = np.array(pos, dtype=np.float64)[None]
+        p = np.array(pos, dtype=np.float64)
+        out["positions"] = p.T[:, None, :] if p.ndim == 2 else p[None]  # (batch, seq), or (axes, batch, seq)
     else:
         if rp.layout == "single":
             raise LoadError("--convention freqs passes the angles in the cache layout: use layout halves or pairs")
@@ -197,7 +238,11 @@ def check_apply(fn: Any, profile: Any = "llama", *, dim: int, convention: str = 
     rp = _profile(profile, overrides)
     r = _rotary_dim(dim, rotary_dim, rotary_fraction)
     check_dim(rp, r)
-    pos = _positions(positions, convention)
+    m = len(sections(rp, r))
+    if convention == "hf-ids" and m > 1:
+        raise LoadError("--convention hf-ids indexes one cache row per position id; a multi-axis profile "
+                        "(DEF-ROPE-AXES) has none: use hf, module or freqs")
+    pos = _positions(positions, convention, m)
     if convention == "hf-ids" and (max(pos) + 1) * r > MAX_CACHE_ENTRIES:
         raise LoadError(f"--convention hf-ids passes the cache up to position {max(pos)}: over "
                         f"{MAX_CACHE_ENTRIES} entries; pass smaller --positions")
@@ -207,7 +252,7 @@ def check_apply(fn: Any, profile: Any = "llama", *, dim: int, convention: str = 
     y = np.asarray(table.data, dtype=np.float64).reshape(x.shape)
     case = Case(x, y, rp, r, dtype, convention in ("hf", "hf-ids", "freqs"), convention == "freqs", ang, dim)
     res = ApplyResult("conforms", fn if isinstance(fn, str) else getattr(fn, "__name__", "function"), convention,
-                      rp.name or rp.describe(), _flags(rp), dim, r, rp.layout, dtype, pos, notes=list(table.notes),
+                      rp.name or rp.describe(), _flags(rp), dim, r, rp.layout, dtype, [_pos_json(p) for p in pos], notes=list(table.notes),
                       output_dtype=table.dtype)
     _judge(res, case)
     res.seconds = time.perf_counter() - t0
@@ -253,14 +298,18 @@ def _judge(res: ApplyResult, case: Case) -> None:
 
 def _first_position(mask: np.ndarray, positions: Sequence[int]) -> int | None:
     rows = mask.any(axis=(0, 1, 3))
-    return int(positions[int(np.argmax(rows))]) if rows.any() else None
+    return _pos_json(positions[int(np.argmax(rows))]) if rows.any() else None
+
+
+def _pos_json(p: Any) -> Any:
+    return [int(x) for x in p] if isinstance(p, (tuple, list)) else int(p)
 
 
 def _listed(case: Case, o: np.ndarray, b: np.ndarray, fail: np.ndarray, positions: Sequence[int]) -> list[dict[str, Any]]:
     out = []
     for t, h, s, j in list(zip(*np.nonzero(fail)))[:MAX_LISTED]:
         out.append({"tensor": "qk"[t], "head": int(h), "input": f"e_{h}" if h < case.unit_heads else "random",
-                    "position": int(positions[s]), "channel": int(j), "value": json_float(float(case.y[t, h, s, j])),
+                    "position": _pos_json(positions[s]), "channel": int(j), "value": json_float(float(case.y[t, h, s, j])),
                     "exact": float(o[t, h, s, j]), "abs_error": json_float(float(abs(case.y[t, h, s, j] - o[t, h, s, j]))),
                     "allowed": float(b[t, h, s, j])})
     return out

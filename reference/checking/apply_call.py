@@ -15,7 +15,8 @@ Conventions (tensors ``q``, ``k`` of shape (batch, heads, seq, dim) unless said 
 - ``hf-ids``: ``fn(q, k, cos, sin, position_ids) -> (q', k')``, cos/sin the whole cache (rows 0..max
   position), ``position_ids`` (batch, seq) int64 (transformers before 4.38);
 - ``module``: ``fn(x, positions) -> x'`` for a module that owns its cache, x of shape (batch, seq, heads,
-  dim) (torchtune's layout), positions (batch, seq) int64; called once for q and once for k;
+  dim) (torchtune's layout), positions (batch, seq) int64, or (axes, batch, seq) for a multi-axis profile
+  (DEF-ROPE-AXES: transformers' Qwen2-VL ``position_ids``); called once for q and once for k;
 - ``freqs``: ``fn(freqs, t) -> t'`` with ``freqs`` the angles p * w (seq, width) in the cache layout
   (rotary-embedding-torch's ``apply_rotary_emb``); called once for q and once for k.
 

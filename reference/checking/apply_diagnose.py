@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from sinpe.spec.formats import get_format
-from sinpe.spec.rotary import RotaryProfile
+from sinpe.spec.rotary import RotaryProfile, sections
 
 from sinpe.reference.checking.apply_exact import (Angles, allowed, angles, cache_error, exact_rotation, pairs_of,
                                                   round_to)
@@ -149,7 +149,17 @@ def hypotheses(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray
         out.append(("slice", f"partial rotary ignored: all {d} channels rotated (frequencies of dim {d}), "
                     f"not the first {case.r}", lambda: _rotation(dataclasses.replace(case, r=d),
                                                                angles(case.rp, d, ang.positions), lay)))
+    if _multi_axis(ang.positions):
+        m = len(ang.positions[0])
+        flat = [(p[0],) * m for p in ang.positions]
+        out.append(("axes", f"multi-axis positions ignored: every frequency reads position axis 0 (the temporal ids "
+                    f"of M-RoPE), not the axis of its section {list(sections(case.rp, case.r))}",
+                    lambda: _rotation(case, angles(case.rp, case.r, flat), lay)))
     return out
+
+
+def _multi_axis(positions: Sequence[Any]) -> bool:
+    return bool(len(positions)) and isinstance(positions[0], tuple)
 
 
 def _pairs_words(layout: str) -> str:
@@ -190,8 +200,8 @@ def _wrap(t: np.ndarray) -> np.ndarray:
 
 def _estimated(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
     """Offset and frequency hypotheses estimated from the unit-vector outputs, each verified in full."""
-    if case.unit_heads < case.r or not np.isfinite(case.y).all():
-        return []
+    if case.unit_heads < case.r or not np.isfinite(case.y).all() or _multi_axis(case.ang.positions):
+        return []  # (multi-axis rows: no offset or frequency is estimated)
     phi = measured_angles(case)
     out = []
     for pos, words in _position_candidates(case, phi):
@@ -248,9 +258,9 @@ def _frequency_candidates(case: Case, phi: np.ndarray) -> list[RotaryProfile]:
 # --- THM-ROPE-REL on the function ------------------------------------------------------------------
 
 def relative(yq: np.ndarray, yk: np.ndarray, oq: np.ndarray, bq: np.ndarray, bk: np.ndarray,
-             positions: Sequence[int], limit: int = 4000) -> dict[str, Any]:
+             positions: Sequence[Any], limit: int = 4000) -> dict[str, Any]:
     """THM-ROPE-REL on the outputs of random heads (heads, seq, dim): for position pairs (m, n), (m', n') with
-    m - n = m' - n', |<q'(m), k'(n)> - <q'(m'), k'(n')>| <= R(m, n) + R(m', n'), R the bound TOL-APPLY's
+    m - n = m' - n' (per axis, for multi-axis rows), |<q'(m), k'(n)> - <q'(m'), k'(n')>| <= R(m, n) + R(m', n'), R the bound TOL-APPLY's
     per-entry bounds give an inner product (|ab - a'b'| <= |a - a'||b| + |a'||b - b'|)."""
     if not (np.isfinite(yq).all() and np.isfinite(yk).all()):
         return {"holds": None, "comparisons": 0, "violations": 0, "first": None,
@@ -258,12 +268,13 @@ def relative(yq: np.ndarray, yk: np.ndarray, oq: np.ndarray, bq: np.ndarray, bk:
     s = np.einsum("hid,hjd->hij", yq, yk)
     R = (np.einsum("hid,hjd->hij", bq, np.abs(yk)) + np.einsum("hid,hjd->hij", np.abs(oq), bk)
          + 2.0 ** -40 * np.einsum("hid,hjd->hij", np.abs(yq), np.abs(yk)))
-    P = np.asarray(positions, dtype=np.int64)
-    diff = P[:, None] - P[None, :]
+    P = np.asarray(positions, dtype=np.int64).reshape(len(positions), -1)   # (seq, axes): m - n per axis
+    diff = P[:, None, :] - P[None, :, :]
+    flat = diff.reshape(-1, diff.shape[-1])
     first, n, bad = None, 0, 0
-    seen: dict[int, tuple[int, int]] = {}
-    for i, j in zip(*np.unravel_index(np.argsort(diff, axis=None, kind="stable"), diff.shape)):
-        ref = seen.setdefault(int(diff[i, j]), (int(i), int(j)))
+    seen: dict[tuple[int, ...], tuple[int, int]] = {}
+    for i, j in zip(*np.unravel_index(np.lexsort(flat.T[::-1]), diff.shape[:2])):
+        ref = seen.setdefault(tuple(diff[i, j].tolist()), (int(i), int(j)))
         if ref == (i, j) or n >= limit:
             continue
         n += 1
@@ -273,6 +284,10 @@ def relative(yq: np.ndarray, yk: np.ndarray, oq: np.ndarray, bq: np.ndarray, bk:
             bad += 1
             if first is None:
                 h = int(np.argmax(gap - slack))
-                first = {"m_n": [int(P[i]), int(P[j])], "m_n_ref": [int(P[ref[0]]), int(P[ref[1]])],
+                first = {"m_n": [_at(P, i), _at(P, j)], "m_n_ref": [_at(P, ref[0]), _at(P, ref[1])],
                          "head": h, "gap": float(gap[h]), "slack": float(slack[h])}
     return {"holds": bad == 0 if n else None, "comparisons": n, "violations": bad, "first": first}
+
+
+def _at(P: np.ndarray, i: int) -> Any:
+    return int(P[i, 0]) if P.shape[1] == 1 else [int(x) for x in P[i]]

@@ -42,7 +42,7 @@ class Angles:
 
     rp: RotaryProfile
     r: int
-    positions: list[int]
+    positions: list[Any]     # ints, or a tuple of coordinates per row (DEF-ROPE-AXES)
     cos: np.ndarray
     sin: np.ndarray
     theta: np.ndarray
@@ -55,7 +55,7 @@ class Angles:
 def angles(rp: RotaryProfile, r: int, positions: Sequence[int]) -> Angles:
     """The reference cos/sin of each pair (the ``single`` layout of ``rp``: one column per frequency)."""
     single = rp.replace(layout="single")
-    pos = [int(p) for p in positions]
+    pos = [tuple(int(x) for x in p) if isinstance(p, (tuple, list, np.ndarray)) else int(p) for p in positions]
     out = {}
     for which in ("cos", "sin"):
         v, th = reference_f64(rotary_plan(single, r, pos, which))
