@@ -188,17 +188,17 @@ def leaves_a_grandchild(p, d):
 
 # --- the code under test attacks the verdict or outlives the check (REQ-CHECK-ISOLATION) ---
 def _orphan(*, parent_fd=False):
-    # a grandchild in a new session (setsid), optionally holding sinpe's stdout; its pid goes to $SINPE_PIDS
+    # a grandchild in a new session (setsid), optionally holding sinpe's stdout; $SINPE_MARK in its argv lets
+    # the test find it in /proc (the child may write nothing outside its scratch directory: REQ-CHECK-ISOLATION)
     code = ("import os, sys, time\\n"
-            "if len(sys.argv) > 1:\\n"
-            "    try: os.open('/proc/%s/fd/1' % sys.argv[1], os.O_WRONLY)\\n"
+            "if len(sys.argv) > 2:\\n"
+            "    try: os.open('/proc/%s/fd/1' % sys.argv[2], os.O_WRONLY)\\n"
             "    except OSError: pass\\n"
             "time.sleep(300)\\n")
-    args = [sys.executable, "-c", code] + ([str(os.getppid())] if parent_fd else [])
-    g = subprocess.Popen(args, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    with open(os.path.join(os.environ["SINPE_PIDS"], str(g.pid)), "w") as fh:
-        fh.write(str(g.pid))
+    args = [sys.executable, "-c", code, os.environ["SINPE_MARK"]] + ([str(os.getppid())] if parent_fd else [])
+    subprocess.Popen(args, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # long enough for the test's /proc watcher to see it
 
 def orphans_setsid(p, d):
     _orphan()
@@ -231,6 +231,27 @@ def forges_stdout(p, d):
         except OSError:
             pass
     return np.zeros((len(p), d))
+
+def writes_outside(p, d):
+    # every file named in $SINPE_TARGETS (a world-writable directory, a file the user owns) is attempted
+    for path in os.environ["SINPE_TARGETS"].split(os.pathsep):
+        try:
+            with open(path, "w") as fh:
+                fh.write("written by the code under test")
+        except OSError:
+            pass
+    return np.zeros((len(p), d))
+
+def kills_sinpe(p, d):
+    import signal
+    os.kill(os.getppid(), signal.SIGKILL)
+    return good(p, d)
+
+def listens_tcp(p, d):
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return good(p, d)
 
 def writes_sinpe(p, d):
     import sinpe

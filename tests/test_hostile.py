@@ -20,6 +20,8 @@ import pytest
 
 import hostile_inputs as H
 
+from sinpe.reference.checking import guard, isolate
+
 MB_LIMIT = 300  # peak RSS of a command that rejects an oversized input
 
 
@@ -391,44 +393,64 @@ def test_a_file_name_with_a_newline_stays_one_line_in_the_report(tmp_path):  # R
 linux_only = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="subreaper and /proc are Linux")
 
 
+class _Watcher:
+    """Every process whose command line holds ``mark``, seen while a check runs (polled from /proc)."""
+
+    def __init__(self, mark: str) -> None:
+        import threading
+        self.mark, self.found, self._stop = mark.encode(), set(), threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            for e in os.listdir("/proc"):
+                try:
+                    if e.isdigit() and self.mark in Path(f"/proc/{e}/cmdline").read_bytes():
+                        self.found.add(int(e))
+                except OSError:
+                    pass
+            self._stop.wait(0.01)
+
+    def stop(self) -> set[int]:
+        self._stop.set()
+        self._thread.join()
+        return self.found
+
+
 @pytest.fixture
 def pids(tmp_path):
-    """A directory the hostile callables write their grandchildren's pids to; afterwards every pid must
-    be gone (checked by PID); any survivor is killed so the test leaves nothing behind."""
-    d = tmp_path / "pids"
-    d.mkdir()
-    os.chmod(d, 0o777)  # the child may run as nobody
-    found: list[int] = []
-    yield d, found
-    left = [int(p.name) for p in d.iterdir()]
-    for pid in left:
+    """The environment that marks the hostile callables' grandchildren, and the watcher that sees them;
+    afterwards every one must be gone (checked by PID); any survivor is killed so the test leaves nothing."""
+    mark = f"sinpe-orphan-{os.getpid()}-{tmp_path.name}"
+    w = _Watcher(mark)
+    yield {"SINPE_MARK": mark}, w
+    for pid in w.stop():
         if H.alive(pid):
             os.kill(pid, 9)
-    found.extend(left)
 
 
 @linux_only
 @pytest.mark.parametrize("name,rc", [("orphans_setsid", 0), ("orphans_double_fork", 0), ("orphans_then_hangs", 2),
                                      ("orphans_then_dies", 2), ("orphan_holds_stdout", 0)])
 def test_no_descendant_outlives_the_check(work, pids, name, rc):
-    d, _ = pids
-    r = H.sinpe("check", f"hostile_impls:{name}", "--d", "8", "--timeout", "3", cwd=work, env={"SINPE_PIDS": str(d)})
+    env, w = pids
+    r = H.sinpe("check", f"hostile_impls:{name}", "--d", "8", "--timeout", "3", cwd=work, env=env)
     assert r.rc == rc, (r.rc, r.stderr)
-    _all_gone(d)
+    _all_gone(w)
     assert r.seconds < 20
 
 
 @linux_only
 def test_no_descendant_outlives_detect(work, pids):
-    d, _ = pids
-    r = H.sinpe("detect", "hostile_impls:orphans_setsid", "--d", "8", "--timeout", "3", cwd=work,
-                env={"SINPE_PIDS": str(d)})
+    env, w = pids
+    r = H.sinpe("detect", "hostile_impls:orphans_setsid", "--d", "8", "--timeout", "3", cwd=work, env=env)
     assert r.rc in (0, 1) and "Traceback" not in r.stderr, (r.rc, r.stderr)
-    _all_gone(d)
+    _all_gone(w)
 
 
-def _all_gone(d: Path) -> None:
-    started = [int(p.name) for p in d.iterdir()]
+def _all_gone(w: _Watcher) -> None:
+    started = set(w.found)
     assert started, "the callable started no grandchild"
     assert not [p for p in started if H.alive(p)], "a grandchild outlived the check"
 
@@ -437,10 +459,10 @@ def _all_gone(d: Path) -> None:
 def test_command_substitution_does_not_wait_for_a_grandchild(work, pids):
     import subprocess
     import sys
-    d, _ = pids
+    env, _ = pids
     cmd = [os.path.join(os.path.dirname(sys.executable), "sinpe"), "check", "hostile_impls:orphan_holds_stdout",
            "--d", "8", "--json"]
-    r = subprocess.run(cmd, cwd=work, capture_output=True, timeout=60, env={**os.environ, "SINPE_PIDS": str(d)})
+    r = subprocess.run(cmd, cwd=work, capture_output=True, timeout=60, env={**os.environ, **env})
     assert r.returncode == 0, r.stderr  # `out=$(sinpe check ...)` returned: no one else holds the pipe
     json.loads(r.stdout)
 
@@ -459,6 +481,50 @@ def test_the_child_cannot_write_sinpes_files(work):
     r = H.sinpe("check", "hostile_impls:writes_sinpe", "--d", "8", "--json", cwd=work)
     assert r.rc == 0, r.stderr
     assert any("uid 65534" in n for n in json.loads(r.stdout)["notes"])  # the report says which protection held
+
+
+landlock = pytest.mark.skipif(not guard.landlock_abi(), reason="the kernel offers no Landlock")
+
+
+def _targets(tmp_path: Path) -> list[Path]:
+    """A world-writable directory (reachable by nobody too) and a file the user owns."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    own = tmp_path / "own.txt"
+    own.write_text("the user's file")
+    os.chmod(own, 0o666)
+    return [shared / "dropped.txt", own]
+
+
+@landlock
+def test_the_child_writes_nothing_outside_its_scratch_directory(work, tmp_path):
+    paths = _targets(tmp_path)
+    r = H.sinpe("check", "hostile_impls:writes_outside", "--d", "8", "--json", "--no-detect", cwd=work,
+                env={"SINPE_TARGETS": os.pathsep.join(map(str, paths))})
+    assert r.rc == 1, r.stderr  # zeros: an honest finding, computed by a parent the child could not touch
+    assert not paths[0].exists() and paths[1].read_text() == "the user's file"
+    assert any("Landlock ABI" in n for n in json.loads(r.stdout)["notes"])  # the report says it held
+
+
+@landlock
+def test_without_landlock_the_same_child_does_write(work, tmp_path, monkeypatch):
+    """The test above could fail: with the confinement off (in process only), the writes happen."""
+    paths = _targets(tmp_path)
+    monkeypatch.setitem(guard._state, "landlock", 0)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("SINPE_TARGETS", os.pathsep.join(map(str, paths)))
+    isolate.call_isolated("hostile_impls:writes_outside", np.arange(4.0), 8, timeout=60)
+    assert paths[0].exists() and paths[1].read_text() != "the user's file"
+
+
+@landlock
+@pytest.mark.parametrize("name,words", [("kills_sinpe", "PermissionError"), ("listens_tcp", "PermissionError")])
+def test_the_child_cannot_signal_sinpe_or_use_tcp(work, name, words):
+    if guard.landlock_abi() < (6 if name == "kills_sinpe" else 4):
+        pytest.skip("this Landlock ABI does not scope signals / TCP")
+    r = H.sinpe("check", f"hostile_impls:{name}", "--d", "8", "--timeout", "20", cwd=work)
+    assert one_line_error(r, words) and r.rc == 2  # sinpe is alive to say so, not killed (137)
 
 
 def test_the_parent_imports_nothing_after_the_child_ran(work):

@@ -77,7 +77,7 @@ def call_isolated(target: str, positions: np.ndarray | None, d: int | None, *, c
     work = tempfile.mkdtemp(prefix="sinpe-call-")
     try:
         req = {"target": target, "d": d, "call": call, "key": key, "positions": positions is not None,
-               "cwd": os.getcwd(), "limit": limit}
+               "cwd": os.getcwd(), "limit": limit, "confine": guard.landlock_abi()}
         if positions is not None:
             np.save(os.path.join(work, "positions.npy"), np.array(positions, copy=True), allow_pickle=False)
         with open(os.path.join(work, "request.json"), "w", encoding="utf-8") as fh:
@@ -237,6 +237,7 @@ def _child(work: str) -> int:
             req = json.load(fh)
         positions = np.load(os.path.join(work, "positions.npy"), allow_pickle=False) if req["positions"] else None
         target = req["target"]
+        _confine(work, int(req.get("confine", 0)))
         os.chdir(req["cwd"])
         obj = loaders.resolve_callable(target)  # the named module only (REQ-CHECK-INPUT)
         table = loaders.call_table(obj, target, positions, req["d"], call=req["call"], key=req["key"])
@@ -257,6 +258,16 @@ def _child(work: str) -> int:
     except BaseException as e:  # noqa: B036 -- anything else the user's code did is still one line
         _write(work, {"error": f"{req.get('target', '?')} raised {type(e).__name__}: {_short(e)}"})
     return 0
+
+
+def _confine(work: str, abi: int) -> None:
+    """Landlock before the user's module is imported (guard.confine); refusing it runs nothing."""
+    if abi:
+        try:
+            guard.confine(work, abi)
+        except OSError as e:
+            raise LoadError(f"the child could not be confined (Landlock ABI {abi}: {_short(e)}); nothing was run") \
+                from None
 
 
 def _write(work: str, obj: dict[str, Any]) -> None:
