@@ -165,6 +165,10 @@ def _check(row: Row, m: np.ndarray) -> None:
     row.max_abs_error = float(res.max_abs_error)
     row.unjudged_share = float(res.unjudged["share"])
     row.reason = res.reason
+    zero = np.flatnonzero(~np.any(m, axis=1))
+    if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
+        row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
+                      f"{' ...' if zero.size > 5 else ''} are all zero (padding rows)")
 
 
 def _pool(workers: int) -> Any:
