@@ -560,7 +560,7 @@ def test_text_from_the_child_is_escaped(work):
 
 @pytest.mark.parametrize("name,words", [
     ("sparse_result", "file-size limit"),
-    ("prints_a_lot", "File too large"),
+    ("prints_a_lot", "more than the file-size limit of the call"),
     ("huge_return", "at most"),
 ])
 def test_what_the_child_hands_back_is_bounded(work, name, words):

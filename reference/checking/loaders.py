@@ -46,6 +46,8 @@ ends in a bare ``TypeError: empty()``.
 """
 from __future__ import annotations
 
+import errno
+
 import importlib
 import json
 import math
@@ -619,6 +621,8 @@ def _invoke(fn: Any, target: str, sig: str, *args: Any, call: str | None = None)
         # the errors a wrong calling convention ends in (an array where an int was meant, or the reverse)
         hint = call_hint(fn, call) if call is not None and isinstance(
             e, (TypeError, AttributeError, IndexError, RuntimeError, ValueError)) else ""
+        if isinstance(e, OSError) and e.errno == errno.EFBIG:  # in an isolated child (isolate: RLIMIT_FSIZE)
+            hint = "it printed or wrote more than the file-size limit of the call (its result and captured output)"
         raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}" + (f"; hint: {hint}" if hint else "")) \
             from None
 
