@@ -183,7 +183,7 @@ def test_exact_tier_accepts_correct_rounding_only():
     off = cr.copy()
     off[5, 1] = np.nextafter(off[5, 1], np.float32(2))
     r = check_rotary(rp, 8, cos=off, tier="exact")
-    assert r.verdict == "fails" and r.failures[0]["row"] == 5
+    assert r.verdict == "fails" and r.failures[0].row == 5
 
 
 def test_rotary_profile_validation():
@@ -259,4 +259,4 @@ def test_oracle_decides_what_the_float64_reference_cannot():
     off = cr.copy()
     off[7, 3] = np.nextafter(off[7, 3], 2.0)
     r = check_rotary(rp, 8, sin=off, tier="exact")
-    assert r.verdict == "fails" and r.n_failures == 1 and (r.failures[0]["row"], r.failures[0]["index"]) == (7, 3)
+    assert r.verdict == "fails" and r.n_failures == 1 and (r.failures[0].row, r.failures[0].column) == (7, 3)

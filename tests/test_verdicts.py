@@ -211,16 +211,16 @@ def test_rotary_caches_follow_the_working_precision_and_unjudged_rules():  # REQ
     cos_late = late.cos().to(torch.bfloat16).float().numpy()
     r = check_rotary(llama, 64, cos=cos_late, positions=pos, dtype="bfloat16")
     assert_verdict(r, "conforms")
-    assert r.working == "float32" and r.unjudged == 0
+    assert r.working == "float32" and r.unjudged["count"] == 0
     native = _rope_emb(torch.arange(3000, 3064, dtype=torch.bfloat16), 64, torch.bfloat16).cos().float().numpy()
     assert_verdict(check_rotary(llama, 64, cos=native, positions=pos, dtype="bfloat16"), "fails")
     # checked as native bfloat16, nothing fails but most of the cache is unjudged: never "conforms"
     nat = check_rotary(llama, 64, cos=native, positions=pos, dtype="bfloat16", working="native")
-    assert nat.verdict == "inconclusive" and nat.unjudged > 0 and nat.n_failures == 0, nat.reason
+    assert nat.verdict == "inconclusive" and nat.unjudged["count"] > 0 and nat.n_failures == 0, nat.reason
     # a float32 cache near position 10^6: its fastest columns are unjudged under W = float32
     far = np.arange(10**6, 10**6 + 16)
     c32 = _rope_emb(far, 64, torch.float32).cos().numpy()
     r32 = check_rotary(llama, 64, cos=c32, positions=far)
-    assert r32.verdict == "inconclusive" and r32.unjudged > 0 and "could not be judged" in r32.reason
+    assert r32.verdict == "inconclusive" and r32.unjudged["count"] > 0 and "could not be judged" in r32.reason
     c64 = _rope_emb(far, 64, torch.float64).cos().numpy().astype(np.float32)
     assert_verdict(check_rotary(llama, 64, cos=c64, positions=far, working="float64"), "conforms")

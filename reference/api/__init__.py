@@ -103,7 +103,7 @@ def check(target: Any = None, profile_: "str | Profile | None" = None, **keyword
     ``explicit``); loading ``d positions key call timeout rows skip_rows columns``; checking ``dtype tier
     working detect max_failures``. A keyword of another kind is a usage error (``LoadError``).
 
-    Returns a ``CheckResult`` (1-D) or an ``AngleCheck`` (grid, rotary): ``verdict`` (conforms / fails /
+    Returns a ``CheckResult`` for every kind (``kind``: 1d, grid, rotary, channels): ``verdict`` (conforms / fails /
     inconclusive), ``conformant`` (True only for conforms), ``exit_code``, ``failures``, ``unjudged``
     (``{count, share, from_position}``), ``to_json()`` with the same keys for every kind (REQ-CHECK-VERDICT,
     REQ-CHECK-KINDS); ``json.dumps(result.to_json())`` is its JSON text (the ``--json`` output). A float32 table

@@ -20,14 +20,13 @@ default held to a float32 evaluation rounded once, as for 1-D tables.
 >>> check_rotary(rp, 16, cos=np.cos(emb).astype(np.float32), sin=np.sin(emb).astype(np.float32)).verdict
 'conforms'
 >>> r = check_rotary(get_rotary("gptj"), 16, cos=np.cos(emb).astype(np.float32))   # wrong layout
->>> r.verdict, r.failures[0]["position"], r.failures[0]["index"], r.failures[0]["column"]
-('fails', '1', 1, 'cos0')
+>>> r.verdict, r.failures[0].position, r.failures[0].column, r.failures[0].label, type(r).__name__
+('fails', '1', 1, 'cos0', 'CheckResult')
 """
 from __future__ import annotations
 
 import math
 from functools import lru_cache
-from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -37,62 +36,17 @@ import numpy as np
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 from sinpe.spec.rotary import RotaryProfile, default_positions, frequencies
-from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, unjudged, working_format
+from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, ulp_array, unjudged, working_format
 
 from sinpe.reference.numerics.rounding import narrowest_format
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.checking.jsonout import json_float
+from sinpe.reference.checking.decide import Escalation, entry_bound, undecided_words
+from sinpe.reference.checking.result import CheckResult, Failure
 from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
                                             rotary_plan)
 
 MAX_LISTED = 10
-MAX_ORACLE = 20_000
 _NP_DTYPES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}
-
-
-@dataclass
-class AngleResult:
-    """The report of :func:`check_plan` (``to_json()`` is its JSON form)."""
-
-    verdict: str
-    profile: str
-    tier: str
-    dtype: str
-    rows: int
-    d: int
-    n_failures: int = 0
-    undecided: int = 0      # close to the bound and left undecided by the oracle (its budget ran out)
-    unjudged: int = 0       # bound >= |alpha| + |PE|: any value passes (REQ-CHECK-UNJUDGED)
-    unjudged_from: str | None = None  # the first row label with an unjudged entry
-    working: str = ""       # the working precision of the phase bound (TOL-WORKING)
-    oracle_decided: int = 0
-    max_abs_error: float = 0.0
-    max_ulp_error: float = 0.0
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    reason: str | None = None
-    parts: dict[str, "AngleResult"] = field(default_factory=dict)
-
-    @property
-    def conformant(self) -> bool:
-        """True only for ``conforms`` (REQ-CHECK-VERDICT: an inconclusive result is not conformant)."""
-        return self.verdict == "conforms"
-
-    @property
-    def fits(self) -> bool:
-        """What detect takes as a reading that fits: nothing fails and something was judged (entries a bound
-        cannot judge, REQ-CHECK-UNJUDGED, name nothing; a reading judged nowhere would fit any table)."""
-        return self.verdict != "fails" and self.unjudged < self.rows * self.d * max(1, len(self.parts))
-
-    @property
-    def exit_code(self) -> int:
-        return {"conforms": 0, "fails": 1}.get(self.verdict, 3)
-
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["parts"] = {k: v.to_json() for k, v in self.parts.items()}
-        for k in ("max_abs_error", "max_ulp_error"):
-            out[k] = json_float(out[k])
-        return out
 
 
 def _dtype_of(table: np.ndarray, dtype: str | None) -> str:
@@ -111,28 +65,53 @@ def stored_dtype(table: np.ndarray) -> str:
     return narrowest_format(np.asarray(table)) or "float64"
 
 
-def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None = None, tier: str = "phase",
-               working: str | None = None) -> AngleResult:
+def check_plan(table: Any, plan: AnglePlan, profile: str | None, *, kind: str = "grid", dtype: str | None = None,
+               tier: str = "phase", working: str | None = None, max_failures: int = MAX_LISTED) -> CheckResult:
     """Compare every entry of ``table`` (rows, d) with the plan's exact values under ``tier`` in ``dtype``,
     the phase bound for a table computed in ``working`` (TOL-WORKING; default float32 for half formats).
-    ``inconclusive`` when nothing fails but some entry is unjudged (REQ-CHECK-UNJUDGED) or undecided."""
+    The float64 reference decides what it can; the rest go to the one escalation
+    (:class:`~sinpe.reference.checking.decide.Escalation`). ``inconclusive`` when nothing fails but some entry
+    is unjudged (REQ-CHECK-UNJUDGED) or undecided; the first ``max_failures`` failures are listed."""
     if tier not in TIERS:
         raise ValueError(f"unknown tolerance tier {tier!r}; tiers: {', '.join(TIERS)}")
     arr = np.asarray(table)
     dt = _dtype_of(arr, dtype)
     fmt = get_format(dt)
     rows, d = plan.shape
-    res = AngleResult("conforms", profile, tier, dt, rows, d)
     wfmt = working_format(fmt, working) if tier == "phase" else fmt
-    res.working = wfmt.dtype
+    res = CheckResult(profile, "", {}, tier, dt, d, rows, width=d, kind=kind, working=wfmt.dtype)
     if arr.shape != (rows, d):
         res.verdict, res.reason = "fails", f"shape {tuple(arr.shape)} is not the profile's ({rows}, {d})"
-        res.n_failures = 1
+        res.n_failures = 1  # the shape itself (no entry is compared: ``worst`` stays empty)
         return res
     y = arr.astype(np.float64)
     ref, theta = reference_f64(plan)
-    eb = fastref.error_bound(ref, np.nan_to_num(theta)) + 2 * np.spacing(np.abs(ref))
     amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
+    allowed, free = _bounds(plan, ref, theta, amps, tier, fmt, wfmt)
+    err = np.abs(y - ref)
+    eb = fastref.error_bound(ref, np.nan_to_num(theta)) + 2 * np.spacing(np.abs(ref))
+    bad, unsure = classify(np.where(np.isfinite(y), err - allowed, np.inf), eb)
+    esc = Escalation()
+    cert = _Certified(plan)
+    at = list(zip(*np.nonzero(unsure)))
+    esc.skip(max(0, len(at) - esc.room()))  # past the budget: undecided
+    for r, j in at[:esc.room()]:
+        bound = entry_bound(tier, fmt, theta[r, j], amps[plan.axes[j]], plan.base, wfmt)
+        bad[r, j] |= esc.decide(_enclosure(cert, r, j), y[r, j], bound) is False
+    res.oracle_decided, res.undecided = esc.decided, esc.undecided
+    _figures(res, plan, y, ref, err, allowed, free, amps, fmt)
+    res.failures = _failures(plan, y, ref, err, allowed, bad, fmt, tier, max_failures)
+    _verdict(res, int(bad.sum()), wfmt)
+    return res
+
+
+def _enclosure(cert: _Certified, r: int, j: int) -> Any:
+    return lambda prec: cert.enclose(r, j, prec)
+
+
+def _bounds(plan: AnglePlan, ref: np.ndarray, theta: np.ndarray, amps: list[float], tier: str, fmt: Any,
+            wfmt: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(allowed, unjudged) per entry: each axis's columns with that axis's amplitude."""
     allowed = np.empty_like(ref)
     free = np.zeros(ref.shape, dtype=bool)
     for a, amp in enumerate(amps):
@@ -141,81 +120,84 @@ def check_plan(table: Any, plan: AnglePlan, profile: str, *, dtype: str | None =
             allowed[:, cols] = allowed_abs_error(tier, fmt, ref[:, cols], theta[:, cols], amp, base=plan.base,
                                                  working=wfmt)
             free[:, cols] = unjudged(allowed[:, cols], ref[:, cols], amp)
-    err = np.abs(y - ref)
-    bad, unsure = classify(np.where(np.isfinite(y), err - allowed, np.inf), eb)
-    cert = _Certified(plan)
-    for r, j in zip(*np.nonzero(unsure)):
-        if res.oracle_decided >= MAX_ORACLE:
-            res.undecided += 1
-            continue
-        ok = _oracle(cert, r, j, y[r, j], tier, fmt, theta[r, j], amps[plan.axes[j]], plan.base, wfmt)
-        res.oracle_decided += 1
-        if ok is None:
-            res.undecided += 1
-        elif not ok:
-            bad[r, j] = True
-    res.n_failures = int(bad.sum())
-    finite = np.isfinite(err)
-    res.max_abs_error = float(err.max()) if finite.all() else math.inf
-    ulp = np.concatenate([error_ulps(err[:, plan.axes == a], ref[:, plan.axes == a], fmt, amp).ravel()
-                          for a, amp in enumerate(amps)])
-    res.max_ulp_error = float(ulp.max()) if finite.all() and ulp.size else (0.0 if finite.all() else math.inf)
-    res.unjudged = int(free.sum())
-    if res.unjudged:
-        res.unjudged_from = str(plan.row_labels[int(np.argmax(free.any(axis=1)))])
-    for r, j in list(zip(*np.nonzero(bad)))[:MAX_LISTED]:
-        res.failures.append({"row": int(r), "position": plan.row_labels[r], "column": plan.labels[j], "index": int(j),
-                             "value": float(y[r, j]), "reference": float(ref[r, j]),
-                             "abs_error": float(err[r, j]), "allowed": float(allowed[r, j])})
-    if res.n_failures:
+    return allowed, free
+
+
+def _figures(res: CheckResult, plan: AnglePlan, y: np.ndarray, ref: np.ndarray, err: np.ndarray,
+             allowed: np.ndarray, free: np.ndarray, amps: list[float], fmt: Any) -> None:
+    """Max |error| (inf with a NaN/Inf entry), in ulps, of the bound; the worst entry (the first non-finite
+    one, else the largest error: absolute at the phase tier, in ulps otherwise); the unjudged entries."""
+    ulp = np.zeros_like(err)
+    for a, amp in enumerate(amps):
+        cols = plan.axes == a
+        ulp[:, cols] = error_ulps(err[:, cols], ref[:, cols], fmt, amp)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.nan_to_num(err / allowed, nan=np.inf)
+    nonfinite = ~np.isfinite(y)
+    res.non_finite = int(nonfinite.sum())
+    res.max_abs_error = math.inf if res.non_finite else float(err.max(initial=0.0))
+    res.max_ulp_error = math.inf if res.non_finite else float(ulp.max(initial=0.0))
+    res.max_bound_ratio = float(ratio.max(initial=0.0))
+    if err.size:
+        at = np.argmax(nonfinite) if res.non_finite else np.argmax(err if res.tier == "phase" else ulp)
+        r, j = np.unravel_index(at, err.shape)
+        res.worst = {"position": plan.row_labels[r], "column": int(j), "label": plan.labels[j]}
+    count = int(free.sum())
+    first = plan.row_labels[int(np.argmax(free.any(axis=1)))] if count else None
+    res.unjudged = {"count": count, "share": count / res.entries if res.entries else 0.0, "from_position": first}
+
+
+def _failures(plan: AnglePlan, y: np.ndarray, ref: np.ndarray, err: np.ndarray, allowed: np.ndarray,
+              bad: np.ndarray, fmt: Any, tier: str, max_failures: int) -> list[Failure]:
+    """The first failing entries in row order (no ``sinpe table`` writes a grid or a cache: ``repro`` and
+    ``python`` are empty; the check's ``reproduce`` command gives the verdict)."""
+    out = []
+    for r, j in list(zip(*np.nonzero(bad)))[:max_failures]:
+        u = float(ulp_array(np.array([ref[r, j]]), fmt)[0])
+        out.append(Failure(position=plan.row_labels[r], column=int(j), label=plan.labels[j], value=float(y[r, j]),
+                           reference=float(ref[r, j]), abs_error=float(err[r, j]), allowed=float(allowed[r, j]),
+                           ulp_error=float(err[r, j]) / u,
+                           reason="non-finite" if not math.isfinite(y[r, j]) else f"|error| > {tier} tolerance",
+                           repro="", python="", row=int(r)))
+    return out
+
+
+def _verdict(res: CheckResult, n_failures: int, wfmt: Any) -> None:
+    rows, d, tier, dt = res.rows, res.d, res.tier, res.dtype
+    res.n_failures = n_failures
+    u = res.unjudged
+    if n_failures:
         res.verdict = "fails"
-        res.reason = (f"{res.n_failures} of {rows * d} entries beyond the {tier} bound of a {dt} table"
+        res.reason = (f"{n_failures} of {rows * d} entries beyond the {tier} bound of a {dt} table"
                       + (f" computed in {wfmt.dtype}" if wfmt.dtype != dt else ""))
-    elif res.undecided or res.unjudged:
+    elif res.undecided or u["count"]:
         res.verdict = "inconclusive"
         res.reason = "; ".join(
-            ([f"{res.unjudged} entries could not be judged from row {res.unjudged_from} on: the {tier} bound of a "
-              f"{dt} table computed in {wfmt.dtype} lets any value in [-|alpha|, |alpha|] pass"] if res.unjudged else [])
-            + ([f"{res.undecided} entries could not be decided by the oracle"] if res.undecided else []))
-    return res
-
-
-def _oracle(cert: _Certified, r: int, j: int, y: float, tier: str, fmt: Any, theta: float, amp: float,
-            base: float, working: Any = "native") -> bool | None:
-    prec = 128
-    yy = mpmath.mpf(y)
-    while prec <= 1 << 12:
-        lo, hi = cert.enclose(r, j, prec)
-        mid = (lo + hi) / 2
-        th = np.array([theta])
-        allowed = mpmath.mpf(float(allowed_abs_error(tier, fmt, np.array([float(mid)]), th, amp, base=base,
-                                                     working=working)[0]))
-        e_hi = max(abs(yy - lo), abs(yy - hi))
-        e_lo = mpmath.mpf(0) if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
-        same_binade = (lo * hi > 0 and mpmath.floor(mpmath.log(abs(lo), 2)) == mpmath.floor(mpmath.log(abs(hi), 2))) \
-            or (lo == hi == 0)
-        if same_binade and e_hi <= allowed:
-            return True
-        if same_binade and e_lo > allowed:
-            return False
-        prec *= 2
-    return None
+            ([f"{u['count']} entries could not be judged from row {u['from_position']} on: the {tier} bound of a "
+              f"{dt} table computed in {wfmt.dtype} lets any value in [-|alpha|, |alpha|] pass"] if u["count"] else [])
+            + ([undecided_words(res.undecided)] if res.undecided else []))
 
 
 def check_grid(table: Any, grid: Grid, *, dtype: str | None = None, tier: str = "phase", working: str | None = None,
-               cells: Sequence[Sequence[int]] | None = None) -> AngleResult:
+               cells: Sequence[Sequence[int]] | None = None, max_failures: int = MAX_LISTED) -> CheckResult:
     """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid profile, or rows at ``cells`` (spatial indices)."""
-    return check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), dtype=dtype, tier=tier,
-                      working=working)
+    res = check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), kind="grid", dtype=dtype, tier=tier,
+                     working=working, max_failures=max_failures)
+    res.profile_params = {"describe": grid.describe()}
+    return res
+
+
+VERDICT_ORDER = {"fails": 0, "inconclusive": 1, "conforms": 2}  # the worse first
 
 
 def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
                  dtype: str | None = None, tier: str = "phase", working: str | None = None,
-                 shape: Sequence[int] | None = None) -> AngleResult:
+                 shape: Sequence[int] | None = None, max_failures: int = MAX_LISTED) -> CheckResult:
     """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1, or a tuple per row
     for a multi-axis profile, DEF-ROPE-AXES; rule pixel: the coordinates of ``shape``) against DEF-ROPE.
 
-    The verdict is the worse of the parts (fails > inconclusive > conforms); ``parts`` holds each."""
+    The verdict is the worse of the parts (fails > inconclusive > conforms); ``parts`` holds each, and the
+    figures are over both."""
     given = {k: v for k, v in (("cos", cos), ("sin", sin)) if v is not None}
     if not given:
         raise ValueError("check_rotary needs cos=, sin= or both")
@@ -224,19 +206,30 @@ def check_rotary(rp: RotaryProfile, dim: int, *, cos: Any = None, sin: Any = Non
     for which, t in given.items():
         arr = np.asarray(t)
         pos = default_positions(rp, dim, arr.shape[0], shape) if positions is None else list(positions)
-        parts[which] = check_plan(arr, rotary_plan(rp, dim, pos, which), name, dtype=dtype, tier=tier, working=working)
-    order = {"fails": 0, "inconclusive": 1, "conforms": 2}
-    worst = min(parts.values(), key=lambda r: order[r.verdict])
-    res = AngleResult(worst.verdict, name, tier, worst.dtype, worst.rows, worst.d,
-                      n_failures=sum(p.n_failures for p in parts.values()),
-                      undecided=sum(p.undecided for p in parts.values()),
-                      unjudged=sum(p.unjudged for p in parts.values()), working=worst.working,
-                      unjudged_from=next((p.unjudged_from for p in parts.values() if p.unjudged_from), None),
-                      oracle_decided=sum(p.oracle_decided for p in parts.values()),
-                      max_abs_error=max(p.max_abs_error for p in parts.values()),
-                      max_ulp_error=max(p.max_ulp_error for p in parts.values()),
-                      failures=[dict(f, cache=k) for k, p in parts.items() for f in p.failures][:MAX_LISTED],
+        parts[which] = p = check_plan(arr, rotary_plan(rp, dim, pos, which), name, kind="rotary", dtype=dtype,
+                                      tier=tier, working=working, max_failures=max_failures)
+        for f in p.failures:
+            f.cache = which
+    return _pair(parts, f"{rp.describe()}, dim {dim}", max_failures)
+
+
+def _pair(parts: dict[str, CheckResult], describe: str, max_failures: int) -> CheckResult:
+    """One result over a cache pair (or a single cache): the worse verdict, the sums and maxima of the parts."""
+    ps = list(parts.values())
+    worst = min(ps, key=lambda r: VERDICT_ORDER[r.verdict])
+    key = "max_abs_error" if worst.tier == "phase" else "max_ulp_error"
+    res = CheckResult(worst.profile, "", {"describe": describe}, worst.tier, worst.dtype, worst.d, worst.rows,
+                      width=worst.width, kind="rotary", working=worst.working, verdict=worst.verdict,
                       reason=worst.reason, parts=parts)
+    for k in ("n_failures", "undecided", "oracle_decided", "non_finite"):
+        setattr(res, k, sum(getattr(p, k) for p in ps))
+    for k in ("max_abs_error", "max_ulp_error", "max_bound_ratio"):
+        setattr(res, k, max(getattr(p, k) for p in ps))
+    res.worst = dict(max(ps, key=lambda p: getattr(p, key)).worst)
+    res.failures = [f for p in ps for f in p.failures][:max_failures]
+    count = sum(p.unjudged["count"] for p in ps)
+    res.unjudged = {"count": count, "share": count / res.entries if res.entries else 0.0,
+                    "from_position": next((p.unjudged["from_position"] for p in ps if p.unjudged["count"]), None)}
     return res
 
 

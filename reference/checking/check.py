@@ -10,8 +10,10 @@ How it is decided, fast and without false verdicts (REQ-CHECK-DECIDE):
   ``fastref.error_bound``), in row chunks: a memory-mapped ``.npy`` is streamed with bounded memory.
 - An entry whose error is farther than that bound from its tolerance is decided on the spot. The few
   within the bound (for float32 tables, about one in 10^7) are decided by the Arb oracle
-  (:func:`sinpe.reference.oracles.arb.enclose`), at rising precision until the ball is clear of
-  the tolerance. The worst entry's figures are also recomputed by the oracle.
+  (:func:`sinpe.reference.oracles.arb.enclose`) through the escalation every kind shares
+  (:mod:`sinpe.reference.checking.decide`: rising precision up to its cap, a budget per table); what it
+  leaves open is ``undecided`` and the verdict at best inconclusive. The worst entry's figures are also
+  recomputed by the oracle.
 - At the exact and faithful tiers PE comes from the correctly rounded tables' fast path
   (:func:`sinpe.reference.tables.build.correctly_rounded_block`): RN_F(PE), certified, and an enclosure
   of PE a few binary64 ulps wide or less. y == RN_F(PE) conforms at both tiers, any other value of the
@@ -46,7 +48,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -63,114 +65,15 @@ from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import narrowest_format, round_array
 from sinpe.reference.checking import structure
 from sinpe.reference.progress import Progress
-from sinpe.reference.checking.jsonout import json_float
+from sinpe.reference.checking import decide
+from sinpe.reference.checking.decide import Escalation, entry_bound, undecided_words
+from sinpe.reference.checking.result import BandFigures, CheckResult, Failure
 from sinpe.reference.tables.build import correctly_rounded_block
 from sinpe.reference.tables.rounded import Plan as _TablePlan, Stats as _TableStats
 
 MAX_FAILURES = 10        # failures listed in the report (all are counted)
-MAX_ORACLE = 2_000_000   # undecided entries the oracle may settle before the check gives up (exit 2)
 THREADS = 2              # worker threads for the chunks (the machine's cores, at most)
 CHUNK_ENTRIES = 1 << 16  # entries per streamed chunk (512 KiB of float64 per buffer: stays in cache)
-
-
-@dataclass
-class Failure:
-    """One failing entry: where, the value, the reference, the error and its bound, how to reproduce."""
-
-    position: str
-    column: int
-    label: str
-    value: float
-    reference: float
-    abs_error: float
-    allowed: float
-    ulp_error: float
-    reason: str
-    repro: str
-    python: str
-    row: int = -1          # the entry's row in the table checked (REQ-CHECK-REPRO: --rows selects it)
-
-
-@dataclass
-class BandFigures:
-    """Errors over the rows whose |position| lies in [lo, hi)."""
-
-    lo: float
-    hi: float
-    rows: int = 0
-    max_abs_error: float = 0.0
-    max_ulp_error: float = 0.0
-    failures: int = 0
-    unjudged: int = 0
-    max_bound_ratio: float = 0.0
-
-
-VERDICTS = ("conforms", "fails", "inconclusive")  # exit 0, 1, 3 (REQ-CHECK-VERDICT)
-
-
-@dataclass
-class CheckResult:
-    """The report of :func:`check_table` (``to_json()`` is the ``sinpe check --json`` contract)."""
-
-    conformant: bool
-    profile: str | None
-    profile_flags: str
-    profile_params: dict[str, Any]
-    tier: str
-    dtype: str
-    d: int
-    rows: int
-    width: int = 0  # the table's columns (d when it conforms in shape)
-    max_abs_error: float = 0.0
-    max_ulp_error: float = 0.0
-    worst: dict[str, Any] = field(default_factory=dict)
-    n_failures: int = 0
-    failures: list[Failure] = field(default_factory=list)
-    bands: list[BandFigures] = field(default_factory=list)
-    reason: str | None = None
-    detected: dict[str, Any] | None = None
-    oracle_decided: int = 0
-    notes: list[str] = field(default_factory=list)
-    source: str = ""
-    seconds: float = 0.0
-    verdict: str = "conforms"
-    working: str = ""
-    max_bound_ratio: float = 0.0
-    unjudged: dict[str, Any] = field(default_factory=lambda: {"count": 0, "share": 0.0, "from_position": None})
-    structural: dict[str, Any] = field(default_factory=lambda: {"judged": 0, "violations": 0, "findings": []})
-    alternatives: list[dict[str, Any]] = field(default_factory=list)
-    profile_source: str = "given"  # "detected" under --profile auto (REQ-CHECK-AUTO)
-    kind: str = "1d"       # REQ-CHECK-KINDS: grids and rotary caches say "grid" / "rotary"
-    undecided: int = 0     # left open by the oracle (a 1-D check settles every entry or stops: always 0)
-    parts: dict[str, Any] = field(default_factory=dict)  # the cos and sin caches of a rotary check
-    reproduce: str = ""    # the sinpe check command of this check
-    non_finite: int = 0    # NaN/Inf entries (REQ-CHECK-FINITE); ``worst`` is then the first of them
-
-    @property
-    def exit_code(self) -> int:
-        """0 conforms, 1 fails, 3 inconclusive (REQ-CHECK-VERDICT)."""
-        return {"conforms": 0, "fails": 1, "inconclusive": 3}[self.verdict]
-
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["failures"] = [asdict(f) for f in self.failures]
-        out["bands"] = [asdict(b) for b in self.bands]
-        out["structural"] = dict(self.structural, findings=[f.to_json() for f in self.structural["findings"]])
-        for k in ("max_abs_error", "max_ulp_error", "max_bound_ratio"):
-            out[k] = json_float(out[k])
-        for f in out["failures"]:
-            for k in ("value", "reference", "abs_error", "allowed", "ulp_error"):
-                f[k] = json_float(f[k])
-        for b in out["bands"]:
-            for k in ("max_abs_error", "max_ulp_error", "hi", "max_bound_ratio"):
-                b[k] = json_float(b[k])
-        from sinpe.reference.checking.jsonout import profile_params_json, with_exact  # REQ-CLI-JSON
-        out["profile_params"] = profile_params_json(out["profile_params"])
-        for f in out["failures"]:
-            with_exact(f, ("position",))
-        with_exact(out["worst"], ("position",))
-        with_exact(out["unjudged"], ("from_position",))
-        return out
 
 
 # --- positions ------------------------------------------------------------------------------------
@@ -262,30 +165,6 @@ def oracle_entry(profile: Profile, d: int, position: Any, j: int, prec: int = 12
     return _endpoints(enclose(profile, d, Fraction(position), j, prec))
 
 
-def oracle_decide(profile: Profile, d: int, position: Any, j: int, y: float, tier: str, fmt: Any,
-                  theta: float, working: Any = "native") -> tuple[bool, float, float]:
-    """(passes, |y - PE|, PE) with PE from Arb at rising precision until the verdict is certain."""
-    import mpmath
-    f = fmt if not isinstance(fmt, str) else get_format(fmt)
-    amp = float(profile.amplitude)
-    prec = 128
-    while True:
-        lo, hi = oracle_entry(profile, d, position, j, prec)
-        mid = float(mpmath.mpf((lo + hi) / 2))
-        th = np.array([np.nan if columns(profile, d)[j].kind == "zero" else theta])
-        allowed = mpmath.mpf(float(allowed_abs_error(tier, f, np.array([mid]), th, amp, base=float(profile.base),
-                                                     working=working)[0]))
-        yy = mpmath.mpf(y)
-        e_lo = 0 if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
-        e_hi = max(abs(yy - lo), abs(yy - hi))
-        binade_sure = mpmath.floor(mpmath.log(abs(lo), 2)) == mpmath.floor(mpmath.log(abs(hi), 2)) if lo * hi > 0 else True
-        if binade_sure and (e_hi <= allowed or e_lo > allowed):
-            return bool(e_hi <= allowed), float(e_hi), mid
-        prec *= 2
-        if prec > 1 << 13:
-            return bool(e_hi <= allowed), float(e_hi), mid
-
-
 # --- progress -------------------------------------------------------------------------------------
 
 # --- the check ------------------------------------------------------------------------------------
@@ -317,7 +196,7 @@ def _snippet(profile: Profile, d: int, pos: str, j: int, fmt: str) -> str:
 
 
 def _new_result(profile: Profile, tier: str, dtype: str, d: int, rows: int, source: str) -> CheckResult:
-    return CheckResult(conformant=True, profile=profile.name, profile_flags=profile.cli_flags(),
+    return CheckResult(profile=profile.name, profile_flags=profile.cli_flags(),
                        profile_params=profile.params(), tier=tier, dtype=dtype, d=d, rows=rows, source=source)
 
 
@@ -341,7 +220,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     table, data, fmt, wfmt, pos, d, check_repr, res = _prepare(table, profile, positions, dtype, tier, d, working)
     rows, width = data.shape
     if width != d:  # REQ-CHECK-SHAPE: a finding, not compared entry by entry
-        res.conformant, res.verdict = False, "fails"
+        res.verdict = "fails"
         if rows == d and width == len(pos) and width != rows:
             res.reason = f"transposed: shape {data.shape} is (d, positions); a table has one row per position"
         else:
@@ -399,7 +278,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         b = min(rows, a + step)
         bufs = local.__dict__
         out: dict[str, Any] = {"nonfinite": 0, "first_nonfinite": None, "not_in": 0, "first_not_in": None,
-                               "undecided": [], "n_fail": 0,
+                               "undecided": [], "over_budget": 0, "n_fail": 0,
                                "fail_rows": [], "band_fail": [], "band_stats": [], "worst_abs": (-1.0, 0, 0),
                                "worst_ulp": (-1.0, 0, 0), "stop": b, "unjudged": 0, "unjudged_row": None,
                                "alts": {}, "shift": (0, 0, []), "hashes": None}
@@ -481,12 +360,10 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
             else:
                 fail, unsure = classify(slack, margin)
             if unsure.any():
-                for r0, c0_ in np.argwhere(unsure):
+                at = np.argwhere(unsure)
+                out["over_budget"] = max(0, len(at) - decide.MAX_ORACLE)  # REQ-CHECK-DECIDE's budget: undecided
+                for r0, c0_ in at[:decide.MAX_ORACLE]:
                     out["undecided"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(pabs[r0] * w_col[c0_])))
-                if len(out["undecided"]) > MAX_ORACLE:
-                    raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
-                                    f"{tier} tolerance (a {fmt.dtype} table checked at tier {tier}); check fewer "
-                                    f"positions (--positions) or a looser tier")
             if fail.any():
                 out["n_fail"] += int(fail.sum())
                 for r0, c0_ in np.argwhere(fail)[:max_failures]:
@@ -543,7 +420,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         res.notes.append(f"{cert_stats.oracle} reference entries the fast path could not round were settled by the "
                          f"certified oracle (REQ-TABLE-FAST)")
     ctx = _Ctx(profile, d, fmt, wfmt, tier, pos, labels, bands, band_of, max_failures, progress)
-    n_fail = merged.n_fail + _settle_undecided(ctx, merged.undecided, merged.fail_rows, res)
+    n_fail = merged.n_fail + _settle_undecided(ctx, merged.undecided, merged.fail_rows, res, merged.over_budget)
     res.n_failures = n_fail
     res.failures = _failure_list(ctx, merged.fail_rows)
     _worst(ctx, res, data, merged.worst_abs, merged.worst_ulp)
@@ -556,8 +433,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     res.max_bound_ratio = max((bd.max_bound_ratio for bd in bands if bd.rows), default=0.0)
     merged.finish(res, rows * d, pos, data, plan, fmt, wfmt, profile, max_failures)
     failed = n_fail > 0 or merged.not_in > 0 or res.structural["violations"] > 0
-    res.verdict = "fails" if failed else ("inconclusive" if res.unjudged["count"] else "conforms")
-    res.conformant = res.verdict == "conforms"
+    res.verdict = "fails" if failed else ("inconclusive" if res.unjudged["count"] or res.undecided else "conforms")
     if failed and res.reason is None:
         res.reason = (_failure_reason(res, n_fail, rows * d, fmt, wfmt) if n_fail else _structural_reason(res.structural))
     elif res.verdict == "inconclusive":
@@ -624,36 +500,47 @@ class _Ctx:
     progress: bool | None
 
 
-def _settle_undecided(ctx: _Ctx, undecided: list[tuple[int, int, float, float]], fail_rows: list[tuple], res: CheckResult) -> int:
-    """REQ-CHECK-DECIDE: the Arb oracle decides the entries the fast path left undecided; the number that fail.
-    Per row, first the correctly rounded values (one oracle call per row): y == RN(PE) meets every tier;
-    otherwise exact fails and the others go entry by entry at rising precision."""
+def _settle_undecided(ctx: _Ctx, undecided: list[tuple[int, int, float, float]], fail_rows: list[tuple],
+                      res: CheckResult, over_budget: int = 0) -> int:
+    """REQ-CHECK-DECIDE: the oracle decides the entries the fast path left undecided; the number that fail.
+    Per row, first the correctly rounded values (one Arb call per row): y == RN(PE) meets every tier;
+    otherwise exact fails and the others go to the one escalation (:class:`~sinpe.reference.checking.decide.
+    Escalation`: Arb at rising precision, its cap and budget); what it leaves open is ``res.undecided``."""
     from sinpe.reference.oracles.arb import rounded_table
     by_row: dict[int, list[tuple[int, int, float, float]]] = {}
     for u in undecided:
         by_row.setdefault(u[0], []).append(u)
-    n_fail = 0
+    esc = Escalation()
+    esc.skip(over_budget)
+    n_fail, rn_decided = 0, 0
     obar = Progress(len(by_row), "sinpe check: Arb oracle", ctx.progress)
     for done, (r, items) in enumerate(sorted(by_row.items()), 1):
         p = _pos_value(ctx.pos[r])
         rn = rounded_table(ctx.profile, ctx.d, [p], ctx.fmt)[0]
         for (_, c, yv, th) in items:
-            res.oracle_decided += 1
-            if yv == rn[c]:
-                continue
-            if ctx.tier == "exact":
-                ok, e, pe = False, abs(yv - float(rn[c])), float(rn[c])
+            if yv == rn[c] or ctx.tier == "exact":
+                rn_decided += 1
+                ok, e, pe = yv == rn[c], abs(yv - float(rn[c])), float(rn[c])
             else:
-                ok, e, pe = oracle_decide(ctx.profile, ctx.d, p, c, yv, ctx.tier, ctx.fmt, th, ctx.wfmt)
-            if ok:
-                continue
-            n_fail += 1
-            ctx.bands[int(ctx.band_of[r])].failures += 1
-            if len(fail_rows) < ctx.max_failures:
-                fail_rows.append((r, c, yv, pe, e, float("nan"), "decided by the Arb oracle"))
+                ok, e, pe = esc.decide_figures(_arb_enclosure(ctx, p, c), yv, _bound(ctx, c, th))
+            if ok is False:
+                n_fail += 1
+                ctx.bands[int(ctx.band_of[r])].failures += 1
+                if len(fail_rows) < ctx.max_failures:
+                    fail_rows.append((r, c, yv, pe, e, float("nan"), "decided by the Arb oracle"))
         obar.update(done)
     obar.close()
+    res.oracle_decided, res.undecided = rn_decided + esc.decided, esc.undecided
     return n_fail
+
+
+def _arb_enclosure(ctx: _Ctx, p: Fraction, j: int) -> Any:
+    return lambda prec: oracle_entry(ctx.profile, ctx.d, p, j, prec)
+
+
+def _bound(ctx: _Ctx, j: int, theta: float) -> Any:
+    th = np.nan if columns(ctx.profile, ctx.d)[j].kind == "zero" else theta
+    return entry_bound(ctx.tier, ctx.fmt, th, float(ctx.profile.amplitude), float(ctx.profile.base), ctx.wfmt)
 
 
 def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
@@ -826,6 +713,7 @@ class _Merged:
         self.first_nonfinite: Any = None
         self.first_not_in: Any = None
         self.undecided: list[tuple[int, int, float, float]] = []
+        self.over_budget = 0
         self.n_fail = 0
         self.fail_rows: list[tuple[Any, ...]] = []
         self.worst_abs, self.worst_ulp = (-1.0, 0, 0), (-1.0, 0, 0)
@@ -840,11 +728,9 @@ class _Merged:
         self.first_nonfinite = self.first_nonfinite or part["first_nonfinite"]
         self.not_in += part["not_in"]
         self.first_not_in = self.first_not_in or part["first_not_in"]
-        self.undecided.extend(part["undecided"])
-        if len(self.undecided) > MAX_ORACLE:
-            raise LoadError(f"more than {MAX_ORACLE} entries lie within the fast reference's error of the "
-                            f"{self.tier} tolerance (a {self.fmt.dtype} table checked at tier {self.tier}); check "
-                            f"fewer positions (--positions) or a looser tier")
+        room = max(0, decide.MAX_ORACLE - len(self.undecided))  # REQ-CHECK-DECIDE: past the budget, undecided
+        self.undecided.extend(part["undecided"][:room])
+        self.over_budget += part["over_budget"] + max(0, len(part["undecided"]) - room)
         self.n_fail += part["n_fail"]
         self.fail_rows.extend(part["fail_rows"][: max(0, self.max_failures - len(self.fail_rows))])
         for i, cnt in part["band_fail"]:
@@ -911,7 +797,12 @@ def _structural_reason(st: dict[str, Any]) -> str:
 
 
 def _inconclusive_reason(res: CheckResult, fmt: Any, wfmt: Any, entries: int) -> str:
+    """Why nothing failed yet nothing conforms: entries unjudged (REQ-CHECK-UNJUDGED), entries undecided
+    (REQ-CHECK-DECIDE)."""
     u = res.unjudged
+    words = [undecided_words(res.undecided)] if res.undecided else []
+    if not u["count"]:
+        return "inconclusive: " + words[0]
     s = (f"inconclusive: {u['count']} of {entries} entries ({100 * u['share']:.3g} %) could not be judged, from "
          f"position {u['from_position']} on: there the {res.tier} bound of a {fmt.dtype} table computed in "
          f"{wfmt.dtype} lets any value in [-|alpha|, |alpha|] pass")
@@ -921,7 +812,7 @@ def _inconclusive_reason(res: CheckResult, fmt: Any, wfmt: Any, entries: int) ->
         s += (f"; --working {a['working']} would judge every entry" +
               (" (and by the fast reference every entry is within its bound)" if a["exceed"] == 0 else
                f" ({a['exceed']} entries exceed its bound by the fast reference)"))
-    return s
+    return "; ".join([s] + words)
 
 
 # (stored, checked): every value of the stored format is a value of the checked one

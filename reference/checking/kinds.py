@@ -30,6 +30,7 @@ from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RotaryProfile, get_rotary
 
 from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, is_callable_target, load_table
+from sinpe.reference.checking.result import CheckResult
 
 ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
@@ -390,8 +391,8 @@ def label(target: Any, req: Request | None = None) -> str:
 def check(target: Any = None, profile: Any = None, **kw: Any) -> Any:
     """Check ``target`` (or the ``cos=``/``sin=`` caches) against ``profile``: a 1-D preset or
     :class:`Profile` (default vaswani; llama for caches), a grid preset, a rotary preset, or ``"auto"``.
-    A 1-D result is a ``CheckResult``, a grid/rotary one an :class:`AngleCheck`; both have ``verdict``,
-    ``conformant``, ``exit_code``, ``unjudged`` and one ``to_json()`` with the same keys."""
+    Every kind's result is a :class:`~sinpe.reference.checking.result.CheckResult` (``kind`` says which):
+    ``verdict``, ``conformant``, ``exit_code``, ``unjudged`` and one ``to_json()`` with the same keys."""
     req = Request.of(kw)
     if profile == "auto":
         return _check_auto(target, req)
@@ -443,7 +444,7 @@ def _grid_options(req: Request) -> dict[str, Any]:
 
 
 def _check_grid(target: Any, name: str, req: Request, table: Table | None = None, grid: Grid | None = None,
-                options: dict[str, Any] | None = None) -> "AngleCheck":
+                options: dict[str, Any] | None = None) -> CheckResult:
     from sinpe.reference.checking.angles import check_grid
     if target is None and table is None:
         raise LoadError(f"--profile {name} (a 2-D grid) needs TARGET, the grid table file")
@@ -452,14 +453,13 @@ def _check_grid(target: Any, name: str, req: Request, table: Table | None = None
     data = np.asarray(t.data)
     opts = _grid_options(req) if options is None else options
     g = grid or grid_of(name, data.shape[1], grid_shape(req.shape, data.shape[0], req.cls), req.cls, **opts)
-    r = check_grid(data, g, dtype=req.dtype or t.dtype, tier=req.tier, working=req.working)
-    flags = grid_flags(g, opts)
-    return AngleCheck(r, "grid", g.describe(), flags, list(t.notes), f"sinpe check {label(target)} {flags}",
-                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+    r = check_grid(data, g, dtype=req.dtype or t.dtype, tier=req.tier, working=req.working,
+                   max_failures=req.max_failures)
+    return _with_command(r, grid_flags(g, opts), label(target), t.notes, t0)
 
 
 def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None = None,
-                  dim: int | None = None) -> "AngleCheck":
+                  dim: int | None = None) -> CheckResult:
     from sinpe.reference.checking.angles import check_rotary
     t0 = time.perf_counter()
     cos, sin, pos, dtype = load_caches(req, target)
@@ -472,14 +472,22 @@ def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None
     shape = None if req.shape is None else grid_shape(req.shape, t.shape[0], 0)
     try:
         r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working,
-                         shape=shape)
+                         shape=shape, max_failures=req.max_failures)
     except ValueError as e:  # the positions do not fit the profile's axes, the shape not the rows
         raise LoadError(str(e)) from None
     src = {"cos": target if target is not None else req.cos, "sin": req.sin}
     given = " ".join(f"--{k} {label(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
-    flags = rotary_flags(rp, req.freqs, req.ext_factors)
-    return AngleCheck(r, "rotary", f"{rp.describe()}, dim {dim}", flags, [], f"sinpe check {given} {flags}",
-                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+    return _with_command(r, rotary_flags(rp, req.freqs, req.ext_factors), given, [], t0)
+
+
+def _with_command(res: CheckResult, flags: str, target_words: str, notes: list[str], t0: float) -> CheckResult:
+    """A grid, rotary or channel-plan result with what the command knows: its flags, notes, command, time."""
+    res.profile_flags, res.notes = flags, list(notes) + res.notes
+    res.reproduce = f"sinpe check {target_words} {flags}"
+    for p in res.parts.values():  # a rotary pair's caches: the same profile, checked by the same command
+        p.profile_flags, p.profile_params, p.reproduce = flags, res.profile_params, res.reproduce
+    res.seconds = time.perf_counter() - t0
+    return res
 
 
 MAX_PLAN_BYTES = 1 << 23  # a --channels .json file read at most (8 MiB), its size checked before it is read
@@ -545,7 +553,7 @@ def channel_flags(channels: Any, given: Any = None, extra: dict[str, Fraction] |
     return f"--channels {words}" + "".join(f" {flag(k)} {v}" for k, v in (extra or {}).items())
 
 
-def _check_channels(target: Any, req: Request) -> "AngleCheck":
+def _check_channels(target: Any, req: Request) -> CheckResult:
     """DEF-CHANNELS-EXPLICIT: a 1-D table (file, array or callable) against an explicit channel plan."""
     from sinpe.reference.checking.angles import check_plan
     from sinpe.reference.checking.targets import load_target
@@ -564,14 +572,15 @@ def _check_channels(target: Any, req: Request) -> "AngleCheck":
                             timeout=req.timeout, rows=req.rows, skip_rows=req.skip_rows, columns=req.columns)
     data = np.asarray(t.data)
     plan = channels_plan(chans, list(range(data.shape[0])) if pos is None else list(pos), **extra)
-    r = check_plan(data, plan, "channels", dtype=req.dtype or t.dtype, tier=req.tier, working=req.working)
+    r = check_plan(data, plan, "channels", kind="channels", dtype=req.dtype or t.dtype, tier=req.tier,
+                   working=req.working, max_failures=req.max_failures)
     flags = channel_flags(chans, req.channels, extra)
     n = {f: sum(c[0] == f for c in chans) for f in ("sin", "cos", "zero")}
     describe = (f"explicit channel plan: {len(chans)} columns ({n['sin']} sin, {n['cos']} cos, {n['zero']} zero), "
                 f"{len(set(plan.fids[plan.kinds != 2].tolist()))} frequencies" +
                 "".join(f", {k} {v}" for k, v in extra.items()))
-    return AngleCheck(r, "channels", describe, flags, list(t.notes), f"sinpe check {label(target)} {flags}",
-                      seconds=time.perf_counter() - t0, max_failures=req.max_failures)
+    r.profile_params = {"describe": describe}
+    return _with_command(r, flags, label(target), t.notes, t0)
 
 
 def _check_auto(target: Any, req: Request) -> Any:
@@ -606,58 +615,14 @@ def _check_auto(target: Any, req: Request) -> Any:
     return res
 
 
-def _unnamed(found: "Found", req: Request) -> "AngleCheck":
+def _unnamed(found: "Found", req: Request) -> CheckResult:
     """A grid or cache no preset of its kind fits, under ``auto``: a finding (exit 1), never a pass."""
-    from sinpe.reference.checking.angles import AngleResult
     t = found.table.data if found.table is not None else next(
         v for v in (found.arrays.get("cos"), found.arrays.get("sin")) if v is not None)
-    r = AngleResult("fails", None, req.tier, req.dtype or found.dtype, t.shape[0], t.shape[1], n_failures=0,
-                    reason=f"--profile auto: detect names no {found.kind} preset to check against: {found.sentence}")
-    return AngleCheck(r, found.kind, "no preset", "auto", [], "", max_failures=req.max_failures,
-                      profile_source="detected", detected=found.to_json())
-
-
-# --- the report of a grid or rotary check ----------------------------------------------------------------
-
-@dataclass
-class AngleCheck:
-    """A grid/rotary :class:`~sinpe.reference.checking.angles.AngleResult` under the 1-D report contract
-    (REQ-CHECK-KINDS): the same verdicts, ``conformant`` (True only for ``conforms``), ``unjudged`` as
-    ``{count, share, from_position}`` and a ``to_json()`` with the keys of ``CheckResult.to_json()``."""
-
-    result: Any
-    kind: str
-    describe: str
-    profile_flags: str
-    notes: list[str]
-    reproduce: str
-    seconds: float = 0.0
-    max_failures: int = 10
-    profile_source: str = "given"
-    detected: dict[str, Any] | None = None
-
-    def __getattr__(self, name: str) -> Any:  # verdict, tier, dtype, rows, d, failures, ... of the result
-        if name == "result":
-            raise AttributeError(name)
-        return getattr(self.result, name)
-
-    @property
-    def conformant(self) -> bool:
-        return self.result.verdict == "conforms"
-
-    @property
-    def profile(self) -> str:
-        return self.result.profile
-
-    @property
-    def unjudged(self) -> dict[str, Any]:
-        r = self.result
-        entries = r.rows * r.d * max(1, len(r.parts))
-        return {"count": r.unjudged, "share": r.unjudged / entries if entries else 0.0, "from_position": r.unjudged_from}
-
-    def to_json(self) -> dict[str, Any]:
-        from sinpe.reference.checking.report import angle_report
-        return angle_report(self)
+    rows, d = t.shape
+    return CheckResult(None, "auto", {"describe": "no preset"}, req.tier, req.dtype or found.dtype, d, rows, width=d,
+                       kind=found.kind, verdict="fails", profile_source="detected", detected=found.to_json(),
+                       reason=f"--profile auto: detect names no {found.kind} preset to check against: {found.sentence}")
 
 
 # --- detect --------------------------------------------------------------------------------------------

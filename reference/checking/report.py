@@ -1,5 +1,6 @@
-"""Reports of a check (SPEC.md REQ-CHECK-CLI, REQ-CHECK-VERDICT, REQ-CHECK-KINDS): the human text, the JUnit XML,
-and the 1-D report contract filled from a grid/rotary result. ``sinpe check`` prints these.
+"""Reports of a check (SPEC.md REQ-CHECK-CLI, REQ-CHECK-VERDICT, REQ-CHECK-KINDS): the human text (one
+renderer, :func:`render`, for every kind's :class:`~sinpe.reference.checking.result.CheckResult`) and the
+JUnit XML. ``sinpe check`` prints these; the JSON is ``CheckResult.to_json()``.
 """
 from __future__ import annotations
 
@@ -65,25 +66,32 @@ def check_command(res: Any, target: str) -> str:
 
 def entry_command(res: Any, target: str, f: Any) -> str:
     """The command that shows one failing entry: the check of the user's input at that entry's position
-    (a callable) or row (a file), the column named."""
+    (a callable) or row (a file), the column named; a grid or a cache takes no row selection, so its
+    command is the check's, the row named."""
     base = check_command(res, target)
+    if res.kind in ("grid", "rotary"):
+        return f"{base}  # row {f.row}, column {f.column}, expected {f.reference!r}"
     row = getattr(f, "row", -1)
     sel = f"--positions {f.position}" if is_callable_target(target) or row < 0 else f"--rows {row}"
     return f"{base} {sel}  # column {f.column}, expected {f.reference!r}"
 
 
 def render(res: Any, target: str) -> str:
-    """The human report: the header, the verdict and its likeliest cause, a compact summary, then the
-    per-entry details (at most :data:`MAX_SHOWN`, with the count of the rest)."""
+    """The human report of a check of any kind: the header, the verdict and its likeliest cause, a compact
+    summary, then the per-entry details (at most :data:`MAX_SHOWN`, with the count of the rest)."""
     return "\n".join(_head(res, target) + _summary(res) + _details(res, target) + [f"({res.seconds:.2f} s)"])
 
 
 def _head(res: Any, target: str) -> list[str]:
-    prof = profile_words(res.profile, res.profile_flags)
-    shape = f"{res.rows} x {res.width or res.d} table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
+    name = res.profile if res.profile and res.profile in res.profile_flags.split() else None
+    prof = profile_words(name, res.profile_flags)
+    kind = "" if res.kind == "1d" else f"{res.kind} "
+    shape = f"{res.rows} x {res.width or res.d} {kind}table" + (f" (d={res.d})" if res.width and res.width != res.d else "")
     work = f", computed in {res.working}" if res.working and res.working != res.dtype else ""
-    L = [f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}",
-         f"{VERDICT_WORDS[res.verdict]}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}"]
+    L = [f"sinpe check {escape(target)}: {shape}, profile {prof}, tier {res.tier}, dtype {res.dtype}{work}"]
+    if "describe" in res.profile_params:  # a grid, a cache, a channel plan: what the profile is, in words
+        L.append(f"  {res.profile_params['describe']}")
+    L.append(f"{VERDICT_WORDS[res.verdict]}: {res.reason or 'every entry judged and within the ' + res.tier + ' tolerance'}")
     why = cause(res)
     if why:
         L.append(f"cause: {why}")
@@ -96,14 +104,15 @@ def _summary(res: Any) -> list[str]:
     L = [f"  note: {n}" for n in res.notes]
     if res.detected and "error" in res.detected:
         L.append(f"detect: {res.detected['error']}")
-    nf = getattr(res, "non_finite", 0)
     w = res.worst
-    if nf:
-        L.append(f"non-finite entries: {nf} (first at position {w.get('position')}, column {w.get('column')})")
-    elif res.bands:
+    if res.non_finite:
+        L.append(f"non-finite entries: {res.non_finite} (first at position {w.get('position')}, column {w.get('column')})")
+    elif w:
         ulp = f", max error {res.max_ulp_error:.3g} ulp of {res.dtype}" if res.tier != "phase" else ""
         L.append(f"max |error| {res.max_abs_error:.3g} ({res.max_bound_ratio:.3g} of its bound){ulp}; "
                  f"worst at position {w.get('position')} column {w.get('column')} ({w.get('label')})")
+    for k, p in res.parts.items():
+        L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max |error| {p.max_abs_error:.3g}")
     if res.bands:
         L.append("  positions             rows   max |error|  of bound   failures   unjudged")
         for b in res.bands:
@@ -119,7 +128,10 @@ def _summary(res: Any) -> list[str]:
     L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
              (f", from position {u['from_position']} on" if u["count"] else ""))
     if res.oracle_decided:
-        L.append(f"{res.oracle_decided} entries within the fast reference's error of the tolerance were decided by the Arb oracle")
+        L.append(f"{res.oracle_decided} entries within the fast reference's error of the tolerance were decided by the "
+                 "certified oracle")
+    if res.undecided:
+        L.append(f"undecided entries: {res.undecided} (left open by the oracle: the verdict cannot be conforms)")
     return L
 
 
@@ -132,9 +144,9 @@ def _details(res: Any, target: str) -> list[str]:
         L.append(f"  position {f.position} column {f.column} ({f.label}): value {f.value!r}, reference "
                  f"{f.reference!r}, |error| {finite_figure(f.abs_error)} > allowed {f.allowed:.3g} ({f.reason})")
         L.append(f"    reproduce: {entry_command(res, target, f)}")
-    if res.n_failures > len(shown):
+    if res.n_failures > len(shown) and res.worst:  # (a shape finding compares no entry: nothing more to list)
         L.append(f"  ... {res.n_failures - len(shown)} more failing entries (--json lists the first --max-failures)")
-    if shown:
+    if shown and shown[0].repro:
         L.append(f"  reference: {shown[0].repro}")
     found = res.structural["findings"]
     for f in found[:MAX_STRUCT_SHOWN]:
@@ -249,62 +261,6 @@ def write_atomic(path: str, text: str) -> None:
 def _num(s: str) -> float:
     from fractions import Fraction
     return float(Fraction(s))
-
-
-def angle_report(ac: Any) -> dict[str, Any]:
-    """The ``sinpe check --json`` keys of a 1-D report (the same set), filled from a grid/rotary
-    :class:`~sinpe.reference.checking.kinds.AngleCheck` (REQ-CHECK-KINDS)."""
-    from sinpe.reference.checking.jsonout import with_exact
-    r, rj = ac.result, ac.result.to_json()
-    worst = max(r.failures, key=lambda f: f["abs_error"], default=None)
-    out = {"kind": ac.kind, "conformant": ac.conformant, "verdict": r.verdict, "profile": r.profile,
-           "profile_flags": ac.profile_flags, "profile_params": {"describe": ac.describe},
-           "profile_source": ac.profile_source, "tier": r.tier, "dtype": r.dtype, "working": r.working, "d": r.d,
-           "rows": r.rows, "width": r.d, "max_abs_error": rj["max_abs_error"], "max_ulp_error": rj["max_ulp_error"],
-           "max_bound_ratio": None, "worst": {} if worst is None else {"position": worst["position"],
-                                                                      "column": worst["index"], "label": worst["column"]},
-           "n_failures": r.n_failures, "failures": r.failures, "bands": [], "reason": r.reason,
-           "detected": ac.detected, "oracle_decided": r.oracle_decided, "notes": ac.notes, "source": "",
-           "seconds": ac.seconds, "unjudged": ac.unjudged, "undecided": r.undecided,
-           "structural": {"judged": 0, "violations": 0, "findings": []}, "alternatives": [],
-           "parts": {k: v.to_json() for k, v in r.parts.items()}, "reproduce": ac.reproduce,
-           "non_finite": getattr(r, "non_finite", None)}  # (None: a grid/rotary check does not count them)
-    with_exact(out["worst"], ("position",))
-    with_exact(out["unjudged"], ("from_position",))
-    return out
-
-
-
-def render_angle(ac: Any, target: str) -> str:
-    """The human report of a grid/rotary check (REQ-CHECK-KINDS), in the 1-D report's form."""
-    r, u = ac.result, ac.unjudged
-    work = f", computed in {r.working}" if r.working and r.working != r.dtype else ""
-    name = r.profile if r.profile in ac.profile_flags.split() else None
-    L = [f"sinpe check {escape(target)}: {r.rows} x {r.d} {ac.kind} table, profile "
-         f"{profile_words(name, ac.profile_flags)}, tier {r.tier}, "
-         f"dtype {r.dtype}{work}", f"  {ac.describe}"]
-    L += [f"  note: {n}" for n in ac.notes]
-    L.append(f"{VERDICT_WORDS[r.verdict]}: {r.reason or 'every entry judged and within the ' + r.tier + ' tolerance'}")
-    for k, p in r.parts.items():
-        L.append(f"  {k}: {p.verdict}, {p.n_failures} failures, max abs error {p.max_abs_error:.3g}")
-    L.append(f"max |error| {r.max_abs_error:.3g}; {r.n_failures} failures; {r.undecided} undecided")
-    L.append(f"unjudged entries: {u['count']} ({100 * u['share']:.3g} %)" +
-             (f", from position {u['from_position']} on" if u["count"] else ""))
-    if r.failures:
-        L.append(f"first failures ({min(len(r.failures), ac.max_failures)} of {r.n_failures}):")
-    for f in r.failures[:ac.max_failures]:
-        cache = f"{f['cache']} " if "cache" in f else ""
-        L.append(f"  {cache}row {f['row']} (position {f['position']}) column {f['index']} ({f['column']}): "
-                 f"{f['value']!r} vs {f['reference']!r} (error {f['abs_error']:.3g} > {f['allowed']:.3g})")
-    if ac.detected:
-        L.append(f"detected: {ac.detected.get('sentence')}")
-    L.append(f"reproduce: {ac.reproduce}")
-    return "\n".join(L)
-
-
-def render_report(res: Any, target: str) -> str:
-    """The human report of a check of any kind."""
-    return render(res, target) if getattr(res, "kind", "1d") == "1d" else render_angle(res, target)
 
 
 def render_detection(found: Any, target: str) -> str:

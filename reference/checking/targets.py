@@ -218,7 +218,7 @@ def _unnamed(found: dict[str, Any], table: Table, tier: str, dtype: str | None, 
                       table.data.shape[0], table.source)
     res.profile, res.profile_flags, res.profile_params = None, "auto", {}
     res.width = table.data.shape[1]
-    res.conformant, res.verdict = False, "fails"
+    res.verdict = "fails"
     res.reason = f"--profile auto: detect names no member of the family to check against: {found.get('sentence')}"
     res.detected, res.profile_source = found, "detected"
     return res
@@ -238,7 +238,7 @@ def _must_raise(target: Any, profile: Profile, d: int, load: dict[str, Any], ck:
     else:
         res = _new_result(profile, ck["tier"], ck["dtype"] or odd_table.dtype, d, odd_table.data.shape[0], str(target))
         res.width = odd_table.data.shape[1]
-        res.conformant, res.verdict = False, "fails"
+        res.verdict = "fails"
         res.reason = f"returned a table for odd d={d}; odd rule 'error' requires it to raise"
         return res
     table, pos, _ = load_target(target, d + 1, **load)

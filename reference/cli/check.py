@@ -18,7 +18,7 @@ from sinpe.reference.cli.args import (add_channels_argument, add_dtype_argument,
                                       add_rotary_arguments, add_selection_arguments, add_timeout_argument,
                                       request, target_words)
 from sinpe.reference.checking.loaders import CALLS, input_errors
-from sinpe.reference.checking.report import render_report, write_junit
+from sinpe.reference.checking.report import render, write_junit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dict(res.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
-        print(render_report(res, where))
+        print(render(res, where))
     if args.junit:
         write_junit(args.junit, res, where)
     return res.exit_code
