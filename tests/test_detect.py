@@ -5,6 +5,8 @@ correct tables come from the bundled implementations at every preset, even and o
 """
 from __future__ import annotations
 
+import math
+
 import json
 
 from pathlib import Path
@@ -150,6 +152,25 @@ def test_half_precision_presets_are_named(dtype):  # REQ-DETECT-FIT, REQ-DETECT-
     for name in ("t2t", "vaswani", "vaswani-concat", "t2t-cos", "vaswani-concat-cos"):
         t = sinpe.table(name, d=64, positions=range(256), dtype=dtype)
         assert sinpe.detect(t).profile == name, (name, dtype, sinpe.detect(t).profile_flags)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_offset_tables_round_trip(dtype):  # REQ-DETECT-FIT
+    """fairseq's table (FSMT, XGLM, M2M100, Speech2Text): t2t at positions 2..1025 computed in float32 and
+    rounded once to half precision. Named t2t --offset 2 and conforming to what detect says (the survey's
+    float16 tables were read as base 13454.79 and failed that check; the bfloat16 ones fitted nothing:
+    the half-precision column frequencies missed the 2e-6 base snap and the offset was read at them)."""
+    import torch
+
+    import sinpe
+    half = 32
+    w = torch.exp(torch.arange(half, dtype=torch.float32) * -(math.log(10000) / (half - 1)))
+    ang = torch.arange(2, 1026, dtype=torch.float32)[:, None] * w[None, :]
+    t = torch.cat([torch.sin(ang), torch.cos(ang)], dim=1).to(getattr(torch, dtype)).to(torch.float32).numpy()
+    det = sinpe.detect(t)
+    assert det.profile_flags == "--profile t2t --offset 2", det.sentence
+    assert sinpe.check(t, "t2t", offset=2, dtype=dtype).verdict == "conforms"
+    assert sinpe.check(t, "vaswani-concat", base="13454.792471307812", offset=2, dtype=dtype).verdict == "fails"
 
 
 def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS, REQ-DETECT-GRID, REQ-DETECT-ROPE

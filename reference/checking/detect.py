@@ -260,21 +260,10 @@ def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarra
         sigma, b = 1.0, 10000.0
     if not (math.isfinite(b) and b > 1.0 and math.isfinite(sigma) and sigma > 0):
         return None
-    # offset from the slowest sine column: v = alpha sin(w (p0 + o)) with w (p0 + o) small
-    sins = np.nonzero(c.kinds == 0)[0]
-    o = 0.0
-    if sins.size:
-        j = sins[np.argmax(c.e[sins])]
-        wj = sigma * b ** (-c.e[j])
-        if wj > 0 and alpha0 > 0:
-            near = wj * np.abs(p - p[0]) < 0.5  # rows near the first: arcsin stays on one branch
-            o = float(np.median(np.arcsin(np.clip(y[near, j] / alpha0, -1, 1)) / wj - p[near]))
-            if not math.isfinite(o) or abs(o) > 1e6:
-                o = 0.0
+    offset = lambda s_, b_: _offset(c, y, p, s_, b_, alpha0)  # noqa: E731
     best = None
     cols = c.kinds >= 0
-    for snapped in (True, False):
-        s_, b_, o_ = (_snap(sigma, 1e-4), _snap(b, 2e-6, 1), _snap(o, 0, 8, absolute=2e-2)) if snapped else (sigma, b, o)
+    for snapped, s_, b_, o_ in _trials(sigma, b, offset, against_base):
         m = _model(c, p, s_, b_, o_)[:, cols]
         yy = y[:, cols]
         mm = float((m * m).sum())
@@ -292,6 +281,34 @@ def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarra
         if best is None or cand[0] < best[0]:
             best = cand
     return best
+
+
+def _offset(c: _Cand, y: np.ndarray, p: np.ndarray, sigma: float, b: float, alpha0: float) -> float:
+    """The offset o read off the slowest sine column, v = alpha sin(w (p + o)), on the rows near the first
+    (where arcsin stays on one branch); 0 when there is no such column or the reading is not finite."""
+    sins = np.nonzero(c.kinds == 0)[0]
+    if not sins.size or alpha0 <= 0:
+        return 0.0
+    j = sins[np.argmax(c.e[sins])]
+    wj = sigma * b ** (-c.e[j])
+    if not wj > 0:
+        return 0.0
+    near = wj * np.abs(p - p[0]) < 0.5
+    o = float(np.median(np.arcsin(np.clip(y[near, j] / alpha0, -1, 1)) / wj - p[near]))
+    return o if math.isfinite(o) and abs(o) <= 1e6 else 0.0
+
+
+def _trials(sigma: float, b: float, offset: Any, against_base: float) -> list[tuple[bool, float, float, float]]:
+    """(snapped?, sigma, base, offset) to score: the fitted values snapped to simple numbers, the checked
+    base (and sigma 1) when the fit is within 5% of it (a half-precision table's column frequencies are
+    too noisy for the 2e-6 snap; the residual then decides), and the raw fit. ``offset(sigma, base)``
+    reads the offset for each (it depends on the frequencies)."""
+    o = offset(sigma, b)
+    s1, b1 = _snap(sigma, 1e-4), _snap(b, 2e-6, 1)
+    out = [(True, s1, b1, _snap(offset(s1, b1), 0, 8, absolute=2e-2))]
+    if abs(math.log(b / against_base)) < 0.05 and abs(math.log(sigma)) < 0.05 and (s1, b1) != (1.0, against_base):
+        out.append((True, 1.0, against_base, _snap(offset(1.0, against_base), 0, 8, absolute=2e-2)))
+    return out + [(False, sigma, b, o)]
 
 
 def _is_simple(x: float) -> bool:
