@@ -200,3 +200,23 @@ def test_channel_plan_file_and_input_errors(tmp_path):
                         (["--channels", "sin:1", "--profile", "vaswani"], "drop --profile"),
                         (["--channels", ",".join(["zero"] * ((1 << 16) + 1))], "columns")):
         assert_one_line_exit_2(run_clean(tmp_path, "check", "t.npy", *args), words)
+
+
+@pytest.mark.parametrize("linear,dtype", [(False, "float32"), (True, "float32"), (False, "float16")])
+def test_detect_names_a_square_pixel_cache(linear, dtype):  # REQ-DETECT-ROPE, DEF-ROPE-PRESET-TIMM-PIXEL
+    """timm's 2-axis pixel cache on a square grid is named (detect tried only one-axis rules: "no candidate
+    rotary profile conforms"), with the shape, band spacing and, for half values stored as float32, the dtype
+    its check needs; that check conforms and the same cache with one entry off does not."""
+    cos, sin = L.timm_pixel_rope(12, 12, 32, linear_bands=linear)
+    if dtype == "float16":
+        cos, sin = (a.astype(np.float16).astype(F32) for a in (cos, sin))
+    found = sinpe.detect(cos=cos, sin=sin)
+    want = "--profile timm-pixel" + (" --linear-bands" if linear else "") + " --shape 12x12" + \
+        (" --dtype float16" if dtype == "float16" else "")
+    assert found.profile_flags == want, found.sentence
+    args = shlex.split(found.profile_flags)
+    kw = {a[2:].replace("-", "_"): (True if b is None or b.startswith("--") else b)
+          for a, b in zip(args, args[1:] + [None]) if a.startswith("--") and a != "--profile"}
+    assert sinpe.check(cos=cos, sin=sin, profile="timm-pixel", **kw).verdict == "conforms"
+    assert sinpe.check(cos=perturb(cos, 30, 9), sin=sin, profile="timm-pixel", **kw).verdict == "fails"
+    assert sinpe.detect(cos=cos[:-1], sin=sin[:-1]).profile != "timm-pixel"  # 143 rows: no square grid

@@ -35,7 +35,7 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
-from sinpe.spec.rotary import RotaryProfile, default_positions, frequencies
+from sinpe.spec.rotary import ROTARY_PRESETS, RotaryProfile, default_positions, frequencies
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, ulp_array, unjudged, working_format
 
 from sinpe.reference.numerics.rounding import narrowest_format
@@ -332,15 +332,44 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
                     break
         if found:
             break
+    if not found and positions is None:  # a 2-axis pixel cache (timm), its rows the cells of a square grid
+        pix = _pixel_reading(cos, sin, t.shape, layouts, dtype, tier)
+        if pix is not None:
+            return dict(pix, dtype=dtype)
     if not found:  # REQ-DETECT-READ: the frequencies read from the data, as an explicit plan
         from sinpe.reference.checking.channels import explicit_rotary
         read = explicit_rotary(cos, sin, None if positions is None else list(pos.tolist()), layouts, dtype, tier)
-        return read or {"found": False, "layouts": layouts, "reason": "no candidate rotary profile conforms, and no "
-                        "explicit plan of the frequencies read from the data does"}
+        return dict(read, dtype=dtype) if read else {"found": False, "layouts": layouts, "reason": "no candidate "
+                                                     "rotary profile conforms, and no explicit plan of the frequencies "
+                                                     "read from the data does"}
     best, dim = found[0]
     named = next((n for n, p in ROTARY_NAMES() if p == best.replace(name=None) or _same(p, best)), None)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
-            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]]}
+            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": dtype}
+
+
+def _pixel_reading(cos: Any, sin: Any, shape: tuple[int, ...], layouts: list[str], dtype: str,
+                   tier: str) -> dict[str, Any] | None:
+    """REQ-DETECT-ROPE for rule pixel (DEF-ROPE-FREQ-PIXEL): a pairs cache whose rows are the cells of a square
+    grid, read as timm-pixel (log bands, then linear bands). Each is first checked on the grid's first row
+    of cells only (cheap), then on every row; the answer carries the grid ``shape``."""
+    rows, dim = shape
+    side = math.isqrt(rows)
+    if "pairs" not in layouts or side < 2 or side * side != rows or dim % 4:
+        return None
+    from sinpe.spec.rotary import pixel_coordinates
+    first = pixel_coordinates((side, side))[:side]
+    caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    preset = ROTARY_PRESETS["timm-pixel"]
+    for rp in (preset, preset.replace(linear_bands=True)):
+        if not check_rotary(rp, dim, **{k: v[:side] for k, v in caches.items()}, positions=first, dtype=dtype,
+                            tier=tier).fits:
+            continue
+        if check_rotary(rp, dim, **caches, dtype=dtype, tier=tier, shape=(side, side)).fits:
+            return {"found": True, "layout": "pairs", "dim": dim, "profile": "timm-pixel" if rp == preset else None,
+                    "params": rp.params(),
+                    "describe": rp.describe(), "equivalent": [], "shape": [side, side]}
+    return None
 
 
 def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2) -> bool:
@@ -460,7 +489,7 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
             hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
     if not hits:
         return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
-    return dict(found=True, **hits[0], equivalent=hits[1:])
+    return dict(found=True, **hits[0], equivalent=hits[1:], dtype=dtype)
 
 
 MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)

@@ -759,12 +759,15 @@ def _name(found: Found, kind: str) -> Found:
                            if r.get("equivalent") else "") + ".")
     else:
         found.rotary = ROTARY_PRESETS[r["profile"]] if r.get("profile") else RotaryProfile(None, **r["params"])
-        found.profile_flags = rotary_flags(found.rotary)
+        found.profile_flags = rotary_flags(found.rotary) + (f" --shape {r['shape'][0]}x{r['shape'][1]}"
+                                                            if r.get("shape") else "")
         if not found.cache_pair and "cache" in r and found.table is not None:  # a table read as one cache
             found.profile_flags = f"--{r['cache']} FILE {found.profile_flags}"
         what = "cos and sin cache pair" if found.cache_pair else f"{r['cache']} cache"
         found.sentence = (f"A rotary {what}: {r['describe']}, head dim {r['dim']}" +
                           (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
+    if r.get("dtype") and found.dtype and r["dtype"] != found.dtype:  # judged narrower than stored (stored_dtype)
+        found.profile_flags += f" --dtype {r['dtype']}"
     if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
         r["params"] = dict(r["params"])
         with_exact(r["params"], tuple(k for k, v in r["params"].items()
