@@ -51,6 +51,7 @@ $(SSTAMP): pyproject.toml requirements.lock survey/requirements.lock
 
 survey: $(SSTAMP)
 	KERAS_BACKEND=torch $(SBIN)/python survey/run.py
+	KERAS_BACKEND=torch $(SBIN)/python survey/apply_run.py
 
 clean:
 	rm -rf $(VENV) $(SVENV) build *.egg-info .pytest_cache

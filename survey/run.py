@@ -298,7 +298,7 @@ def write(results: dict) -> int:
         print("results do not match the schema:\n  " + "\n  ".join(errs[:20]), file=sys.stderr)
         return 1
     report.RESULTS.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
-    (HERE / "RESULTS.md").write_text("# Conformance survey of real libraries\n\n" + report.render(results))
+    (HERE / "RESULTS.md").write_text(report.results_page(results, report.load_apply()))
     readme = HERE / "README.md"  # the survey's own page (the top-level README links to it)
     readme.write_text(report.splice(readme.read_text(), report.readme_section(results)))
     return 0
