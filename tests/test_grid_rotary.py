@@ -215,6 +215,16 @@ def test_detect_rotary_names_layout_base_and_scaling():
     assert detect_rotary(cos=c4, sin=s4)["profile"] == "llama3.1"
 
 
+def test_detect_rotary_needs_three_rows():  # REQ-DETECT-ROPE, as REQ-DETECT-FIT's three rows
+    """One row at position 0 (cos 1, sin 0) fits every candidate; two or fewer rows name nothing (one row took
+    336 candidate checks, 12 s, before this rule) and three rows of a correct cache are named."""
+    c, s = L.rope_cache(L.inv_freq_default(16), 3)
+    for rows in (1, 2):
+        r = detect_rotary(cos=c[:rows], sin=s[:rows])
+        assert r["found"] is False and "at least 3 rows" in r["reason"]
+    assert detect_rotary(cos=c, sin=s)["profile"] == "llama"
+
+
 def test_detect_rotary_refuses_noise():
     rng = np.random.default_rng(0)
     assert detect_rotary(cos=rng.uniform(-1, 1, (32, 16)).astype(np.float32))["found"] is False

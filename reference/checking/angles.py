@@ -46,6 +46,7 @@ from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mi
                                             rotary_plan)
 
 MAX_LISTED = 10
+MIN_ROTARY_ROWS = 3   # as the 1-D reading (REQ-DETECT-FIT): fewer rows name no rotary plan
 _NP_DTYPES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}
 
 
@@ -311,6 +312,9 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
     dtype = dtype or stored_dtype(t)
     pos = np.arange(t.shape[0]) if positions is None else np.asarray(positions)
     layouts = rotary_layout(t)
+    if t.ndim != 2 or t.shape[0] < MIN_ROTARY_ROWS:  # every candidate would fit one row at position 0
+        return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
+                f"rows; the cache has {t.shape[0]}"}
     found: list[tuple[RotaryProfile, int]] = []
     for layout in layouts:
         dim = t.shape[1] * (2 if layout == "single" else 1)
