@@ -76,10 +76,15 @@ def entry_command(res: Any, target: str, f: Any) -> str:
     return f"{base} {sel}  # column {f.column}, expected {f.reference!r}"
 
 
+ALIASED = ("grid", "rotary")  # kinds that `sinpe grid` / `sinpe rotary` also check, byte for byte (REQ-CHECK-KINDS)
+
+
 def render(res: Any, target: str) -> str:
     """The human report of a check of any kind: the header, the verdict and its likeliest cause, a compact
-    summary, then the per-entry details (at most :data:`MAX_SHOWN`, with the count of the rest)."""
-    return "\n".join(_head(res, target) + _summary(res) + _details(res, target) + [f"({res.seconds:.2f} s)"])
+    summary, then the per-entry details (at most :data:`MAX_SHOWN`, with the count of the rest), then the wall
+    time (not for the :data:`ALIASED` kinds, whose aliases print the same bytes; ``--json`` has ``seconds``)."""
+    time = [] if res.kind in ALIASED else [f"({res.seconds:.2f} s)"]
+    return "\n".join(_head(res, target) + _summary(res) + _details(res, target) + time)
 
 
 def _head(res: Any, target: str) -> list[str]:
