@@ -181,9 +181,11 @@ def _timm(dim: int, shape: Any, reverse_coord: bool = False, interleave_sin_cos:
     return Grid("timm", shape2, ax, "blocks" if interleave_sin_cos else "functions")
 
 
-def _detr(dim: int, shape: Any, normalize: bool = False, temperature: Any = 10000) -> Grid:
+def _detr(dim: int, shape: Any, normalize: bool = False, temperature: Any = 10000, offset: Any = 1,
+          name: str | None = None) -> Grid:
     """DETR PositionEmbeddingSine(num_pos_feats=dim/2): [y | x] interleaved; index i read as i + 1,
-    normalised to (i + 1) / (n + 1e-6) * 2 pi when ``normalize`` (the default scale 2 pi)."""
+    normalised to (i + 1) / (n + 1e-6) * 2 pi when ``normalize`` (the default scale 2 pi); Deformable DETR
+    reads the cell centre i + 1/2 (``offset``)."""
     h, w = _square(shape)
     if dim % 2:
         raise ValueError(f"detr grid needs an even dim (2 * num_pos_feats); got {dim}")
@@ -191,9 +193,9 @@ def _detr(dim: int, shape: Any, normalize: bool = False, temperature: Any = 1000
     ax = []
     for s, n in ((0, h), (1, w)):
         scale = 1 / (n + eps) if normalize else Fraction(1)
-        ax.append(GridAxis(s, get_profile("vaswani", offset=1, phase_scale=scale, base=temperature), dim // 2,
+        ax.append(GridAxis(s, get_profile("vaswani", offset=offset, phase_scale=scale, base=temperature), dim // 2,
                            turns=normalize))
-    return Grid("detr-normalized" if normalize else "detr", (h, w), tuple(ax))
+    return Grid(name or ("detr-normalized" if normalize else "detr"), (h, w), tuple(ax))
 
 
 def _pe2d(dim: int, shape: Any, temperature: Any = 10000) -> Grid:
@@ -226,6 +228,8 @@ GRID_PRESETS: Mapping[str, Callable[..., Grid]] = {
                                                                      name="timm-interleaved"),
     "detr": _detr,
     "detr-normalized": lambda dim, shape, **kw: _detr(dim, shape, normalize=True, **kw),
+    "detr-deformable": lambda dim, shape, **kw: _detr(dim, shape, normalize=True, offset=Fraction(1, 2),
+                                                      name="detr-deformable", **kw),
     "pe2d": _pe2d,
     "vit": _vit,
 }
@@ -239,7 +243,7 @@ def get_grid(name: str, dim: int, shape: Any, **options: Any) -> Grid:
     >>> get_grid("vit-b", 8, 3)
     Traceback (most recent call last):
     ...
-    ValueError: unknown grid profile 'vit-b'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized, pe2d, vit
+    ValueError: unknown grid profile 'vit-b'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized, detr-deformable, pe2d, vit
     """
     if name not in GRID_PRESETS:
         raise ValueError(f"unknown grid profile {name!r}; presets: {', '.join(GRID_PRESETS)}")

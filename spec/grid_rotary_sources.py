@@ -6,7 +6,7 @@ spec's table equal the code's, and what the code does in its own dtype. ``tests/
 transcribes each formula and ``tests/test_grid_rotary.py`` checks it against the preset.
 
 >>> [s.key for s in GRID_SOURCES]
-['mae', 'diffusers-2d', 'timm-2d', 'detr-sine', 'pe2d', 'vit-pytorch']
+['mae', 'diffusers-2d', 'timm-2d', 'detr-sine', 'deformable-detr-sine', 'pe2d', 'vit-pytorch']
 >>> get_grid_source("detr-sine").preset
 'detr'
 """
@@ -67,6 +67,13 @@ GRID_SOURCES: tuple[NdSource, ...] = (
              notes="positions are cumsum(not_mask) = i + 1; normalize gives (i + 1) / (n + 1e-6) * 2 pi "
                    "(the default scale); dim_t = T^(2 floor(j/2)/num_pos_feats): vaswani interleaved per axis; "
                    "channels [y | x]; output (B, C, H, W): flatten to (H*W, C) before checking."),
+    NdSource("deformable-detr-sine", "Deformable DETR (and the transformers port)", "fundamentalvision/Deformable-DETR",
+             "models/position_encoding.py", "PositionEmbeddingSine(num_pos_feats, temperature, normalize=True, scale)",
+             "detr-deformable", {"normalize=True": "preset detr-deformable"},
+             dtype="float32 (cumsum of the mask in float32); transformers' port computes in the dtype it is given",
+             notes="y_embed = (y_embed - 0.5) / (y_embed[:, -1:, :] + eps) * scale: the cell centre (i + 1/2) / (n + 1e-6) "
+                   "* 2 pi, otherwise DETR's plan (dim_t, [y | x], interleaved). Read in transformers 5.24 "
+                   "modeling_deformable_detr.py DeformableDetrSinePositionEmbedding (the same line)."),
     NdSource("pe2d", "positional-encodings (multidim-positional-encoding)", "tatp22/multidim-positional-encoding",
              "positional_encodings/torch_encodings.py", "PositionalEncoding2D(channels)", "pe2d",
              commit="00521a59543e7759a2d36c1a826d5d15ea27e6ca",

@@ -214,6 +214,76 @@ def detr(d, n, dtype):
                f"device='cpu', dtype=torch.{dtype})")
 
 
+def _square(n):
+    return int(round(math.sqrt(n)))
+
+
+def vitmae_2d(d, n, dtype):
+    f = _hf("vit_mae.modeling_vit_mae").build_2d_sinusoidal_position_embedding
+    g = _square(n)
+    return f(g, g, d, cls_token=True, dtype=_t(dtype)), (
+        f"build_2d_sinusoidal_position_embedding({g}, {g}, {d}, cls_token=True, dtype=torch.{dtype})")
+
+
+def rtdetr_2d(d, n, dtype):
+    import torch
+    C = _hf("rt_detr.modeling_rt_detr").RTDetrSinePositionEmbedding
+    g = _square(n)
+    out = C(embed_dim=d)(width=g, height=g, device=torch.device("cpu"), dtype=_t(dtype))
+    return out[0], (f"RTDetrSinePositionEmbedding(embed_dim={d})(width={g}, height={g}, device=torch.device('cpu'), "
+                    f"dtype=torch.{dtype})")
+
+
+def detr_family(modpath, cls):
+    """The DETR-style sine modules built as their models build them (normalize=True): (B, C, H, W) -> rows = cells."""
+    def run(d, n, dtype):
+        import torch
+        C = getattr(_hf(modpath), cls)
+        g = _square(n)
+        out = C(num_position_features=d // 2, normalize=True)(shape=torch.Size([1, 3, g, g]), device="cpu",
+                                                              dtype=_t(dtype))
+        return out[0].permute(1, 2, 0).reshape(g * g, -1), (
+            f"{cls}(num_position_features={d // 2}, normalize=True)(shape=torch.Size([1, 3, {g}, {g}]), "
+            f"device='cpu', dtype=torch.{dtype})[0].permute(1, 2, 0).reshape({g * g}, {d})")
+    return run
+
+
+def table_transformer(d, n, dtype):
+    import torch
+    C = _hf("table_transformer.modeling_table_transformer").TableTransformerSinePositionEmbedding
+    g = _square(n)
+    m = C(embedding_dim=d // 2, normalize=True)
+    out = m(torch.zeros(1, 3, g, g, dtype=_t(dtype)), torch.ones(1, g, g, dtype=torch.long)).to(_t(dtype))
+    return out[0].permute(1, 2, 0).reshape(g * g, -1), (
+        f"TableTransformerSinePositionEmbedding(embedding_dim={d // 2}, normalize=True)(pixel_values, "
+        f"torch.ones(1, {g}, {g}, dtype=torch.long)).to(torch.{dtype})  # pixel_values: zeros (1, 3, {g}, {g})")
+
+
+def hf_rope(model, cls, cfg_cls, rope_parameters, **cfg):
+    """A transformers rotary class built from its model's config (head_dim d) and called through its forward."""
+    def run(d, n, dtype):
+        import torch
+        mod = _hf(f"{model}.modeling_{model}")
+        Cfg = getattr(_hf(f"{model}.configuration_{model}"), cfg_cls)
+        config = Cfg(hidden_size=d * 2, num_attention_heads=2, max_position_embeddings=n,
+                     rope_parameters=dict(rope_parameters), **cfg)
+        rope = getattr(mod, cls)(config).to(_t(dtype))
+        x = torch.zeros(1, n, d, dtype=_t(dtype))
+        cos, sin = rope(x, torch.arange(n)[None])
+        code = (f"{cls}({cfg_cls}(hidden_size={2 * d}, num_attention_heads=2, max_position_embeddings={n}, "
+                f"rope_parameters={dict(rope_parameters)!r}{''.join(f', {k}={v!r}' for k, v in cfg.items())}))"
+                f".to(torch.{dtype})(torch.zeros(1, {n}, {d}, dtype=torch.{dtype}), torch.arange({n})[None])")
+        return (cos.reshape(n, -1), sin.reshape(n, -1)), code
+    return run
+
+
+# Phi-3 LongRoPE: per-band factors (dyadic, so the float32 tensor holds them exactly), long ones used past 256
+LONG_FACTORS = [1 + k / 8 for k in range(32)]
+SHORT_FACTORS = [1.0] * 32
+PHI3_LONGROPE = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": SHORT_FACTORS,
+                 "long_factor": LONG_FACTORS, "original_max_position_embeddings": 256}
+
+
 # ---------------------------------------------------------------- diffusers
 
 
@@ -262,6 +332,14 @@ def diffusers_rope(d, n, dtype):
         f"get_1d_rotary_pos_embed({d}, {n}, use_real=True, repeat_interleave_real=True) -> .to(torch.{dtype})")
 
 
+def diffusers_patch_embed(d, n, dtype):
+    from diffusers.models.embeddings import PatchEmbed
+    g = _square(n)
+    m = PatchEmbed(height=2 * g, width=2 * g, patch_size=2, in_channels=4, embed_dim=d).to(_t(dtype))
+    return m.pos_embed[0], (f"PatchEmbed(height={2 * g}, width={2 * g}, patch_size=2, in_channels=4, embed_dim={d})"
+                            f".to(torch.{dtype}).pos_embed[0]")
+
+
 # ---------------------------------------------------------------- timm / open_clip
 
 
@@ -296,6 +374,25 @@ def open_clip_1d(d, n, dtype):
     out = torch.from_numpy(get_1d_sincos_pos_embed_from_grid(d, np.arange(n, dtype=np.float64))).to(_t(dtype))
     return out, (f"torch.from_numpy(open_clip.pos_embed.get_1d_sincos_pos_embed_from_grid({d}, "
                  f"np.arange({n}, dtype=np.float64))).to(torch.{dtype})")
+
+
+def timm_rope_module(rotate_half):
+    def run(d, n, dtype):
+        from timm.layers.pos_embed_sincos import RotaryEmbedding
+        g = _square(n)
+        m = RotaryEmbedding(d, feat_shape=[g, g], rotate_half=rotate_half).to(_t(dtype))
+        sin, cos = m.get_embed()
+        return (cos, sin), (f"RotaryEmbedding({d}, feat_shape=[{g}, {g}], rotate_half={rotate_half})"
+                            f".to(torch.{dtype}).get_embed()  # -> (sin, cos)")
+    return run
+
+
+def timm_rope_cat(d, n, dtype):
+    from timm.layers.pos_embed_sincos import RotaryEmbeddingCat
+    g = _square(n)
+    emb = RotaryEmbeddingCat(d, feat_shape=[g, g]).to(_t(dtype)).get_embed()
+    return (emb[:, d:], emb[:, :d]), (f"RotaryEmbeddingCat({d}, feat_shape=[{g}, {g}]).to(torch.{dtype}).get_embed()"
+                                      f"  # -> cat([sin, cos], -1)")
 
 
 # ---------------------------------------------------------------- lucidrains
@@ -377,6 +474,15 @@ def pe2d(d, n, dtype):
     m = PositionalEncoding2D(d).to(_t(dtype))
     out = m(torch.zeros(1, g, g, d, dtype=_t(dtype)))[0]
     return out.reshape(g * g, d), f"PositionalEncoding2D({d}).to(torch.{dtype})(torch.zeros(1, {g}, {g}, {d}))"
+
+
+def pe2d_permute(d, n, dtype):
+    import torch
+    from positional_encodings.torch_encodings import PositionalEncodingPermute2D
+    g = _square(n)
+    m = PositionalEncodingPermute2D(d).to(_t(dtype))
+    out = m(torch.zeros(1, d, g, g, dtype=_t(dtype)))[0]
+    return out, f"PositionalEncodingPermute2D({d}).to(torch.{dtype})(torch.zeros(1, {d}, {g}, {g}))[0]  # (C, H, W)"
 
 
 def whisper(d, n, dtype):
@@ -569,4 +675,94 @@ CASES: list[Case] = [
          "positional_encodings.torch_encodings.PositionalEncoding2D", "grid2d", "pe2d", pe2d, n=256,
          d_odd=None, odd_note="not surveyed", derive=derive_grid(_halves, "vaswani")),
     Case("openai-whisper/model.sinusoids", "openai-whisper", "whisper.model.sinusoids", "1d", "t2t", whisper),
+    # issue 16: more grids (n = 256 cells, a 16 x 16 grid)
+    Case("transformers/vit_mae.build_2d_sinusoidal_position_embedding[cls_token=True]", "transformers",
+         "transformers.models.vit_mae.modeling_vit_mae.build_2d_sinusoidal_position_embedding", "grid2d",
+         "timm-interleaved", vitmae_2d, flags=["--cls", "1"],
+         claim="docstring: '[sin_h | cos_h | sin_w | cos_w], with row-major (H-outer) patch ordering', "
+               "'frequency arithmetic uses float64 internally'; a zero row first for the CLS token",
+         d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         derive=derive_grid(_halves, "vaswani-concat", cls=1)),
+    Case("transformers/rt_detr.RTDetrSinePositionEmbedding", "transformers",
+         "transformers.models.rt_detr.modeling_rt_detr.RTDetrSinePositionEmbedding", "grid2d", "timm-interleaved",
+         rtdetr_2d, claim="'2D sinusoidal position embedding used in RT-DETR hybrid encoder' (ViTMAE's builder)",
+         d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
+         derive=derive_grid(_halves, "vaswani-concat")),
+    Case("transformers/conditional_detr.ConditionalDetrSinePositionEmbedding[normalize=True]", "transformers",
+         "transformers.models.conditional_detr.modeling_conditional_detr.ConditionalDetrSinePositionEmbedding",
+         "grid2d", "detr-normalized", detr_family("conditional_detr.modeling_conditional_detr",
+                                                  "ConditionalDetrSinePositionEmbedding"),
+         claim="cumulative positions i + 1 divided by (n + 1e-6), times scale 2 pi; computed in the dtype given",
+         d_odd=None, odd_note="2 x num_position_features channels", n=256),
+    Case("transformers/deformable_detr.DeformableDetrSinePositionEmbedding[normalize=True]", "transformers",
+         "transformers.models.deformable_detr.modeling_deformable_detr.DeformableDetrSinePositionEmbedding",
+         "grid2d", "detr-deformable", detr_family("deformable_detr.modeling_deformable_detr",
+                                                  "DeformableDetrSinePositionEmbedding"),
+         claim="'(y_embed - 0.5) / (y_embed[:, -1:, :] + eps) * scale': cell centres i + 0.5",
+         d_odd=None, odd_note="2 x num_position_features channels", n=256),
+    Case("transformers/maskformer.MaskFormerSinePositionEmbedding[normalize=True]", "transformers",
+         "transformers.models.maskformer.modeling_maskformer.MaskFormerSinePositionEmbedding", "grid2d",
+         "detr-normalized", detr_family("maskformer.modeling_maskformer", "MaskFormerSinePositionEmbedding"),
+         claim="the pixel decoder builds it with normalize=True", d_odd=None,
+         odd_note="2 x num_position_features channels", n=256),
+    Case("transformers/table_transformer.TableTransformerSinePositionEmbedding[normalize=True]", "transformers",
+         "transformers.models.table_transformer.modeling_table_transformer.TableTransformerSinePositionEmbedding",
+         "grid2d", "detr-normalized", table_transformer,
+         claim="build_position_encoding: TableTransformerSinePositionEmbedding(n_steps, normalize=True); "
+               "cumsum in float32", d_odd=None, odd_note="2 x embedding_dim channels", n=256),
+    Case("diffusers/PatchEmbed.pos_embed", "diffusers", "diffusers.models.embeddings.PatchEmbed", "grid2d",
+         "diffusers", diffusers_patch_embed, flags=["--base-size", "16"],
+         claim="base_size = height // patch_size, interpolation_scale 1, pos_embed_type 'sincos' (its buffer)",
+         d_odd=None, odd_note="embed_dim must be divisible by 4", n=256, derive=derive_grid(_halves, "vaswani-concat")),
+    Case("positional-encodings/PositionalEncodingPermute2D", "positional-encodings",
+         "positional_encodings.torch_encodings.PositionalEncodingPermute2D", "grid2d", "pe2d", pe2d_permute,
+         flags=["--channels-first"], claim="PositionalEncoding2D on a (batch, ch, x, y) tensor", n=256,
+         d_odd=None, odd_note="not surveyed"),
+    # issue 16: more rotary caches (n = 1024 positions; grids 16 x 16)
+    Case("transformers/qwen2_vl.Qwen2VLRotaryEmbedding[text positions]", "transformers",
+         "transformers.models.qwen2_vl.modeling_qwen2_vl.Qwen2VLRotaryEmbedding", "rotary", "qwen2-vl",
+         hf_rope("qwen2_vl", "Qwen2VLRotaryEmbedding", "Qwen2VLTextConfig",
+                 {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}),
+         claim="mrope_section [16, 24, 24] over (t, h, w); text tokens have one position on every axis",
+         d_even=128, d_odd=None, odd_note="head_dim must be even", derive=derive_rope("halves", "vaswani-concat",
+                                                                                     ["--base", "1000000"])),
+    Case("transformers/phi3.Phi3RotaryEmbedding[longrope]", "transformers",
+         "transformers.models.phi3.modeling_phi3.Phi3RotaryEmbedding", "rotary", "llama",
+         hf_rope("phi3", "Phi3RotaryEmbedding", "Phi3Config", PHI3_LONGROPE, original_max_position_embeddings=256),
+         flags=["--rule", "longrope", "--ext-factors", ",".join(f"{f:g}" for f in LONG_FACTORS), "--factor", "4",
+                "--original-max", "256"],
+         claim="long_factor used when seq_len > original_max_position_embeddings; attention factor "
+               "sqrt(1 + ln(factor) / ln(original_max))", d_odd=None, odd_note="head_dim must be even"),
+    Case("transformers/cohere.CohereRotaryEmbedding", "transformers",
+         "transformers.models.cohere.modeling_cohere.CohereRotaryEmbedding", "rotary", "gptj",
+         hf_rope("cohere", "CohereRotaryEmbedding", "CohereConfig", {"rope_type": "default", "rope_theta": 10000.0}),
+         claim="'diff from Llama: we interleave() instead of cat()'", d_odd=None, odd_note="head_dim must be even",
+         derive=derive_rope("pairs", "vaswani")),
+    Case("transformers/persimmon.PersimmonRotaryEmbedding[partial_rotary_factor=0.5]", "transformers",
+         "transformers.models.persimmon.modeling_persimmon.PersimmonRotaryEmbedding", "rotary", "llama",
+         hf_rope("persimmon", "PersimmonRotaryEmbedding", "PersimmonConfig",
+                 {"rope_type": "default", "rope_theta": 25000.0, "partial_rotary_factor": 0.5}),
+         flags=["--base", "25000"], claim="rotary on the first head_dim * 0.5 channels (cache width 32), "
+                                          "rope_theta 25000", d_odd=None, odd_note="head_dim must be even",
+         derive=derive_rope("halves", "vaswani-concat", ["--base", "25000"])),
+    Case("transformers/stablelm.StableLmRotaryEmbedding[partial_rotary_factor=0.25]", "transformers",
+         "transformers.models.stablelm.modeling_stablelm.StableLmRotaryEmbedding", "rotary", "llama",
+         hf_rope("stablelm", "StableLmRotaryEmbedding", "StableLmConfig",
+                 {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}),
+         claim="rotary on the first head_dim * 0.25 channels (cache width 16)", d_odd=None,
+         odd_note="head_dim must be even", derive=derive_rope("halves", "vaswani-concat")),
+    Case("transformers/mistral.MistralRotaryEmbedding[rope_theta=1e6]", "transformers",
+         "transformers.models.mistral.modeling_mistral.MistralRotaryEmbedding", "rotary", "llama",
+         hf_rope("mistral", "MistralRotaryEmbedding", "MistralConfig",
+                 {"rope_type": "default", "rope_theta": 1000000.0}), flags=["--base", "1000000"],
+         claim="rope_theta 1e6 (Mistral 7B v0.2 and later)", d_odd=None, odd_note="head_dim must be even",
+         derive=derive_rope("halves", "vaswani-concat", ["--base", "1000000"])),
+    Case("timm/RotaryEmbedding[rotate_half=True]", "timm", "timm.layers.pos_embed_sincos.RotaryEmbedding", "rotary",
+         "timm-pixel", timm_rope_module(True), flags=["--shape", "16x16", "--layout", "halves"],
+         claim="'Set rotate_half=True for the half layout instead of interleaved pairs'", d_odd=None,
+         odd_note="dim must be divisible by 4", n=256),
+    Case("timm/RotaryEmbeddingCat", "timm", "timm.layers.pos_embed_sincos.RotaryEmbeddingCat", "rotary",
+         "timm-pixel", timm_rope_cat, flags=["--shape", "16x16"],
+         claim="'Axial rotary position embeddings with concatenated sine and cosine outputs'", d_odd=None,
+         odd_note="dim must be divisible by 4", n=256),
 ]

@@ -304,16 +304,31 @@ def write(results: dict) -> int:
     return 0
 
 
+def selected(all_cases: list) -> list:
+    """SURVEY_ONLY=prefix,prefix: only the cases whose id starts with one of them (a partial run)."""
+    only = tuple(p for p in os.environ.get("SURVEY_ONLY", "").split(",") if p)
+    return [c for c in all_cases if not only or c.id.startswith(only)]
+
+
+def write_partial(results: dict) -> int:
+    """A partial run never touches the committed reports: its results go to SURVEY_OUT (a scratch file)."""
+    out = Path(os.environ.get("SURVEY_OUT", Path(tempfile.gettempdir()) / "survey-only.json"))
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"survey (SURVEY_ONLY): {len(results['entries'])} entries -> {out}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     torchvision_cpu_shim()
     import cases
+    todo = selected(cases.CASES)
     t0 = time.time()
     env = environment()
     entries, curves = [], {}
     with tempfile.TemporaryDirectory(prefix="sinpe-survey-") as td, ThreadPoolExecutor(2) as pool:
         tmp = Path(td)
-        for k, case in enumerate(cases.CASES, 1):
-            print(f"[{k}/{len(cases.CASES)}] {case.id}", file=sys.stderr, flush=True)
+        for k, case in enumerate(todo, 1):
+            print(f"[{k}/{len(todo)}] {case.id}", file=sys.stderr, flush=True)
             entry = {"id": case.id, "library": case.library, "library_version": env["libraries"].get(case.library),
                      "function": case.function, "source": source_of(case.function), "kind": case.kind,
                      "claim": case.claim, "odd_note": case.odd_note,
@@ -339,6 +354,8 @@ def main() -> int:
     results = {"schema": "survey/results.schema.json", "environment": env, "entries": entries,
                "no_preset": cases.NO_PRESET,
                "canonical": {k: {"profile": p, "flags": f} for k, (p, f) in cases.CANONICAL.items()}, "seconds": round(time.time() - t0, 1)}
+    if len(todo) < len(cases.CASES):
+        return write_partial(results)
     import findings
     results["findings"] = findings.evaluate(results)
     if write(results):

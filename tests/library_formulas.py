@@ -56,15 +56,29 @@ def timm_2d(dim: int, shape: tuple[int, int], reverse_coord: bool = False, inter
     return st.reshape(st.shape[0], -1).astype(F32)
 
 
-def detr_sine(dim: int, h: int, w: int, normalize: bool = False, temperature: float = 10000.0) -> np.ndarray:
-    """facebookresearch/detr PositionEmbeddingSine(num_pos_feats=dim/2) (float32), returned as (H*W, dim)."""
+def vitmae_2d(dim: int, h: int, w: int, cls: bool = False, temperature: float = 10000.0) -> np.ndarray:
+    """transformers build_2d_sinusoidal_position_embedding (ViTMAE, RT-DETR): omega = 1/T^(k/(dim/4)) in float64,
+    ij grid, [sin_h | cos_h | sin_w | cos_w], an optional zero cls row, then cast to float32."""
+    omega = 1.0 / temperature ** (np.arange(dim // 4, dtype=np.float64) / (dim // 4))
+    gh, gw = np.meshgrid(np.arange(h, dtype=np.float64), np.arange(w, dtype=np.float64), indexing="ij")
+    eh, ew = np.outer(gh.ravel(), omega), np.outer(gw.ravel(), omega)
+    pos = np.concatenate([np.sin(eh), np.cos(eh), np.sin(ew), np.cos(ew)], axis=1)
+    if cls:
+        pos = np.concatenate([np.zeros((1, dim)), pos])
+    return pos.astype(F32)
+
+
+def detr_sine(dim: int, h: int, w: int, normalize: bool = False, temperature: float = 10000.0,
+              centre: bool = False) -> np.ndarray:
+    """facebookresearch/detr PositionEmbeddingSine(num_pos_feats=dim/2) (float32), returned as (H*W, dim);
+    ``centre``: Deformable DETR's normalize, (y_embed - 0.5) / (y_embed[:, -1:, :] + eps) * scale."""
     npf = dim // 2
     y = np.broadcast_to(np.arange(1, h + 1, dtype=F32)[:, None], (h, w))
     x = np.broadcast_to(np.arange(1, w + 1, dtype=F32)[None, :], (h, w))
     if normalize:
-        eps = F32(1e-6)
-        y = y / (y[-1:, :] + eps) * F32(2 * math.pi)
-        x = x / (x[:, -1:] + eps) * F32(2 * math.pi)
+        eps, half = F32(1e-6), F32(0.5 if centre else 0.0)
+        y = (y - half) / (y[-1:, :] + eps) * F32(2 * math.pi)
+        x = (x - half) / (x[:, -1:] + eps) * F32(2 * math.pi)
     j = np.arange(npf, dtype=F32)
     dim_t = (F32(temperature) ** (F32(2) * np.floor(j / 2) / F32(npf))).astype(F32)
     px, py = x[..., None] / dim_t, y[..., None] / dim_t

@@ -447,9 +447,7 @@ def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None, t: np.n
                         g = get_grid(name, dim, sh, **o)
                     except (ValueError, TypeError):
                         continue
-                    if cls and name not in ("mae", "diffusers"):
-                        continue
-                    if cls:
+                    if cls:  # any preset may lead with zero rows (ViTMAE's timm-interleaved grid has one)
                         g = Grid(g.name, g.shape, g.axes, g.order, cls)
                     out.append((g, o))
     return out

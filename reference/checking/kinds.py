@@ -680,7 +680,22 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
         raise LoadError("FILE is required (a table file or module:callable; a rotary cache: --cos/--sin)")
     if req.channels_first or req.shape is not None:
         return _detect_grid_only(target, req, against)
+    if _three_d_npy(target):  # a (C, H, W) array (DETR's, PositionalEncodingPermute2D's): a channels-first grid
+        return _detect_grid_only(target, dataclasses.replace(req, channels_first=True), against)
     return _detect_table(target, req, against, _first)
+
+
+def _three_d_npy(target: Any) -> bool:
+    """A .npy file holding a 3-D array (leading size-1 dims dropped), read from its header only."""
+    if not (isinstance(target, str) and target.lower().endswith(".npy")):
+        return False
+    try:
+        shape = np.load(target, mmap_mode="r", allow_pickle=False).shape
+    except Exception:  # unreadable: the ordinary loader says why
+        return False
+    while len(shape) > 3 and shape[0] == 1:
+        shape = shape[1:]
+    return len(shape) == 3 and sum(n != 1 for n in shape) == 3
 
 
 def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found:
@@ -787,7 +802,10 @@ def _detect_grid_only(target: Any, req: Request, against: Any) -> Found:
     found = Found("grid", None, None, "", {"1d": no, "grid": r, "rotary": dict(no)}, table=t, dtype=t.dtype, against=against)
     if not r["found"]:
         return _none(found, f"{label(target)}: {r['reason']}")
-    return _name(found, "grid")
+    found = _name(found, "grid")
+    if req.channels_first:  # the check that reproduces it reads the file the same way
+        found.profile_flags += " --channels-first"
+    return found
 
 
 def _detect_caches(target: Any, req: Request, against: Any) -> Found:
