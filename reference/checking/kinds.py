@@ -36,7 +36,7 @@ ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
 ROTARY = ("dim", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
           "beta_slow", "attention_factor", "freqs", "ext_factors", "mrope_section", "max_res", "linear_bands")
-SELECTION = ("rows", "skip_rows", "columns", "d")
+SELECTION = ("rows", "skip_rows", "zero_rows", "columns", "d")
 MAX_FREQS = 1 << 16  # explicit frequencies (h = dim/2) accepted, counted before any is parsed
 
 
@@ -83,6 +83,7 @@ class Request:
     timeout: float | None = None
     rows: str | None = None
     skip_rows: int | None = None
+    zero_rows: str | None = None
     columns: str | None = None
     dtype: str | None = None
     tier: str = "phase"
@@ -132,7 +133,8 @@ def _refuse(req: Request, names: tuple[str, ...], what: str) -> None:
 def _applicable(kind: str, profile: Any, req: Request) -> None:
     name = getattr(profile, "name", None) or profile
     if kind == "channels":
-        _refuse(req, ("layout", "shift", "base", "odd") + GRID + ROTARY, "an explicit channel plan (--channels)")
+        _refuse(req, ("layout", "shift", "base", "odd", "zero_rows") + GRID + ROTARY,
+                "an explicit channel plan (--channels; a zero row is not a plan's channel)")
     elif req.channels is not None:
         raise LoadError("--channels is the whole plan of a 1-D table: drop --profile" if req.cos is None and
                         req.sin is None else "--channels describes a 1-D table, not rotary caches (--cos/--sin)")
@@ -436,7 +438,8 @@ def _one_d_keywords(req: Request) -> dict[str, Any]:
     if req.max_failures < 0:
         raise LoadError(f"--max-failures must be >= 0; got {req.max_failures}")
     return {k: getattr(req, k) for k in ("d", "positions", "dtype", "tier", "working", "key", "call", "timeout",
-                                         "detect", "max_failures", "rows", "skip_rows", "columns")}
+                                         "detect", "max_failures", "rows", "skip_rows", "zero_rows",
+                                         "columns")}
 
 
 def _grid_options(req: Request) -> dict[str, Any]:
@@ -672,7 +675,7 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
     (REQ-DETECT-ROPE). ``against`` (default vaswani) is what 1-D deviations are listed against."""
     req = _request or Request.of(kw)
     if _request is None:
-        _refuse(req, ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord"),
+        _refuse(req, ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "zero_rows"),
                 "detect (it finds the parameters)")
     if req.cos is not None or req.sin is not None:
         return _detect_caches(target, req, against)

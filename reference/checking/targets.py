@@ -250,9 +250,11 @@ def _must_raise(target: Any, profile: Profile, d: int, load: dict[str, Any], ck:
 def check_target(target: Any, profile: "Profile | str", *, d: int | None = None, positions: Any = None,
                  dtype: str | None = None, tier: str = "phase", working: str | None = None, key: str | None = None,
                  call: str = "positions", timeout: float | None = None, detect: bool = True, max_failures: int = 10,
-                 rows: str | None = None, skip_rows: int | None = None, columns: str | None = None) -> Any:
+                 rows: str | None = None, skip_rows: int | None = None, columns: str | None = None,
+                 zero_rows: str | None = None) -> Any:
     """Load ``target`` (:func:`load_target`) and check it against ``profile`` (REQ-CHECK-CONFORM), a
-    :class:`Profile` or ``"auto"`` (check against what detect finds, REQ-CHECK-AUTO)."""
+    :class:`Profile` or ``"auto"`` (check against what detect finds, REQ-CHECK-AUTO); the rows
+    ``zero_rows`` names must be exactly 0 (:func:`with_zero_rows`, REQ-CHECK-SELECT)."""
     from sinpe.reference.checking.check import check_table
 
     load = dict(positions=positions, key=key, call=call, timeout=timeout, rows=rows, skip_rows=skip_rows,
@@ -264,14 +266,63 @@ def check_target(target: Any, profile: "Profile | str", *, d: int | None = None,
     table, pos, _ = load_target(target, d, **load)
     if profile == "auto":
         from sinpe.reference.checking.detect import detect_table
-        return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, **ck)
-    return check_table(table, profile, positions=pos, d=d, **ck)
+        return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, zero_rows=zero_rows, **ck)
+    return with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(t, profile, positions=p, d=d, **ck))
+
+
+def zero_row_indices(pos: Any, zeroed: list[str], n: int) -> str:
+    """The ``--zero-rows`` indices of the rows at the positions ``zeroed`` (detect's ``zeroed_rows``)."""
+    p = np.arange(n, dtype=np.float64) if pos is None else np.asarray(pos, dtype=np.float64)
+    idx = np.flatnonzero(np.isin(p, [float(Fraction(z)) for z in zeroed]))
+    return ",".join(str(int(i)) for i in idx)
+
+
+def with_zero_rows(table: Table, pos: Any, spec: str | None, check: Any) -> Any:
+    """``check(table, positions)`` on the rows ``spec`` does not name; those rows (indices, as ``--rows``:
+    fairseq's padding row) are judged exactly: any entry that is not 0 (NaN included) is a failure."""
+    if spec is None:
+        return check(table, pos)
+    n = table.data.shape[0]
+    idx = np.unique(index_spec(str(spec), n, "--zero-rows"))
+    keep = np.setdiff1d(np.arange(n), idx)
+    if keep.size == 0:
+        raise LoadError(f"--zero-rows {spec} names every row; nothing is left to check against the profile")
+    p = np.arange(n, dtype=np.float64) if pos is None else np.asarray(pos)
+    zeros = np.asarray(table.data[idx], dtype=np.float64)
+    res = check(Table(np.ascontiguousarray(table.data[keep]), table.dtype, table.source, list(table.notes)), p[keep])
+    bad = int(np.count_nonzero(zeros))  # NaN is not zero
+    where = _indices(idx)
+    res.profile_flags = f"{res.profile_flags} --zero-rows {where}"
+    res.notes.append(f"--zero-rows {where}: {zeros.size} entries judged exactly 0, {bad} are not; the other "
+                     f"{keep.size} rows checked against the profile")
+    if bad:
+        _zero_failures(res, zeros, idx, p[idx], bad, where)
+    return res
+
+
+def _zero_failures(res: Any, zeros: np.ndarray, idx: np.ndarray, at: np.ndarray, bad: int, where: str) -> None:
+    """A finding for the non-zero entries of ``--zero-rows``: counted, the first few listed, the worst kept."""
+    from sinpe.reference.checking.result import Failure
+    res.verdict = "fails"
+    res.n_failures += bad
+    msg = f"{bad} of {zeros.size} entries in the rows --zero-rows names ({where}) are not 0"
+    res.reason = f"{res.reason}; {msg}" if res.reason else msg
+    err = np.where(np.isnan(zeros), np.inf, np.abs(zeros))
+    for r, j in list(zip(*np.nonzero(err)))[:10]:  # the first ten listed, as the check's own
+        res.failures.append(Failure(_num_str(at[r]), int(j), f"col{j}", float(zeros[r, j]), 0.0, float(err[r, j]),
+                                    0.0, float("inf"), "--zero-rows: must be exactly 0", "", "", row=int(idx[r])))
+    res.max_abs_error = max(float(res.max_abs_error), float(err.max()))
+
+
+def _num_str(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: str | None, tier: str,
-                   working: str | None, detect: bool, max_failures: int) -> Any:
+                   working: str | None, detect: bool, max_failures: int, zero_rows: str | None = None) -> Any:
     """REQ-CHECK-AUTO for a 1-D table: check it against the member the detection ``det`` names, or report
-    that it names none (a finding)."""
+    that it names none (a finding). The all-zero rows detect found (padding rows) must stay exactly 0
+    (``--zero-rows``, unless given)."""
     from sinpe.reference.checking.check import check_table
     from sinpe.reference.checking.detect import profile_of
     from sinpe.reference.checking.limits import binary64_parameters
@@ -279,8 +330,11 @@ def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: st
     if found_profile is None:
         return _unnamed(found, table, tier, dtype, d)
     binary64_parameters(found_profile)
-    res = check_table(table, found_profile, positions=pos, d=d, dtype=dtype, tier=tier, working=working,
-                      detect=detect, max_failures=max_failures)
+    if zero_rows is None and det.zeroed_rows:
+        zero_rows = zero_row_indices(pos, det.zeroed_rows, table.data.shape[0])
+    res = with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(
+        t, found_profile, positions=p, d=d, dtype=dtype, tier=tier, working=working, detect=detect,
+        max_failures=max_failures))
     res.notes.insert(0, f"--profile auto: checked against what detect found: {found_profile.cli_flags()} "
                         f"({found['sentence']})")
     res.profile_source = "detected"

@@ -44,6 +44,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--rows", help="rows to use, by index: a:b, a:b:step, a: or a comma list (a row keeps its "
                    "position: row i is position i unless --positions names the selected rows' positions)")
     g.add_argument("--skip-rows", dest="skip_rows", type=int, help="drop the first N rows (padding rows): --rows N:")
+    g.add_argument("--zero-rows", dest="zero_rows", help="rows (by index, same forms) that must be exactly 0, such as "
+                   "fairseq's padding row: judged exactly, the others against the profile")
     g.add_argument("--columns", help="columns to use, by index: a:b, a:b:step, a: or a comma list (d defaults "
                    "to their number)")
 
