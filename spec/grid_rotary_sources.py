@@ -112,7 +112,8 @@ ROTARY_SOURCES: tuple[NdSource, ...] = (
                    "at use each is repeat_interleave'd by 2 (rotate_every_two): the pairs layout."),
     NdSource("timm-rotary", "timm", "huggingface/pytorch-image-models", "timm/layers/pos_embed_sincos.py",
              "build_rotary_pos_embed(feat_shape, dim, max_res=224, linear_bands=False, in_pixels=True)", "timm-pixel",
-             {"feat_shape=[H, W]": "--shape HxW", "max_res": "--max-res", "linear_bands=True": "--linear-bands"},
+             {"feat_shape=[H, W]": "--shape HxW", "max_res": "--max-res", "linear_bands=True": "--linear-bands",
+              "RotaryEmbedding(rotate_half=True)": "--layout halves"},
              commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32 (bands, coordinates, products)",
              notes="DEF-ROPE-FREQ-PIXEL: bands pi * 2^linspace(0, log2(max_res) - 1, dim/4) (linear_bands: "
                    "linspace(1, max_res/2, dim/4)) over coordinates linspace(-1, 1, n) per axis ('ij' grid); "

@@ -93,6 +93,8 @@ class RotaryProfile:
             if not self.explicit:
                 raise ValueError("rule 'explicit' needs the frequencies (explicit=...)")
             object.__setattr__(self, "explicit", tuple(to_fraction(w, "frequency") for w in self.explicit))
+            if min(self.explicit) <= 0:  # DEF-ROPE-FREQ-EXPLICIT: each finite and positive
+                raise ValueError(f"explicit frequencies must be positive; got {min(self.explicit)}")
         elif self.explicit is not None:
             raise ValueError(f"explicit frequencies given with rule {self.rule!r}; use rule 'explicit'")
         self._check_ext_factors()

@@ -354,23 +354,26 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
 
 def _pixel_reading(cos: Any, sin: Any, shape: tuple[int, ...], layouts: list[str], dtype: str,
                    tier: str) -> dict[str, Any] | None:
-    """REQ-DETECT-ROPE for rule pixel (DEF-ROPE-FREQ-PIXEL): a pairs cache whose rows are the cells of a square
-    grid, read as timm-pixel (log bands, then linear bands). Each is first checked on the grid's first row
-    of cells only (cheap), then on every row; the answer carries the grid ``shape``."""
+    """REQ-DETECT-ROPE for rule pixel (DEF-ROPE-FREQ-PIXEL): a pairs (timm's default) or halves (``rotate_half``)
+    cache whose rows are the cells of a square grid, read as timm-pixel (log bands, then linear bands). Each is
+    first checked on the grid's first row of cells only (cheap), then on every row; the answer carries the grid
+    ``shape``."""
     rows, dim = shape
     side = math.isqrt(rows)
-    if "pairs" not in layouts or side < 2 or side * side != rows or dim % 4:
+    if not {"pairs", "halves"} & set(layouts) or side < 2 or side * side != rows or dim % 4:
         return None
     from sinpe.spec.rotary import pixel_coordinates
     first = pixel_coordinates((side, side))[:side]
     caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
     preset = ROTARY_PRESETS["timm-pixel"]
-    for rp in (preset, preset.replace(linear_bands=True)):
+    plans = [preset.replace(layout=lay, linear_bands=lin) for lay in ("pairs", "halves") if lay in layouts
+             for lin in (False, True)]
+    for rp in plans:
         if not check_rotary(rp, dim, **{k: v[:side] for k, v in caches.items()}, positions=first, dtype=dtype,
                             tier=tier).fits:
             continue
         if check_rotary(rp, dim, **caches, dtype=dtype, tier=tier, shape=(side, side)).fits:
-            return {"found": True, "layout": "pairs", "dim": dim, "profile": "timm-pixel" if rp == preset else None,
+            return {"found": True, "layout": rp.layout, "dim": dim, "profile": "timm-pixel" if rp == preset else None,
                     "params": rp.params(),
                     "describe": rp.describe(), "equivalent": [], "shape": [side, side]}
     return None
