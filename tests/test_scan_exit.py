@@ -50,12 +50,19 @@ def test_inconclusive_table_exits_3(tmp_path):  # REQ-SCAN: found, nothing fails
     assert next(t for t in out["tensors"] if t["name"] == "pe")["verdict"] == "fails"
 
 
-def test_zeroed_padding_row_fails_and_is_named(tmp_path):  # REQ-SCAN: the reason says which rows are zero
+def test_zeroed_padding_row_is_judged_exactly(tmp_path):  # REQ-SCAN, REQ-CHECK-SELECT --zero-rows
+    """fairseq's zeroed padding row conforms as --zero-rows 1 (it failed the scan before); the same table with
+    another entry wrong fails, and its reason still names the zero rows."""
     t = vaswani(130, 16)
     res, out = _scan(tmp_path, "ok", t)
     assert_exit(res, 0)
     t[1] = 0.0                       # fairseq: row padding_idx = 1 zeroed
     res, out = _scan(tmp_path, "pad", t)
+    assert_exit(res, 0)
+    pe = next(r for r in out["tensors"] if r["name"] == "pe")
+    assert (pe["verdict"], pe["plan"]) == ("conforms", "--profile vaswani --zero-rows 1")
+    t[40, 3] += 0.01
+    res, out = _scan(tmp_path, "pad_wrong", t)
     assert_exit(res, 1)
     pe = next(r for r in out["tensors"] if r["name"] == "pe")
     assert pe["verdict"] == "fails" and "positions 1 are all zero (padding rows)" in pe["reason"]
