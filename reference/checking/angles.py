@@ -278,7 +278,8 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
 def _rotary_candidates(layout: str, dim: int, w: np.ndarray | None) -> list[RotaryProfile]:
     bases: list[Fraction] = [Fraction(b) for b in COMMON_BASES]
     if w is not None and len(w) > 1 and 0 < w[1] < 1:
-        fitted = w[1] ** (-dim / 2)
+        lf = -dim / 2 * math.log(float(w[1]))  # an estimate near 0 (noise) overflows: no fitted base
+        fitted = math.exp(lf) if lf < 700 else math.inf
         if math.isfinite(fitted) and fitted > 1:
             for sig in (3, 4, 6):
                 b = Fraction(float(f"{fitted:.{sig}g}")).limit_denominator(1)
