@@ -138,6 +138,9 @@ def main(argv: list[str]) -> int:
     t0 = time.time()
     env = run.environment()
     old = report.load_apply() if argv else {}
+    kept = (old.get("environment") or {}).get("parts") or {}
+    env["parts"] = {part: env["sinpe_commit"] if argv in ([], [f"--{flag}"]) else kept.get(part, "?")
+                    for part, flag in (("applications", "apply"), ("checkpoints", "scan"))}  # the commit each ran at
     ap = {"schema": "survey/apply_results.schema.json", "environment": env,
           "applications": applications(env) if argv in ([], ["--apply"]) else old.get("applications", []),
           "checkpoints": checkpoints() if argv in ([], ["--scan"]) else old.get("checkpoints", []),

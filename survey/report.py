@@ -233,6 +233,11 @@ def apply_summary(ap: dict) -> dict:
             "unexpected": sum(len(c["unexpected"]) for c in cks)}
 
 
+def _part(env: dict, part: str) -> str:
+    """The sinpe commit a part of the apply survey ran at (both parts: the environment's)."""
+    return str((env.get("parts") or {}).get(part) or env["sinpe_commit"])[:12]
+
+
 def _fmt_counts(d: dict) -> str:
     return ", ".join(f"{k} {n}" for k, n in sorted(d.items())) or "none"
 
@@ -247,7 +252,7 @@ def render_apply(ap: dict, calls: bool = True) -> str:
          "float32 and bfloat16 against the profile its code implements, and in float32 against a **control** claim it "
          "does not implement (which must fail: the check could have). Cells: `ok` with the largest error as a share of "
          "TOL-APPLY's bound, or `FAIL`/`inc` with the cause named; THM-ROPE-REL: comparisons of q.k at equal m - n "
-         f"and violations. torch {env['torch']}, sinpe commit `{env['sinpe_commit'][:12]}`; data in "
+         f"and violations. torch {env['torch']}, sinpe commit `{_part(env, 'applications')}`; data in "
          "`survey/apply_results.json`.", "",
          "| library | function | convention, claim | float32 | bfloat16 | THM-ROPE-REL (bfloat16) | control (float32) |",
          "|---|---|---|---|---|---|---|"]
@@ -271,7 +276,8 @@ def render_apply(ap: dict, calls: bool = True) -> str:
     L += ["", "## Checkpoint scan", "",
           f"{s['checkpoints']} checkpoints built from a config by the library's own code and saved by its own saver, "
           "each read by `sinpe scan DIR --json` in a child process under `/usr/bin/time -v` (peak RSS of the scan, "
-          "which includes importing sinpe, NumPy and torch). **expected**: the tensors the library's code fills with a "
+          f"which includes importing sinpe, NumPy and torch; sinpe commit `{_part(env, 'checkpoints')}`). **expected**: "
+          "the tensors the library's code fills with a "
           f"sinusoid and persists. Tensors {s['tensors']}, tables found {s['found']} of {s['expected']} expected, "
           f"missed {s['missed']}, found beyond them {s['unexpected']}.", "",
           "| checkpoint | saved | tensors | found (conforms / fails / inconclusive) | skipped | expected found | "
