@@ -60,8 +60,9 @@ def settle(enclose: Enclose, y: float, bound: Bound) -> tuple[bool | None, float
     prec = START_PREC
     while True:
         lo, hi = enclose(prec)
-        e_hi = max(abs(yy - lo), abs(yy - hi))
-        e_lo = mpmath.mpf(0) if lo <= yy <= hi else min(abs(yy - lo), abs(yy - hi))
+        d = [abs(mpmath.fsub(yy, x, exact=True)) for x in (lo, hi)]  # exact: no rounding flips a comparison
+        e_hi = max(d)
+        e_lo = mpmath.mpf(0) if lo <= yy <= hi else min(d)
         small = 0.0 if lo <= 0 <= hi else float(min(abs(lo), abs(hi)))
         large = float(max(abs(lo), abs(hi)))
         mid = float((lo + hi) / 2)
