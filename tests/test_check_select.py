@@ -59,8 +59,14 @@ def test_profile_auto_checks_what_detect_found(padded):
     assert res.returncode == 0 and out["profile_source"] == "detected"
     assert out["profile_flags"] == "--profile t2t --amplitude 0.125"
     assert "--profile auto: checked against what detect found" in out["notes"][0]
-    # auto is no free pass: what detect reads is then checked entry by entry (padding rows kept: they fail)
-    assert run_clean(padded, "check", "pad.npy", "--profile", "auto", "--no-detect").returncode == 1
+    # auto is no free pass: what detect reads is then checked entry by entry, the zero padding rows exactly
+    res = run_clean(padded, "check", "pad.npy", "--profile", "auto", "--no-detect", "--json")
+    assert res.returncode == 0, res.stdout
+    assert json.loads(res.stdout)["profile_flags"] == "--profile t2t --amplitude 0.125 --offset -2 --zero-rows 0,1"
+    bad = np.load(padded / "pad.npy")
+    bad[1, 4] = 1e-6                                 # a padding row that is not zero: read as corrupted, fails
+    np.save(padded / "pad_bad.npy", bad)
+    assert run_clean(padded, "check", "pad_bad.npy", "--profile", "auto", "--no-detect").returncode == 1
     # and a table detect cannot name is a finding, not a pass
     rng = np.random.default_rng(0)
     np.save(padded / "noise.npy", rng.uniform(-1, 1, (64, 16)))

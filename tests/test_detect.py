@@ -110,9 +110,12 @@ def test_a_table_that_fits_no_plan_names_no_profile(tmp_path):  # REQ-DETECT-FIT
     r = detect_table(good, d=64)
     assert r.profile == "vaswani" and r.deviations == {}   # the negative twin: the true table still fits
     rng = np.random.default_rng(7)
-    for t in (good[rng.permutation(300)], np.vstack([good[:1], good[:-1]]), rng.uniform(-1, 1, good.shape)):
+    for t in (good[rng.permutation(300)], rng.uniform(-1, 1, good.shape)):
         r = detect_table(t, d=64)
         assert r.profile is None and r.deviations["no_fit"] > 0.05 and r.sentence.startswith("No member"), r.sentence
+    # one row that fits nothing (row 0 repeated: rows 1.. are offset -1): read as its plan, never as a member
+    r = detect_table(np.vstack([good[:1], good[:-1]]), d=64)
+    assert r.profile is None and r.deviations == {"offset": -1, "corrupted_rows": ["0"]}, r.sentence
     np.save(tmp_path / "shuffled.npy", good[rng.permutation(300)])
     res = run_sinpe("detect", tmp_path / "shuffled.npy")
     assert res.returncode == 1 and "No member of the family fits" in res.stdout, res.stdout + res.stderr
