@@ -104,6 +104,57 @@ def exact_rotation(x: np.ndarray, ang: Angles, layout: str) -> tuple[np.ndarray,
     return o, e
 
 
+REFINE_PREC = 256        # bits of the enclosures that settle an entry the binary64 rotation leaves open
+MAX_REFINED = 1 << 16    # entries refined per check (the rest stay undecided: inconclusive)
+
+
+def refine(x: np.ndarray, ang: Angles, layout: str, y: np.ndarray, o: np.ndarray,
+           which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distance from y to the rotation of DEF-ROPE-APPLY at the entries ``which`` (a mask of o's shape),
+    enclosed from certified A cos theta, A sin theta at REFINE_PREC bits (x and y are exact: binary64), so that
+    an entry the binary64 rotation's own error left within reach of a float64 bound is decided: (refined mask,
+    lower, upper) ends of |y - exact|; o takes the nearest binary64 of the exact value there. At most
+    MAX_REFINED entries are refined (the rest stay undecided)."""
+    import mpmath
+
+    from sinpe.reference.oracles.angles import _Certified
+    a, b = pairs_of(layout, ang.r)
+    single = ang.rp.replace(layout="single")
+    cert = {w: _Certified(rotary_plan(single, ang.r, ang.positions, w)) for w in ("cos", "sin")}
+    cs: dict[tuple[int, int], tuple[Any, Any]] = {}
+    partner = {**{ai: (bi, k, True) for k, (ai, bi) in enumerate(zip(a, b))},
+               **{bi: (ai, k, False) for k, (ai, bi) in enumerate(zip(a, b))}}
+    idx = [i for i in zip(*np.nonzero(which)) if int(i[-1]) in partner][:MAX_REFINED]
+    done, lo, hi = np.zeros(o.shape, dtype=bool), np.zeros(o.shape), np.zeros(o.shape)
+    old = mpmath.iv.prec
+    mpmath.iv.prec = REFINE_PREC
+    try:
+        for i in idx:
+            row, ch = int(i[-2]), int(i[-1])
+            other, k, is_a = partner[ch]
+            if (row, k) not in cs:
+                cs[(row, k)] = tuple(mpmath.iv.mpf(list(cert[w].enclose(row, k, REFINE_PREC))) for w in ("cos", "sin"))
+            c, s = cs[(row, k)]
+            xs, xo = mpmath.iv.mpf(float(x[i])), mpmath.iv.mpf(float(x[i[:-1] + (other,)]))
+            v = xs * c - xo * s if is_a else xs * c + xo * s
+            dist = abs(mpmath.iv.mpf(float(y[i])) - v)
+            o[i] = float(v.mid)
+            done[i], lo[i], hi[i] = True, _down(dist.a), _up(dist.b)
+    finally:
+        mpmath.iv.prec = old
+    return done, lo, hi
+
+
+def _down(v: Any) -> float:
+    f = float(v)
+    return f if f <= v else float(np.nextafter(f, -np.inf))
+
+
+def _up(v: Any) -> float:
+    f = float(v)
+    return f if f >= v else float(np.nextafter(f, np.inf))
+
+
 def cache_error(ang: Angles, fmt: str, supplied: bool, cache_working: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """TOL-APPLY's e_c, e_s per (seq, k): a supplied cache is RN_F(A cos theta) (half an ulp of F); a cache
     the function computes is held to TOL-WORKING's phase bound in F computed in ``cache_working``."""
