@@ -261,6 +261,9 @@ def run_variant(case, d_kind, d, dtype, tmp: Path, pool) -> tuple[dict, list]:
                             dtype))
     det = pool.submit(detect_record, det_file)
     jobs.append(pool.submit(round_trip, det, files, det_file, dtype))
+    # --profile auto (REQ-CHECK-AUTO): detect, then the check at the claimed dtype's default working precision
+    auto_flags = ["--channels-first"] if "--channels-first" in case.flags else []
+    jobs.append(pool.submit(check_record, "auto", target, files, "auto", auto_flags, dtype))
     if case.derive is not None and d_kind == "even":
         for i, (label, sub, prof, flags, _) in enumerate(case.derive(table)):
             f = save(tmp, f"{stem}-derived{i}", sub)

@@ -317,6 +317,7 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
         return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
                 f"rows; the cache has {t.shape[0]}"}
     found: list[tuple[RotaryProfile, int]] = []
+    working: str | None = None
     for layout in layouts:
         dim = t.shape[1] * (2 if layout == "single" else 1)
         if dim % 2:
@@ -324,17 +325,12 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
         w = _estimate_frequencies(None if cos is None else np.asarray(cos), None if sin is None else np.asarray(sin),
                                   pos, layout)
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
-        for rp in _rotary_candidates(layout, dim, w):
-            if w is not None and p_min is not None and not _plausible(rp, dim, w, p_min, _phase_tolerance(dtype)):
-                continue
-            try:
-                r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier)
-            except ValueError:
-                continue
-            if r.fits:
-                found.append((rp, dim))
-                if len(found) >= 4:
-                    break
+        cands = [rp for rp in _rotary_candidates(layout, dim, w) if w is None or p_min is None
+                 or _plausible(rp, dim, w, p_min, _phase_tolerance(dtype))]
+        for working in _workings(dtype, tier):
+            found = _fitting(cands, dim, cos, sin, pos, dtype, tier, working)
+            if found:
+                break
         if found:
             break
     if not found and positions is None:  # a 2-axis pixel cache (timm), its rows the cells of a square grid
@@ -350,7 +346,25 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
     best, dim = found[0]
     named = next((n for n, p in ROTARY_NAMES() if p == best.replace(name=None) or _same(p, best)), None)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
-            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": dtype}
+            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": dtype,
+            "working": working}
+
+
+def _fitting(cands: list[RotaryProfile], dim: int, cos: Any, sin: Any, pos: np.ndarray, dtype: str, tier: str,
+             working: str | None) -> list[tuple[RotaryProfile, int]]:
+    """The first (at most 4) candidates that fit the caches (CheckResult.fits) at ``working``."""
+    found: list[tuple[RotaryProfile, int]] = []
+    for rp in cands:
+        try:
+            r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier,
+                             working=working)
+        except ValueError:
+            continue
+        if r.fits:
+            found.append((rp, dim))
+            if len(found) >= 4:
+                break
+    return found
 
 
 def _pixel_reading(cos: Any, sin: Any, shape: tuple[int, ...], layouts: list[str], dtype: str,
@@ -489,13 +503,21 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
         raise ValueError(f"{rows} rows but {len(cells)} cells")
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
              else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
-    for g, o in cands:
-        r = check_grid(t, g, dtype=dtype, tier=tier, cells=cells)
-        if r.fits:
-            hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
-    if not hits:
-        return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
-    return dict(found=True, **hits[0], equivalent=hits[1:], dtype=dtype)
+    cands = list(cands)
+    for working in _workings(dtype, tier):
+        for g, o in cands:
+            if check_grid(t, g, dtype=dtype, tier=tier, cells=cells, working=working).fits:
+                hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
+        if hits:
+            return dict(found=True, **hits[0], equivalent=hits[1:], dtype=dtype, working=working)
+    return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
+
+
+def _workings(dtype: str, tier: str) -> tuple[str | None, ...]:
+    """The working precisions a reading tries: TOL-WORKING's default, then, for a half-precision table that fits
+    no preset so, the table's own format (a table computed natively in half precision: detect names its plan
+    with --working native; sinpe check's default still rejects it, as computed in less than it claims)."""
+    return (None, "native") if tier == "phase" and dtype in ("float16", "bfloat16") else (None,)
 
 
 MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)

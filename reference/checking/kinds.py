@@ -786,12 +786,16 @@ def _name(found: Found, kind: str) -> Found:
                           (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
     if r.get("dtype") and found.dtype and r["dtype"] != found.dtype:  # judged narrower than stored (stored_dtype)
         found.profile_flags += f" --dtype {r['dtype']}"
+    if r.get("working") == "native":  # fits only as computed in its own half format: a deviation (exit 1)
+        found.profile_flags += " --working native"
+        found.sentence = (found.sentence[:-1] + f"; computed natively in {r['dtype']}: it fits only the bound of "
+                          "--working native, not TOL-WORKING's default (computed in float32, rounded once).")
     if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
         r["params"] = dict(r["params"])
         with_exact(r["params"], tuple(k for k, v in r["params"].items()
                                       if isinstance(v, str) and not isinstance(exact_number(v), str)))
     want = found.against if isinstance(found.against, str) and kind_of(found.against, Request()) == kind else None
-    found.exit_code = 0 if want is None or want == found.profile else 1
+    found.exit_code = 0 if (want is None or want == found.profile) and r.get("working") != "native" else 1
     return found
 
 
