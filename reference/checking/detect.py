@@ -564,9 +564,14 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
         p = profile_of(det, against)
         det.profile_flags = p.cli_flags() if p is not None else det.profile_flags
     if det.profile_flags and zeroed:  # padding rows: sinpe check judges them exactly 0 (REQ-CHECK-SELECT)
-        det.profile_flags += " --zero-rows " + ",".join(str(i) for i in np.flatnonzero(np.isin(
-            pos, [float(Fraction(z)) for z in zeroed])))
+        det.profile_flags += " --zero-rows " + zero_row_indices(pos, zeroed, rows)
     return det
+
+
+def zero_row_indices(pos: Any, zeroed: list[str], n: int) -> str:
+    """The ``--zero-rows`` indices of the rows at the positions ``zeroed`` (a detection's ``zeroed_rows``)."""
+    p = np.arange(n, dtype=np.float64) if pos is None else np.asarray(pos, dtype=np.float64)
+    return ",".join(str(int(i)) for i in np.flatnonzero(np.isin(p, [float(Fraction(z)) for z in zeroed])))
 
 
 def profile_of(det: Detection, against: Profile | None = None) -> Profile | None:

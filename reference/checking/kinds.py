@@ -246,7 +246,6 @@ def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
     ...
     sinpe.reference.checking.loaders.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
     """
-    from sinpe.spec.profiles import to_fraction
     if isinstance(spec, str) and spec.strip().lower().endswith(".npy"):
         values: Any = _freqs_npy(spec.strip(), what)
     elif isinstance(spec, str):
@@ -260,16 +259,21 @@ def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
         values = np.asarray(spec).tolist() if hasattr(spec, "__array__") else list(spec)
     if not values:
         raise LoadError(f"{what}: no frequencies given" if what == "--freqs" else f"{what}: no values given")
-    out = []
-    for i, v in enumerate(values, 1):
-        try:
-            w = to_fraction(v.strip() if isinstance(v, str) else v, f"{what}: frequency {i}")
-        except ValueError as e:
-            raise LoadError(str(e)) from None
-        if w <= 0:
-            raise LoadError(f"{what}: frequency {i} is {w}; frequencies must be finite and positive")
-        out.append(w)
-    return tuple(out)
+    return tuple(positive_fraction(v, f"{what}: frequency {i}", f"{what}: frequency {i} is {{}}; frequencies must be "
+                                   "finite and positive") for i, v in enumerate(values, 1))
+
+
+def positive_fraction(v: Any, label: str, too_small: str) -> Fraction:
+    """``v`` (an exact decimal, a whitelisted expression or a number) as a Fraction > 0, else a LoadError:
+    ``to_fraction``'s own message, or ``too_small`` formatted with the value."""
+    from sinpe.spec.profiles import to_fraction
+    try:
+        w = to_fraction(v.strip() if isinstance(v, str) else v, label)
+    except ValueError as e:
+        raise LoadError(str(e)) from None
+    if w <= 0:
+        raise LoadError(too_small.format(w))
+    return w
 
 
 def _freqs_npy(path: str, what: str = "--freqs") -> list[float]:
@@ -517,19 +521,13 @@ def parse_channels(spec: Any) -> tuple[tuple[str, Fraction | None], ...]:
 
 
 def _channel(item: Any, j: int) -> tuple[str, Fraction | None]:
-    from sinpe.spec.profiles import to_fraction
     f, _, w = item.strip().partition(":") if isinstance(item, str) else (list(item) + [None])[:3]
     if f == "zero" and not w:
         return "zero", None
     if f not in ("sin", "cos") or w in (None, ""):
         raise LoadError(f"--channels: column {j} is {str(item)[:40]!r}; each is sin:OMEGA, cos:OMEGA or zero")
-    try:
-        omega = to_fraction(w.strip() if isinstance(w, str) else w, f"--channels: column {j}'s frequency")
-    except ValueError as e:
-        raise LoadError(str(e)) from None
-    if omega <= 0:
-        raise LoadError(f"--channels: column {j}'s frequency is {omega}; frequencies must be positive")
-    return f, omega
+    return f, positive_fraction(w, f"--channels: column {j}'s frequency",
+                                f"--channels: column {j}'s frequency is {{}}; frequencies must be positive")
 
 
 def _plan_file(path: str) -> list[Any]:

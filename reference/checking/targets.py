@@ -270,13 +270,6 @@ def check_target(target: Any, profile: "Profile | str", *, d: int | None = None,
     return with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(t, profile, positions=p, d=d, **ck))
 
 
-def zero_row_indices(pos: Any, zeroed: list[str], n: int) -> str:
-    """The ``--zero-rows`` indices of the rows at the positions ``zeroed`` (detect's ``zeroed_rows``)."""
-    p = np.arange(n, dtype=np.float64) if pos is None else np.asarray(pos, dtype=np.float64)
-    idx = np.flatnonzero(np.isin(p, [float(Fraction(z)) for z in zeroed]))
-    return ",".join(str(int(i)) for i in idx)
-
-
 def with_zero_rows(table: Table, pos: Any, spec: str | None, check: Any) -> Any:
     """``check(table, positions)`` on the rows ``spec`` does not name; those rows (indices, as ``--rows``:
     fairseq's padding row) are judged exactly: any entry that is not 0 (NaN included) is a failure."""
@@ -303,19 +296,16 @@ def with_zero_rows(table: Table, pos: Any, spec: str | None, check: Any) -> Any:
 def _zero_failures(res: Any, zeros: np.ndarray, idx: np.ndarray, at: np.ndarray, bad: int, where: str) -> None:
     """A finding for the non-zero entries of ``--zero-rows``: counted, the first few listed, the worst kept."""
     from sinpe.reference.checking.result import Failure
+    from sinpe.reference.numerics.positions import format_position
     res.verdict = "fails"
     res.n_failures += bad
     msg = f"{bad} of {zeros.size} entries in the rows --zero-rows names ({where}) are not 0"
     res.reason = f"{res.reason}; {msg}" if res.reason else msg
     err = np.where(np.isnan(zeros), np.inf, np.abs(zeros))
     for r, j in list(zip(*np.nonzero(err)))[:10]:  # the first ten listed, as the check's own
-        res.failures.append(Failure(_num_str(at[r]), int(j), f"col{j}", float(zeros[r, j]), 0.0, float(err[r, j]),
+        res.failures.append(Failure(format_position(at[r]), int(j), f"col{j}", float(zeros[r, j]), 0.0, float(err[r, j]),
                                     0.0, float("inf"), "--zero-rows: must be exactly 0", "", "", row=int(idx[r])))
     res.max_abs_error = max(float(res.max_abs_error), float(err.max()))
-
-
-def _num_str(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: str | None, tier: str,
@@ -331,6 +321,7 @@ def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: st
         return _unnamed(found, table, tier, dtype, d)
     binary64_parameters(found_profile)
     if zero_rows is None and det.zeroed_rows:
+        from sinpe.reference.checking.detect import zero_row_indices
         zero_rows = zero_row_indices(pos, det.zeroed_rows, table.data.shape[0])
     res = with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(
         t, found_profile, positions=p, d=d, dtype=dtype, tier=tier, working=working, detect=detect,
