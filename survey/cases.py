@@ -55,6 +55,9 @@ class Case:
     dtypes: tuple = DTYPES
     derive: Callable | None = None  # table -> [(label, 2-D array, profile, flags, d)]
     n: int = 1024
+    # the plan the code computes where it differs from the intended claim (a finding, its evidence in findings.py):
+    # (profile, flags); the survey checks it too (role "computes") and detect is scored against it
+    computes: tuple | None = None
 
 
 def _t(dtype):
@@ -664,7 +667,7 @@ CASES: list[Case] = [
     Case("torch_geometric/nn.encoding.PositionalEncoding", "torch_geometric",
          "torch_geometric.nn.encoding.PositionalEncoding", "1d", "vaswani", pyg,
          claim="docstring: 'from the Attention Is All You Need paper', PE_2i = sin(x/10000^(2i/d)), "
-               "PE_2i+1 = cos(x/10000^(2i/d))"),
+               "PE_2i+1 = cos(x/10000^(2i/d))", computes=("t2t", [])),
     Case("keras-hub/SinePositionEncoding", "keras-hub", "keras_hub.layers.SinePositionEncoding", "1d", "vaswani",
          keras_sine),
     Case("keras-hub/RotaryEmbedding", "keras-hub", "keras_hub.layers.RotaryEmbedding", "rotary", "llama",

@@ -65,9 +65,50 @@ def _variant(entry: dict, d_kind: str, dtype: str) -> dict | None:
     return None
 
 
+def detect_named(variant: dict) -> bool:
+    """Did ``sinpe detect`` name the right plan for this variant (issue 16's figure)? The check against what it
+    named (role ``detected``) must either give the verdict class (fails / does not fail) of the check against the
+    plan the code computes (role ``computes`` where the survey records one, else ``intended``), or report the same
+    max |error| to the last bit: the same reference values, i.e. the same plan, named with a precision deviation
+    (``--working native``, ``--dtype float32``) whose looser bound changes the verdict. Naming nothing is a miss.
+
+    >>> c = lambda role, verdict, err: {"role": role, "verdict": verdict, "max_abs_error": err}
+    >>> detect_named({"checks": [c("intended", "fails", 0.5), c("detected", "inconclusive", 0.5)]})
+    True
+    >>> detect_named({"checks": [c("intended", "fails", 0.5), c("detected", "inconclusive", 0.25)]})
+    False
+    >>> detect_named({"checks": [c("intended", "fails", 0.5), c("computes", "conforms", 1e-8),
+    ...                          c("detected", "conforms", 1e-8)]})
+    True
+    >>> detect_named({"checks": [c("intended", "conforms", 1e-8)]})
+    False
+    """
+    want = _check(variant, "computes") or _check(variant, "intended")
+    got = _check(variant, "detected")
+    if want is None or got is None:
+        return False
+    return ((got["verdict"] == "fails") == (want["verdict"] == "fails")
+            or got.get("max_abs_error") is not None and got.get("max_abs_error") == want.get("max_abs_error"))
+
+
+def detect_rates(results: dict) -> dict[str, list[int]]:
+    """Per kind (and ``all``): [variants detect named right (:func:`detect_named`), variants with an intended
+    check]."""
+    out: dict[str, list[int]] = {}
+    for e in results["entries"]:
+        for v in e["variants"]:
+            if v["outcome"] != "table" or _check(v, "intended") is None:
+                continue
+            for k in (e["kind"], "all"):
+                cell = out.setdefault(k, [0, 0])
+                cell[0] += detect_named(v)
+                cell[1] += 1
+    return out
+
+
 def summary(results: dict) -> dict:
-    """Counts over every check the survey ran (what the closing note quotes): ``verdicts`` by role, and
-    ``by_kind`` the intended verdicts by kind and dtype."""
+    """Counts over every check the survey ran (what the closing note quotes): ``verdicts`` by role,
+    ``by_kind`` the intended verdicts by kind and dtype, and ``detect`` the rates of :func:`detect_rates`."""
     entries = results["entries"]
     funcs = {e["function"] for e in entries}
     libs = {e["library"] for e in entries}
@@ -86,7 +127,8 @@ def summary(results: dict) -> dict:
                     cell = by_kind.setdefault(e["kind"], {}).setdefault(v["dtype"], {})
                     cell[c["verdict"]] = cell.get(c["verdict"], 0) + 1
     return {"entries": len(entries), "functions": len(funcs), "libraries": len(libs),
-            "variants": sum(len(e["variants"]) for e in entries), "verdicts": counts, "by_kind": by_kind}
+            "variants": sum(len(e["variants"]) for e in entries), "verdicts": counts, "by_kind": by_kind,
+            "detect": detect_rates(results)}
 
 
 def render(results: dict) -> str:
@@ -149,6 +191,13 @@ def render(results: dict) -> str:
             if dt in per:
                 lines.append(f"| {kind} | {dt} | " + " | ".join(str(per[dt].get(k, 0)) for k in VERDICT_ORDER) + " |")
     lines.append("")
+    rates = s["detect"]
+    if "all" in rates:
+        lines.append("`sinpe detect` names the right plan (`survey/report.py` detect_named: the check of what it named "
+                     "gives the intended verdict, or the same max |error|, the same plan named with a precision "
+                     "deviation) in " + "; ".join(f"{k} {n}/{m} ({100 * n / m:.1f} %)" for k, (n, m) in
+                                                  sorted(rates.items())) + ".")
+        lines.append("")
     c = s["verdicts"]
     lines.append("Verdict counts: " + "; ".join(f"{role}: " + ", ".join(f"{k} {n}" for k, n in sorted(v.items()))
                                                  for role, v in sorted(c.items())) + ".")

@@ -256,6 +256,8 @@ def run_variant(case, d_kind, d, dtype, tmp: Path, pool) -> tuple[dict, list]:
             # passes the second was computed in half precision
             jobs.append(pool.submit(check_record, "native", target, files, case.profile,
                                     [*case.flags, "--working", "native"], dtype))
+    if case.computes is not None:  # what the code computes, where it differs from the claim (a finding)
+        jobs.append(pool.submit(check_record, "computes", target, files, case.computes[0], case.computes[1], dtype))
     canon, cflags = cases.CANONICAL[case.kind]
     jobs.append(pool.submit(check_record, "canonical", target, files, canon, [*cflags, *structural(case.flags)],
                             dtype))
@@ -337,6 +339,8 @@ def main() -> int:
                      "claim": case.claim, "odd_note": case.odd_note,
                      "intended": {"profile": case.profile, "flags": case.flags,
                                   "status": "no preset" if case.profile in cases.NO_PRESET else "preset"},
+                     **({"computes": {"profile": case.computes[0], "flags": case.computes[1]}} if case.computes
+                        else {}),
                      "variants": []}
             plan = [("even", case.d_even, t) for t in case.dtypes]
             if case.d_odd is not None:

@@ -238,7 +238,7 @@ def _pair(parts: dict[str, CheckResult], describe: str, max_failures: int) -> Ch
 
 COMMON_BASES = (10000, 500000, 1000000, 100000, 50000, 1000, 25000, 75000)
 FACTORS = (2, 4, 8, 16, 32)
-ORIGINAL_MAX = (2048, 4096, 8192, 32768)
+ORIGINAL_MAX = tuple(1 << k for k in range(8, 18))  # 256 .. 131072: every power of two a config names (Llama 3.1 8192)
 
 
 def rotary_layout(table: np.ndarray) -> list[str]:
@@ -255,7 +255,8 @@ def rotary_layout(table: np.ndarray) -> list[str]:
 
 def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: np.ndarray,
                           layout: str) -> np.ndarray | None:
-    """w_k from the row at the smallest positive position p (valid while p w_k < pi)."""
+    """w_k from the row at the smallest positive position p (valid while p w_k < pi), the values divided by the
+    cache's amplitude (its largest |value|: YaRN's and LongRoPE's attention factor scale the cache)."""
     t = cos if cos is not None else sin
     n = t.shape[1]
     h = n if layout == "single" else n // 2
@@ -268,10 +269,10 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
     p = pos_f[r]
     if cos is not None and sin is not None:
         ph = np.arctan2(sin[r, idx].astype(np.float64), cos[r, idx].astype(np.float64))
-    elif cos is not None:
-        ph = np.arccos(np.clip(cos[r, idx].astype(np.float64), -1, 1))
     else:
-        ph = np.arcsin(np.clip(sin[r, idx].astype(np.float64), -1, 1))
+        amp = float(np.max(np.abs(t.astype(np.float64)))) or 1.0
+        ph = (np.arccos(np.clip(cos[r, idx].astype(np.float64) / amp, -1, 1)) if cos is not None else
+              np.arcsin(np.clip(sin[r, idx].astype(np.float64) / amp, -1, 1)))
     return np.abs(ph) / p
 
 
@@ -317,7 +318,7 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
         return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
                 f"rows; the cache has {t.shape[0]}"}
     found: list[tuple[RotaryProfile, int]] = []
-    working: str | None = None
+    fmt, working, step = dtype, None, 0
     for layout in layouts:
         dim = t.shape[1] * (2 if layout == "single" else 1)
         if dim % 2:
@@ -327,8 +328,8 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
         cands = [rp for rp in _rotary_candidates(layout, dim, w) if w is None or p_min is None
                  or _plausible(rp, dim, w, p_min, _phase_tolerance(dtype))]
-        for working in _workings(dtype, tier):
-            found = _fitting(cands, dim, cos, sin, pos, dtype, tier, working)
+        for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
+            found = _fitting(cands, dim, cos, sin, pos, fmt, tier, working)
             if found:
                 break
         if found:
@@ -346,8 +347,8 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
     best, dim = found[0]
     named = next((n for n, p in ROTARY_NAMES() if p == best.replace(name=None) or _same(p, best)), None)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
-            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": dtype,
-            "working": working}
+            "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": fmt,
+            "working": working, "lowered": step > 0}
 
 
 def _fitting(cands: list[RotaryProfile], dim: int, cos: Any, sin: Any, pos: np.ndarray, dtype: str, tier: str,
@@ -504,20 +505,30 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
              else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
     cands = list(cands)
-    for working in _workings(dtype, tier):
+    for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
         for g, o in cands:
-            if check_grid(t, g, dtype=dtype, tier=tier, cells=cells, working=working).fits:
+            if check_grid(t, g, dtype=fmt, tier=tier, cells=cells, working=working).fits:
                 hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
         if hits:
-            return dict(found=True, **hits[0], equivalent=hits[1:], dtype=dtype, working=working)
+            return dict(found=True, **hits[0], equivalent=hits[1:], dtype=fmt, working=working, lowered=step > 0)
     return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
 
 
-def _workings(dtype: str, tier: str) -> tuple[str | None, ...]:
-    """The working precisions a reading tries: TOL-WORKING's default, then, for a half-precision table that fits
-    no preset so, the table's own format (a table computed natively in half precision: detect names its plan
-    with --working native; sinpe check's default still rejects it, as computed in less than it claims)."""
-    return (None, "native") if tier == "phase" and dtype in ("float16", "bfloat16") else (None,)
+def precision_ladder(dtype: str, tier: str) -> tuple[tuple[str, str | None], ...]:
+    """REQ-DETECT-PRECISION: the (format, working precision) pairs a reading tries, in order. First the table's
+    format at TOL-WORKING's default; then, for a table no plan fits so, a computation in less precision than it
+    claims: a half-precision table computed natively in its own format (``--working native``), a float64 table
+    computed in float32 (``--dtype float32``). A plan found on a later step is named with that flag as a
+    deviation (exit 1); ``sinpe check``'s default (and ``--profile auto``) still rejects the table.
+
+    >>> precision_ladder("bfloat16", "phase"), precision_ladder("float64", "phase")[1], precision_ladder("float32", "phase")
+    ((('bfloat16', None), ('bfloat16', 'native')), ('float32', None), (('float32', None),))
+    """
+    if tier == "phase" and dtype in ("float16", "bfloat16"):
+        return (dtype, None), (dtype, "native")
+    if tier == "phase" and dtype == "float64":
+        return (dtype, None), ("float32", None)
+    return ((dtype, None),)
 
 
 MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up to this size (REQ-DETECT-KINDS)

@@ -36,6 +36,7 @@
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -646,12 +647,18 @@ def _noise_floor(data: Any, y: np.ndarray, p: np.ndarray) -> float:
 def _with_precision(results: list[Any], y: np.ndarray, p: np.ndarray, against: Profile,
                     floor: float) -> list[Any]:
     """Leading plans with ``against``'s parameters evaluated at each precision: a table computed with
-    narrow positions or frequencies fits no exact model, but fits its own evaluation."""
+    narrow positions or frequencies fits no exact model, but fits its own evaluation. The amplitude is
+    ``against``'s or the table's largest |value| snapped to a simple fraction (a scaled table, x-transformers'
+    d^-1/2, computed in bfloat16: the free fit wanders off at the noisy long positions)."""
     params = {"sigma": float(against.phase_scale), "base": float(against.base), "offset": float(against.offset),
               "amplitude": float(against.amplitude)}
+    peak = _snap(float(np.max(np.abs(y))), 1e-2) if y.size else params["amplitude"]
+    amps = [params["amplitude"]] + ([peak] if math.isfinite(peak) and peak > 0 and peak != params["amplitude"]
+                                    else [])
     out = []
-    for score, c, sn, _ in results[:12]:
+    for (score, c, sn, _), amp in itertools.product(results[:12], amps):
         cols = c.kinds >= 0
+        params = dict(params, amplitude=amp)
         for how in PRECISIONS:
             if how == "frequencies-float32" and y.dtype != np.float64:
                 continue

@@ -730,6 +730,11 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     kind = "1d" if one["found"] else (other or "1d")
     if one["found"] and other is not None and not _one_d_conforms(table, pos, det, req):
         kind = other
+    if kind == "1d" and not one["found"] and det is not None:  # a half table computed in half (REQ-DETECT-PRECISION)
+        native = _native_one_d(table, pos, det, req)
+        if native is not None:
+            found.detection, one["found"] = native, True
+            one.update(profile=native.profile, profile_flags=native.profile_flags, sentence=native.sentence)
     if kind == "1d" and not one["found"]:  # REQ-DETECT-READ: the table's own channels, as an explicit plan
         from sinpe.reference.checking.channels import explicit_channels
         one["channels"] = explicit_channels(table.data, pos, req.dtype, req.tier) or {
@@ -738,6 +743,43 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     if kind == "1d" and det is None:
         raise LoadError(f"{why}; no grid or rotary preset conforms either")
     return _name(found, kind)
+
+
+def lowered_words(fmt: str, working: str | None) -> str:
+    """The sentence of a reading found on a later step of the precision ladder (angles.precision_ladder)."""
+    if working == "native":
+        return (f"computed natively in {fmt}: it fits only the bound of --working native, not TOL-WORKING's default "
+                "(computed in float32, rounded once).")
+    return f"computed in {fmt}: it fits only the bound of a {fmt} table, not that of the format it is stored in."
+
+
+def _native_one_d(table: Any, pos: Any, det: Any, req: Request) -> Any:
+    """REQ-DETECT-PRECISION for a half-precision 1-D table that no member fits at TOL-WORKING's default: the least
+    bad plan of the fit, checked as computed in the table's own format (``--working native``, the step the grid
+    and rotary readings take too, :func:`sinpe.reference.checking.angles.precision_ladder`). When it fits, the detection
+    names it with the deviation ``working: native`` (exit 1); ``--profile auto`` still checks it at the default and
+    rejects it. None otherwise (not a half table, no plan, or the plan fails there too)."""
+    from sinpe.reference.checking import targets
+    from sinpe.reference.checking.angles import precision_ladder, stored_dtype
+    from sinpe.reference.checking.detect import profile_of
+    if list(det.deviations) and next(iter(det.deviations)) != "no_fit":
+        return None  # NaN/Inf entries, corrupted rows: no plan to name
+    stored = stored_dtype(np.asarray(table.data))
+    named = dataclasses.replace(det, deviations={k: v for k, v in det.deviations.items() if k != "no_fit"})
+    prof = profile_of(named)
+    if prof is None:
+        return None
+    for fmt, working in precision_ladder(req.dtype or stored, req.tier)[1:]:
+        res = targets.check_detected(table, pos, named, d=req.d, dtype=fmt, tier=req.tier, working=working,
+                                     detect=False, max_failures=1)
+        if res.fits:
+            named.profile, named.deviations["working"] = prof.name, working or fmt
+            named.profile_flags = prof.cli_flags() + (f" --dtype {fmt}" if fmt != str(np.asarray(table.data).dtype)
+                                                      else "") + (" --working native" if working else "")
+            sentence = named.sentence.split("; the least bad plan: ")[-1].rstrip(".")
+            named.sentence = f"{sentence[0].upper()}{sentence[1:]}; {lowered_words(fmt, working)}"
+            return named
+    return None
 
 
 def _one_d_conforms(table: Any, pos: Any, det: Any, req: Request) -> bool:
@@ -782,18 +824,17 @@ def _name(found: Found, kind: str) -> Found:
         what = "cos and sin cache pair" if found.cache_pair else f"{r['cache']} cache"
         found.sentence = (f"A rotary {what}: {r['describe']}, head dim {r['dim']}" +
                           (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
-    if r.get("dtype") and found.dtype and r["dtype"] != found.dtype:  # judged narrower than stored (stored_dtype)
-        found.profile_flags += f" --dtype {r['dtype']}"
-    if r.get("working") == "native":  # fits only as computed in its own half format: a deviation (exit 1)
-        found.profile_flags += " --working native"
-        found.sentence = (found.sentence[:-1] + f"; computed natively in {r['dtype']}: it fits only the bound of "
-                          "--working native, not TOL-WORKING's default (computed in float32, rounded once).")
+    if r.get("dtype") and (found.dtype and r["dtype"] != found.dtype or r.get("lowered") and not r.get("working")):
+        found.profile_flags += f" --dtype {r['dtype']}"  # judged narrower than stored (stored_dtype, the ladder)
+    if r.get("lowered"):  # fits only as computed in less precision than it claims: a deviation (exit 1)
+        found.profile_flags += " --working native" if r.get("working") == "native" else ""
+        found.sentence = found.sentence[:-1] + "; " + lowered_words(r["dtype"], r.get("working"))
     if isinstance(r.get("params"), dict):  # REQ-CLI-JSON: numbers, with the exact strings beside them
         r["params"] = dict(r["params"])
         with_exact(r["params"], tuple(k for k, v in r["params"].items()
                                       if isinstance(v, str) and not isinstance(exact_number(v), str)))
     want = found.against if isinstance(found.against, str) and kind_of(found.against, Request()) == kind else None
-    found.exit_code = 0 if (want is None or want == found.profile) and r.get("working") != "native" else 1
+    found.exit_code = 0 if (want is None or want == found.profile) and not r.get("lowered") else 1
     return found
 
 
