@@ -170,13 +170,16 @@ def findings() -> list[dict]:
                  "attention factor 0.1 ln 4 + 1) to `llama` with the matching --rule flags; GPT-NeoX and keras-hub to "
                  "`llama`; diffusers' get_1d_rotary_pos_embed(repeat_interleave_real=True), x-transformers and "
                  "rotary-embedding-torch to `gptj` (pairs). The pairs caches, Llama-3, YaRN and linear fail the "
-                 "canonical `llama`; `detect` names the default-rule caches (llama, gptj) but none of the scaled ones.",
+                 "canonical `llama`; `detect` names every one of them, the scaled ones by their rule (`--rule linear "
+                 "--factor 2`, `llama3.1 --base 10000 --original-max 256`, `--rule yarn --factor 4 --original-max 256`).",
          "evidence": [cite("transformers", "transformers.modeling_rope_utils", "def _compute_llama3_parameters"),
                       cite("transformers", "transformers.modeling_rope_utils", "def _compute_yarn_parameters"),
                       cite("diffusers", "diffusers.models.embeddings", "def get_1d_rotary_pos_embed")],
          "holds": lambda r: all(_verdict(r, c, "intended") == "conforms" for c in HALVES + PAIRS)
                   and all(_verdict(r, c, "canonical") == "fails" for c in PAIRS + LLAMA[1:2] + LLAMA[3:])
-                  and all(_detect(r, c, "profile") is None for c in LLAMA[1:2] + LLAMA[3:])
+                  and all(w in (_detect(r, c, "profile_flags") or "") for c, w in zip(
+                      LLAMA[1:2] + LLAMA[3:], ("--rule linear --factor 2", "--profile llama3.1 --base 10000 "
+                                               "--original-max 256", "--rule yarn --factor 4 --original-max 256")))
                   and _detect(r, LLAMA[0], "profile") == "llama"
                   and _detect(r, "rotary-embedding-torch/RotaryEmbedding", "profile") == "gptj"},
         {"id": "grid-axis-orders",
@@ -184,10 +187,10 @@ def findings() -> list[dict]:
                  "[x | y], each [sin | cos] (the array named emb_h is computed from grid[0], which holds w); DETR "
                  "puts y first, [y | x], each interleaved, positions from 1; timm groups by function, "
                  "[sin_y | sin_x | cos_y | cos_x]. Each conforms to its preset in float32, timm's and DETR's fail "
-                 "the canonical `mae`, and `detect` names MAE, timm and DETR grids (cls row included) in float32; "
-                 "diffusers' base_size/interpolation_scale grid (sigma = 1/4) conforms to `diffusers --base-size 8 "
-                 "--interpolation-scale 2` but `detect` does not find it. In float16 `detect` misreads the MAE, "
-                 "diffusers and timm grids as 1-D tables (t2t-cos, vaswani-concat) that `sinpe check` then rejects.",
+                 "the canonical `mae`, and `detect` names MAE, timm and DETR grids (cls row included) in float32 and "
+                 "MAE's and timm's in float16 too; diffusers' base_size/interpolation_scale grid (sigma = 1/4) "
+                 "conforms to `diffusers --base-size 8 --interpolation-scale 2`, and `detect` reads it as "
+                 "`diffusers --base-size 4` (the same sigma).",
          "evidence": [cite("open_clip_torch", "open_clip.pos_embed", "grid = np.meshgrid(grid_w, grid_h)"),
                       cite("timm", "timm.layers.pos_embed_sincos",
                            "pos_emb = torch.stack([torch.sin(pos2), torch.cos(pos2)], dim=stack_dim)"),
@@ -196,33 +199,37 @@ def findings() -> list[dict]:
                   and all(_verdict(r, c, "canonical") == "fails" for c, p in GRIDS.items() if p in ("timm", "detr"))
                   and all(_detect(r, c, "profile") == p for c, p in GRIDS.items() if "[base_size" not in c
                           and p != "diffusers")
-                  and _detect(r, "diffusers/get_2d_sincos_pos_embed[base_size=8,interpolation_scale=2]", "profile") is None
-                  and all(_detect(r, c, "kind", "float16") == "1d"
-                          and _verdict(r, c, "detected", "float16") == "fails"
-                          for c in ("open_clip_torch/get_2d_sincos_pos_embed", "timm/build_sincos2d_pos_embed"))},
+                  and "--base-size 4" in _detect(r, "diffusers/get_2d_sincos_pos_embed[base_size=8,"
+                                                      "interpolation_scale=2]", "profile_flags")
+                  and _verdict(r, "diffusers/get_2d_sincos_pos_embed[base_size=8,interpolation_scale=2]",
+                               "detected") == "conforms"
+                  and all(_detect(r, c, "profile", "float16") == p and _verdict(r, c, "detected", "float16") == "conforms"
+                          for c, p in (("open_clip_torch/get_2d_sincos_pos_embed", "mae"),
+                                       ("timm/build_sincos2d_pos_embed", "timm")))},
         {"id": "no-preset",
-         "text": "Two tables have no sinpe preset and are recorded as such, not checked against a stand-in: timm's "
+         "text": "Two tables that no preset described in 1.0.0 have one now, and conform to it: timm's "
                  "build_rotary_pos_embed defaults to pixel-mode bands (in_pixels=True: linspace(1, max_res/2, dim/4)"
-                 " * pi over coordinates in [-1, 1]), not DEF-FAMILY's geometric schedule; positional-encodings' "
-                 "PositionalEncoding2D has DETR's plan ([axis 0 | axis 1], interleaved) at positions from 0, which "
-                 "the detr preset (o = 1) cannot express; its 1-D slices conform to `vaswani` in float32.",
+                 " * pi over coordinates in [-1, 1]), not DEF-FAMILY's geometric schedule (`timm-pixel`); "
+                 "positional-encodings' PositionalEncoding2D has DETR's plan ([axis 0 | axis 1], interleaved) at "
+                 "positions from 0, which the detr preset (o = 1) cannot express (`pe2d`); its 1-D slices conform to "
+                 "`vaswani` in float32.",
          "evidence": [cite("timm", "timm.layers.pos_embed_sincos", "def pixel_freq_bands("),
                       cite("positional-encodings", "positional_encodings.torch_encodings",
                            "emb[:, :, : self.channels] = emb_x")],
-         "holds": lambda r: all(_verdict(r, c, "intended", t) == "no preset"
-                                for c in ("timm/build_rotary_pos_embed", "positional-encodings/PositionalEncoding2D")
-                                for t in ("float32", "float16"))
+         "holds": lambda r: all(_verdict(r, c, "intended") == "conforms"
+                                for c in ("timm/build_rotary_pos_embed", "positional-encodings/PositionalEncoding2D"))
                   and all(c["verdict"] == "conforms" for c in _v(r, "positional-encodings/PositionalEncoding2D")["checks"]
                           if c["role"] == "derived")},
         {"id": "detect-half-t2t",
-         "text": "`detect` on float16 tables names t2t tables (Whisper, diffusers' default timestep embedding, the "
-                 "offset-2 modules) as vaswani-concat, while `check --profile t2t` accepts them and `check` against "
-                 "what detect named fails: at d = 64 the two schedules differ by little more than float16 "
-                 "resolution over positions < 1024 (a detect limit to report).",
+         "text": "`detect` names float16 t2t tables (Whisper, diffusers' default timestep embedding) t2t, and the "
+                 "check against what it named conforms, although at d = 64 the t2t and vaswani-concat schedules "
+                 "differ by little more than float16 resolution over positions < 1024 (detect read them as "
+                 "vaswani-concat until its noise floor became TOL-WORKING's).",
          "evidence": ["survey/results.json: detect.profile and the `detected` check of the float16 variants"],
-         "holds": lambda r: _detect(r, "openai-whisper/model.sinusoids", "profile", "float16") == "vaswani-concat"
-                  and _verdict(r, "openai-whisper/model.sinusoids", "intended", "float16") == "conforms"
-                  and _verdict(r, "openai-whisper/model.sinusoids", "detected", "float16") == "fails"},
+         "holds": lambda r: all(_detect(r, c, "profile", "float16") == "t2t"
+                                and _verdict(r, c, "intended", "float16") == "conforms"
+                                and _verdict(r, c, "detected", "float16") == "conforms"
+                                for c in ("openai-whisper/model.sinusoids", "diffusers/get_timestep_embedding[default]"))},
         {"id": "rope-slices",
          "text": "Rotary caches sliced by hand (first half of sin and cos) are the paper's frequencies: LLaMA default, "
                  "dynamic (below its original length) and GPT-NeoX conform to vaswani-concat, linear scaling to "

@@ -154,3 +154,26 @@ def test_cases_name_presets_of_their_kind():  # REQ-CHECK-KINDS: the survey's ca
     for kind, (name, _) in cases.CANONICAL.items():
         assert name in KIND_PRESETS[ENTRY_KIND[kind]], (kind, name)
     assert not set(cases.NO_PRESET) & (set(PRESETS) | set(GRID_PRESETS) | set(ROTARY_PRESETS))
+
+
+def test_detect_rule_doctests():  # the rule of issue 16's detect figure, with its own examples
+    import doctest
+    assert doctest.testmod(report, verbose=False).failed == 0
+
+
+def test_detect_names_the_right_plan_in_95_percent(results):  # issue 16 must-show, from the committed survey
+    rates = report.summary(results)["detect"]
+    named, total = rates["all"]
+    assert total == sum(rates[k][1] for k in ("1d", "grid2d", "rotary")) >= 240
+    assert named >= 0.95 * total, rates
+
+
+def test_detect_rule_fails_a_wrong_plan(results):
+    """The figure can fail: detected checks that fail with other values than the intended plan's count for nothing."""
+    bad = copy.deepcopy(results)
+    for e in bad["entries"]:
+        for v in e["variants"]:
+            for c in v.get("checks", []):
+                if c["role"] == "detected":
+                    c["verdict"], c["max_abs_error"] = "fails", -1.0
+    assert report.summary(bad)["detect"]["all"][0] == 0
