@@ -153,7 +153,7 @@ def _failures(plan: AnglePlan, y: np.ndarray, ref: np.ndarray, err: np.ndarray, 
     """The first failing entries in row order (no ``sinpe table`` writes a grid or a cache: ``repro`` and
     ``python`` are empty; the check's ``reproduce`` command gives the verdict)."""
     out = []
-    for r, j in list(zip(*np.nonzero(bad)))[:max_failures]:
+    for r, j in np.argwhere(bad)[:max_failures]:
         u = float(ulp_array(np.array([ref[r, j]]), fmt)[0])
         out.append(Failure(position=plan.row_labels[r], column=int(j), label=plan.labels[j], value=float(y[r, j]),
                            reference=float(ref[r, j]), abs_error=float(err[r, j]), allowed=float(allowed[r, j]),
@@ -351,13 +351,27 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
             "working": working, "lowered": step > 0}
 
 
+SCREEN_ROWS = 64  # a candidate is first checked on this many rows (half the first, half spread over the rest)
+
+
 def _fitting(cands: list[RotaryProfile], dim: int, cos: Any, sin: Any, pos: np.ndarray, dtype: str, tier: str,
              working: str | None) -> list[tuple[RotaryProfile, int]]:
-    """The first (at most 4) candidates that fit the caches (CheckResult.fits) at ``working``."""
+    """The first (at most 4) candidates that fit the caches (CheckResult.fits) at ``working``. Each is screened
+    on :data:`SCREEN_ROWS` rows first: an entry that fails there fails in the full check too (its bound depends
+    on its own position only), so the screen only skips work; what it lets through is checked on every row."""
     found: list[tuple[RotaryProfile, int]] = []
+    caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    rows = len(pos)
+    few = (np.unique(np.concatenate([np.arange(SCREEN_ROWS // 2), np.linspace(SCREEN_ROWS // 2, rows - 1,
+                                                                              SCREEN_ROWS // 2).astype(np.intp)]))
+           if rows > 2 * SCREEN_ROWS else None)
     for rp in cands:
         try:
-            r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier,
+            if few is not None and check_rotary(rp, dim, **{k: v[few] for k, v in caches.items()},
+                                                positions=list(pos[few].tolist()), dtype=dtype, tier=tier,
+                                                working=working, max_failures=1).verdict == "fails":
+                continue
+            r = check_rotary(rp, dim, **caches, positions=list(pos.tolist()), dtype=dtype, tier=tier,
                              working=working)
         except ValueError:
             continue
