@@ -9,7 +9,7 @@ from __future__ import annotations
 from .profiles import PRESETS, Profile, get_profile
 from .definition import Column, columns, exponent, phase, value
 
-SPEC_VERSION = "3.0.0"  # semver of the spec and its verdicts (spec/CHANGELOG.md)
+SPEC_VERSION = "4.0.0"  # semver of the spec and its verdicts (spec/CHANGELOG.md)
 # The version whose definitions (section 1) and reference values (section 3) the golden vectors follow:
 # it moves only when a golden value could change, so the golden files stay byte-identical across
 # releases that change checking, not values (REQ-GOLDEN-SCHEMA `specVersion`).

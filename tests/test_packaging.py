@@ -49,4 +49,4 @@ def test_entry_points(wheel):
 
 def test_cli_runs_as_installed():
     res = subprocess.run([sys.executable, "-m", "sinpe.reference.cli", "--version"], capture_output=True, text=True)
-    assert res.returncode == 0 and res.stdout.startswith("sinpe 3.0.0"), res
+    assert res.returncode == 0 and res.stdout.startswith("sinpe 4.0.0"), res

@@ -153,7 +153,7 @@ def _failures(plan: AnglePlan, y: np.ndarray, ref: np.ndarray, err: np.ndarray, 
     """The first failing entries in row order (no ``sinpe table`` writes a grid or a cache: ``repro`` and
     ``python`` are empty; the check's ``reproduce`` command gives the verdict)."""
     out = []
-    for r, j in list(zip(*np.nonzero(bad)))[:max_failures]:
+    for r, j in np.argwhere(bad)[:max_failures]:
         u = float(ulp_array(np.array([ref[r, j]]), fmt)[0])
         out.append(Failure(position=plan.row_labels[r], column=int(j), label=plan.labels[j], value=float(y[r, j]),
                            reference=float(ref[r, j]), abs_error=float(err[r, j]), allowed=float(allowed[r, j]),
@@ -326,8 +326,9 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
         w = _estimate_frequencies(None if cos is None else np.asarray(cos), None if sin is None else np.asarray(sin),
                                   pos, layout)
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
+        tol, memo = _phase_tolerance(dtype), {}
         cands = [rp for rp in _rotary_candidates(layout, dim, w) if w is None or p_min is None
-                 or _plausible(rp, dim, w, p_min, _phase_tolerance(dtype))]
+                 or _between(rp, dim, w, p_min, tol, memo) and _plausible(rp, dim, w, p_min, tol)]
         for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
             found = _fitting(cands, dim, cos, sin, pos, fmt, tier, working)
             if found:
@@ -351,13 +352,27 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
             "working": working, "lowered": step > 0}
 
 
+SCREEN_ROWS = 64  # a candidate is first checked on this many rows (half the first, half spread over the rest)
+
+
 def _fitting(cands: list[RotaryProfile], dim: int, cos: Any, sin: Any, pos: np.ndarray, dtype: str, tier: str,
              working: str | None) -> list[tuple[RotaryProfile, int]]:
-    """The first (at most 4) candidates that fit the caches (CheckResult.fits) at ``working``."""
+    """The first (at most 4) candidates that fit the caches (CheckResult.fits) at ``working``. Each is screened
+    on :data:`SCREEN_ROWS` rows first: an entry that fails there fails in the full check too (its bound depends
+    on its own position only), so the screen only skips work; what it lets through is checked on every row."""
     found: list[tuple[RotaryProfile, int]] = []
+    caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    rows = len(pos)
+    few = (np.unique(np.concatenate([np.arange(SCREEN_ROWS // 2), np.linspace(SCREEN_ROWS // 2, rows - 1,
+                                                                              SCREEN_ROWS // 2).astype(np.intp)]))
+           if rows > 2 * SCREEN_ROWS else None)
     for rp in cands:
         try:
-            r = check_rotary(rp, dim, cos=cos, sin=sin, positions=list(pos.tolist()), dtype=dtype, tier=tier,
+            if few is not None and check_rotary(rp, dim, **{k: v[few] for k, v in caches.items()},
+                                                positions=list(pos[few].tolist()), dtype=dtype, tier=tier,
+                                                working=working, max_failures=1).verdict == "fails":
+                continue
+            r = check_rotary(rp, dim, **caches, positions=list(pos.tolist()), dtype=dtype, tier=tier,
                              working=working)
         except ValueError:
             continue
@@ -403,6 +418,23 @@ def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: fl
         return False
     ok = p * w < 3
     return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= tol))
+
+
+def _between(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float,
+             memo: dict[tuple[Any, ...], bool]) -> bool:
+    """A necessary condition of :func:`_plausible` for llama3 and yarn candidates, decided once per (layout, base,
+    factor) for every original length L: both rules blend w0_k / s and w0_k (w0 the base's default frequencies), so
+    where p w0 < 3 (a subset of the columns :func:`_plausible` reads) the estimate lies within ``tol`` of phase
+    of [w0 / s, w0]. Other rules pass (True)."""
+    if rp.rule not in ("llama3", "yarn"):
+        return True
+    key = (rp.layout, rp.base, rp.factor)
+    if key not in memo:
+        w0 = _candidate_frequencies(RotaryProfile(None, rp.layout, rp.base), dim)
+        ok = p * w0 < 3 if w0 is not None else np.zeros(0, dtype=bool)
+        lo, hi = w0[ok] * p / float(rp.factor) - tol, w0[ok] * p + tol  # type: ignore[index]
+        memo[key] = w0 is not None and bool(np.all((w_est[ok] * p >= lo) & (w_est[ok] * p <= hi)))
+    return memo[key]
 
 
 def _phase_tolerance(dtype: str) -> float:
@@ -504,10 +536,11 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
         raise ValueError(f"{rows} rows but {len(cells)} cells")
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
              else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
-    cands = list(cands)
+    plans: dict[int, AnglePlan] = {}  # each candidate's plan (and its reference) built once for every ladder step
     for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
-        for g, o in cands:
-            if check_grid(t, g, dtype=fmt, tier=tier, cells=cells, working=working).fits:
+        for i, (g, o) in enumerate(cands):
+            plan = plans[i] = plans.get(i) or grid_plan(g, cells)
+            if check_plan(t, plan, g.name or g.describe(), kind="grid", dtype=fmt, tier=tier, working=working).fits:
                 hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
         if hits:
             return dict(found=True, **hits[0], equivalent=hits[1:], dtype=fmt, working=working, lowered=step > 0)

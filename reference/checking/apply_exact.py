@@ -188,7 +188,7 @@ def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
     """x rounded to ``dtype`` (round to nearest even, by torch's cast), as float64."""
     import torch
     from sinpe.reference.checking.apply_call import _torch_dtype
-    return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float64)).to(_torch_dtype(dtype)).to(torch.float64).numpy()
+    return torch.from_numpy(np.array(x, dtype=np.float64, order="C")).to(_torch_dtype(dtype)).to(torch.float64).numpy()
 
 
 def reach(x: np.ndarray, ang: Angles, layout: str) -> np.ndarray:

@@ -48,7 +48,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -218,208 +218,67 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     """
     t0 = time.perf_counter()
     table, data, fmt, wfmt, pos, d, check_repr, res = _prepare(table, profile, positions, dtype, tier, d, working)
-    rows, width = data.shape
-    if width != d:  # REQ-CHECK-SHAPE: a finding, not compared entry by entry
-        res.verdict = "fails"
-        if rows == d and width == len(pos) and width != rows:
-            res.reason = f"transposed: shape {data.shape} is (d, positions); a table has one row per position"
-        else:
-            res.reason = f"width: {width} columns where PE of width d={d} has {d}"
-        if detect:
-            res.detected = _detect(data, pos, profile, d)
-        res.seconds = time.perf_counter() - t0
-        return res
-    try:  # after the width check: no column plan is built for a --d the table cannot have (REQ-CHECK-LIMITS)
-        columns(profile, d)
-    except ValueError as e:
-        raise LoadError(str(e)) from None
-
-    if pos.dtype != object:
-        bands = _bands(pos)
-        band_of = _band_index(pos)
+    if data.shape[1] != d:  # REQ-CHECK-SHAPE: a finding, not compared entry by entry
+        _shape_finding(res, data, pos, profile, d, detect)
     else:
-        bands = _bands(np.array([float(x) for x in pos]))
-        band_of = _band_index(np.array([float(x) for x in pos]))
-    res.bands = bands
-    amp = float(profile.amplitude)
-    step = max(1, chunk_entries // max(d, 1))
+        try:  # after the width check: no column plan is built for a --d the table cannot have (REQ-CHECK-LIMITS)
+            columns(profile, d)
+        except ValueError as e:
+            raise LoadError(str(e)) from None
+        kern = _Kernel.build(profile, d, fmt, wfmt, tier, data, pos, check_repr, max_failures, chunk_entries)
+        res.bands = kern.bands
+        merged = _stream(kern, table, progress, threads)
+        _conclude(res, kern, merged, table, progress, detect)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _shape_finding(res: CheckResult, data: Any, pos: np.ndarray, profile: Profile, d: int, detect: bool) -> None:
+    """REQ-CHECK-SHAPE: a table of another width fails with the reason (``width``, ``transposed``)."""
+    rows, width = data.shape
+    res.verdict = "fails"
+    if rows == d and width == len(pos) and width != rows:
+        res.reason = f"transposed: shape {data.shape} is (d, positions); a table has one row per position"
+    else:
+        res.reason = f"width: {width} columns where PE of width d={d} has {d}"
+    if detect:
+        res.detected = _detect(data, pos, profile, d)
+
+
+def _stream(kern: "_Kernel", table: Table, progress: bool | None, threads: int | None) -> "_Merged":
+    """The streamed pass (REQ-CHECK-STREAM): chunks of rows on a small thread pool (NumPy releases the GIL inside
+    its loops), merged in row order; a memory-mapped table's pages are released behind it."""
+    rows = kern.data.shape[0]
     bar = Progress(rows, f"sinpe check {table.source}", progress, unit="rows")
-    labels = [c.label for c in columns(profile, d)]
-    mm = getattr(data, "_mmap", None) if table.streamable else None
-    fw_all = fastref.frequency_words(profile, d)[4]
-    fw_n = fw_all.shape[0]
-    fw_max = float(np.max(np.abs(fw_all))) if fw_n else 0.0
-    # per-column constants of the phase bound c u |alpha| (1 + |P| w_j): -inf in zero columns
-    kind, ks = fastref.column_plan(profile, d)
-    w_col = np.where(kind == 2, 0.0, fw_all[np.minimum(ks, fw_n - 1)]) if fw_n else np.zeros(d)
-    consts = {w.dtype: _phase_consts(profile, fmt, w, kind, w_col) for w in _workings(fmt, wfmt, tier)}
-    cw, c0, wider = consts[wfmt.dtype]
-    ref_err_rel = fastref.ERROR_ULPS * 2.0 ** -52
-    absamp = abs(amp)
-    # REQ-CHECK-UNJUDGED: can any entry's bound reach |alpha| + |PE|? (else skip the counting)
-    pmax = _max_abs(pos) + abs(float(profile.offset))
-    may_unjudge = tier == "phase" and (float(np.max(c0)) + pmax * float(np.max(cw, initial=-np.inf))) * 1.01 + \
-        (float(ulp_array(np.array([absamp]), fmt)[0]) if wider else 0.0) >= absamp
-    # other working formats the report compares with: wider ones when entries go unjudged, F itself (native)
-    # when W is wider than F (a failing half-precision table computed in half precision says so)
-    alts = [w for w in consts if w != wfmt.dtype and (may_unjudge or get_format(w).precision < wfmt.precision)]
-    plan = structure.pair_plan(profile, d)
-    pos64 = pos if pos.dtype != object else np.array([float(x) for x in pos], dtype=np.float64)
-    certified = _certified_plan(profile, d, fmt, tier, pmax)
-    may_overflow = absamp >= fmt.max_finite / 2
-    cert_stats = _TableStats()
-
-    # Why check_table and process are long: process is the streamed kernel (REQ-CHECK-STREAM), one chunk's
-    # pass over the table, a closure over the check's per-column constants and reusing per-thread buffers;
-    # the steps before it (_prepare) and after it (_Merged, _settle_undecided, _failure_list, _worst,
-    # _entry_reason, the verdict) are functions of their own.
-    def process(a: int) -> dict[str, Any]:
-        """Check rows a..a+step: partial figures, merged below in row order."""
-        b = min(rows, a + step)
-        bufs = local.__dict__
-        out: dict[str, Any] = {"nonfinite": 0, "first_nonfinite": None, "not_in": 0, "first_not_in": None,
-                               "undecided": [], "over_budget": 0, "n_fail": 0,
-                               "fail_rows": [], "band_fail": [], "band_stats": [], "worst_abs": (-1.0, 0, 0),
-                               "worst_ulp": (-1.0, 0, 0), "stop": b, "unjudged": 0, "unjudged_row": None,
-                               "alts": {}, "shift": (0, 0, []), "hashes": None}
-        n = b - a
-        y = bufs.setdefault("y", np.empty((step, d)))[:n]
-        y[...] = data[a:b]
-        if check_repr:
-            notin = round_array(y, fmt) != y
-            notin &= np.isfinite(y)
-            if notin.any():
-                r0, c0_ = np.argwhere(notin)[0]
-                out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0_), float(y[r0, c0_]))
-        pchunk = pos[a:b]
-        if certified is not None:  # exact/faithful: RN_F(PE) and the enclosure of PE (REQ-TABLE-FAST)
-            rn, enc = correctly_rounded_block(certified, d, pchunk, fmt, cert_stats, estimate=True)
-            ref = enc.v
-        else:
-            ref, _ = reference_chunk(profile, d, pchunk, False, bufs)
-        if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
-            raise LoadError(f"the reference is not finite at some position from {format_position(pchunk[0])}: phase "
-                            f"scale x position x frequency overflows binary64; nothing can be judged")
-        pabs = np.abs(pchunk.astype(np.float64) + float(profile.offset))
-        err = bufs.setdefault("err", np.empty((step, d)))[:n]
-        np.subtract(y, ref, out=err)
-        if certified is not None and enc.lo is not None:
-            err -= enc.lo
-        np.abs(err, out=err)
-        ulp = ulp_array(ref, fmt, out=bufs.setdefault("ulp", np.empty((step, d)))[:n])
-        allowed = bufs.setdefault("allowed", np.empty((step, d)))[:n]
-        if tier == "phase":
-            _fused_allowed(pabs, ref, ulp, cw, c0, wider, fmt, allowed, bufs)
-            if may_unjudge:
-                _count_unjudged(out, allowed, ref, absamp, a)
-            if alts:
-                for wn in alts:
-                    alt = _fused_allowed(pabs, ref, ulp, *consts[wn], fmt, np.empty_like(allowed), bufs)
-                    out["alts"][wn] = (int(np.count_nonzero(alt >= absamp + np.abs(ref))), int(np.count_nonzero(err > alt)))
-        else:
-            np.multiply(ulp, 0.5 if tier == "exact" else 1.0, out=allowed)
-        if plan is not None:  # REQ-CHECK-STRUCT; one row before the chunk, so pairs across its edge count once
-            ys, yc = y[:, plan.sin_cols], y[:, plan.cos_cols]
-            if a > 0:
-                prev = np.asarray(data[a - 1], dtype=np.float64)
-                ys, yc = np.vstack([prev[plan.sin_cols], ys]), np.vstack([prev[plan.cos_cols], yc])
-            out["shift"] = structure.shift_violations_pairs(plan, ys, yc, pos64[max(a - 1, 0):b], fmt.dtype, wfmt,
-                                                            profile, d, max_failures)
-            out["hashes"] = structure.row_hashes(y, plan)
-        # an entry is decided when |err - allowed| exceeds the fast reference's error bound
-        # ERROR_ULPS binary64 ulps of |PE| plus |P| max|w| 2^-100 (zero at position 0, where it is exact)
-        prow = pabs * (fw_max * 2.0 ** -100)
-        slack = bufs.setdefault("slack", np.empty((step, d)))[:n]
-        np.subtract(err, allowed, out=slack)
-        # (+ 2^-50 of the bound: the fused form above rounds differently from allowed_abs_error)
-        mbound = ref_err_rel * abs(amp) + float(prow.max()) + 2.0 ** -1000 + float(allowed.max()) * 2.0 ** -50
-        if certified is not None:
-            same = np.equal(y, rn, out=bufs.setdefault("same", np.empty((step, d), dtype=bool))[:n])
-            look = not same.all() or may_overflow  # (an inf table entry "equal" to an overflowing RN fails)
-        else:
-            look = not float(slack.max()) <= -mbound
-        if look:  # some entry fails, is undecided, or is NaN: look closer
-            margin = bufs.setdefault("margin", np.empty((step, d)))[:n]
-            np.abs(ref, out=margin)
-            margin *= ref_err_rel
-            margin += prow[:, None]
-            margin += 2.0 ** -1000
-            margin += allowed * 2.0 ** -50
-            finite = np.isfinite(y)
-            if not finite.all():
-                bad = ~finite
-                out["nonfinite"] += int(bad.sum())
-                if out["first_nonfinite"] is None:
-                    r0, c0_ = np.argwhere(bad)[0]
-                    out["first_nonfinite"] = (a + int(r0), int(c0_), float(y[r0, c0_]))
-                err[bad] = np.inf
-                slack[bad] = np.inf
-            if certified is not None:
-                fail, unsure = _certified_verdicts(y, rn, enc, err, allowed, slack, finite, tier == "exact",
-                                                   None if not check_repr else round_array(y, fmt) == y, fmt)
-            else:
-                fail, unsure = classify(slack, margin)
-            if unsure.any():
-                at = np.argwhere(unsure)
-                out["over_budget"] = max(0, len(at) - decide.MAX_ORACLE)  # REQ-CHECK-DECIDE's budget: undecided
-                for r0, c0_ in at[:decide.MAX_ORACLE]:
-                    out["undecided"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(pabs[r0] * w_col[c0_])))
-            if fail.any():
-                out["n_fail"] += int(fail.sum())
-                for r0, c0_ in np.argwhere(fail)[:max_failures]:
-                    if len(out["fail_rows"]) < max_failures:
-                        out["fail_rows"].append((a + int(r0), int(c0_), float(y[r0, c0_]), float(ref[r0, c0_]),
-                                          float(err[r0, c0_]), float(allowed[r0, c0_]), ""))
-                per_band = np.bincount(band_of[a:b], weights=fail.sum(axis=1), minlength=len(bands))
-                for i in np.nonzero(per_band)[0]:
-                    out["band_fail"].append((int(i), int(per_band[i])))
-        # figures: abs error, its ratio to the bound, and ulp error (ulp of the dtype in the binade of
-        # max(|PE|, |alpha| 2^-10): near a zero of sin/cos the ulp of PE itself is no useful unit)
-        with np.errstate(over="ignore", invalid="ignore"):
-            ratio = err / allowed
-            if tier == "exact":  # PE = 0 in float64: ulp/2 underflows to 0; an exact 0 is 0 of it, not 0/0
-                ratio[err == 0] = 0.0
-            row_ratio = np.nan_to_num(ratio, nan=np.inf).max(axis=1)
-            np.abs(ref, out=ulp)
-            np.maximum(ulp, absamp * 2.0 ** -10, out=ulp)
-            ulp_array(ulp, fmt, out=ulp)
-            np.divide(err, ulp, out=ulp)
-        row_abs = err.max(axis=1)
-        row_ulp = ulp.max(axis=1)
-        ra = int(np.argmax(row_abs))
-        out["worst_abs"] = (float(row_abs[ra]), a + ra, int(np.argmax(err[ra])))
-        ru = int(np.argmax(row_ulp))
-        out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
-        bo = band_of[a:b]
-        for i in (bo[:1] if bo[0] == bo[-1] else np.unique(bo)):
-            sel: Any = slice(None) if bo[0] == bo[-1] else bo == i
-            out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
-                                      float(row_ulp[sel].max()), float(row_ratio[sel].max()),
-                                      int(out["unjudged_rows"][sel].sum()) if "unjudged_rows" in out else 0))
-        return out
-
-    # chunks run on a small thread pool (NumPy releases the GIL inside its loops); merged in order
-    local = threading.local()
-    merged = _Merged(bands, max_failures, tier, fmt)
-    n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1), (rows + step - 1) // step))
+    mm = getattr(kern.data, "_mmap", None) if table.streamable else None
+    merged = _Merged(kern.bands, kern.max_failures, kern.tier, kern.fmt)
+    n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1),
+                           (rows + kern.step - 1) // kern.step))
     pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
-    starts = range(0, rows, step)
+    starts = range(0, rows, kern.step)
     try:
-        parts = pool.map(process, starts) if pool is not None else map(process, starts)
-        for part in parts:
+        for part in (pool.map(kern.chunk, starts) if pool is not None else map(kern.chunk, starts)):
             merged.add(part)
             if mm is not None:
-                release_pages(data, part["stop"])
+                release_pages(kern.data, part["stop"])
             bar.update(part["stop"])
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     bar.close()
+    return merged
 
-    if cert_stats.oracle:
-        res.notes.append(f"{cert_stats.oracle} reference entries the fast path could not round were settled by the "
-                         f"certified oracle (REQ-TABLE-FAST)")
-    ctx = _Ctx(profile, d, fmt, wfmt, tier, pos, labels, bands, band_of, max_failures, progress)
+
+def _conclude(res: CheckResult, kern: "_Kernel", merged: "_Merged", table: Table, progress: bool | None,
+              detect: bool) -> None:
+    """After the pass: the oracle settles what the fast path left undecided, then failures, the worst entries,
+    the reason, the structural checks and the verdict (REQ-CHECK-VERDICT)."""
+    if kern.cert_stats.oracle:
+        res.notes.append(f"{kern.cert_stats.oracle} reference entries the fast path could not round were settled by "
+                         f"the certified oracle (REQ-TABLE-FAST)")
+    profile, d, fmt, wfmt, pos, data = kern.profile, kern.d, kern.fmt, kern.wfmt, kern.pos, kern.data
+    labels = [c.label for c in columns(profile, d)]
+    ctx = _Ctx(profile, d, fmt, wfmt, kern.tier, pos, labels, kern.bands, kern.band_of, kern.max_failures, progress)
     n_fail = merged.n_fail + _settle_undecided(ctx, merged.undecided, merged.fail_rows, res, merged.over_budget)
     res.n_failures = n_fail
     res.failures = _failure_list(ctx, merged.fail_rows)
@@ -430,19 +289,257 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
     if merged.nonfinite:
         r0, c0, _ = merged.first_nonfinite
         res.worst = {"position": format_position(pos[r0]), "column": int(c0), "label": labels[c0]}
-    res.max_bound_ratio = max((bd.max_bound_ratio for bd in bands if bd.rows), default=0.0)
-    merged.finish(res, rows * d, pos, data, plan, fmt, wfmt, profile, max_failures)
+    res.max_bound_ratio = max((bd.max_bound_ratio for bd in kern.bands if bd.rows), default=0.0)
+    rows = data.shape[0]
+    merged.finish(res, rows * d, pos, data, kern.plan, fmt, wfmt, profile, kern.max_failures)
     failed = n_fail > 0 or merged.not_in > 0 or res.structural["violations"] > 0
     res.verdict = "fails" if failed else ("inconclusive" if res.unjudged["count"] or res.undecided else "conforms")
     if failed and res.reason is None:
         res.reason = (_failure_reason(res, n_fail, rows * d, fmt, wfmt) if n_fail else _structural_reason(res.structural))
     elif res.verdict == "inconclusive":
         res.reason = _inconclusive_reason(res, fmt, wfmt, rows * d)
-    res.bands = [bd for bd in bands if bd.rows]
+    res.bands = [bd for bd in kern.bands if bd.rows]
     if detect and not res.conformant:
         res.detected = _detect(data, pos, profile, d)
-    res.seconds = time.perf_counter() - t0
-    return res
+
+
+def _new_part(stop: int) -> dict[str, Any]:
+    """One chunk's partial figures (what :meth:`_Merged.add` reads)."""
+    return {"nonfinite": 0, "first_nonfinite": None, "not_in": 0, "first_not_in": None, "undecided": [],
+            "over_budget": 0, "n_fail": 0, "fail_rows": [], "band_fail": [], "band_stats": [],
+            "worst_abs": (-1.0, 0, 0), "worst_ulp": (-1.0, 0, 0), "stop": stop, "unjudged": 0, "unjudged_row": None,
+            "alts": {}, "shift": (0, 0, []), "hashes": None}
+
+
+@dataclass
+class _Kernel:
+    """One check's streamed kernel (REQ-CHECK-STREAM): its per-column constants, and :meth:`chunk`, the pass over
+    rows a..a+step into partial figures (merged by :class:`_Merged` in row order). Each thread reuses its own
+    buffers (``local``). The steps of a chunk: load (and values of F), reference, error and bound (TOL-*,
+    unjudged entries, the other working formats), structure (THM-SHIFT pairs, row hashes), a closer look at
+    entries that fail or are near their bound (non-finite, the oracle's queue), figures."""
+
+    profile: Profile
+    d: int
+    fmt: Any
+    wfmt: Any
+    tier: str
+    data: Any
+    pos: np.ndarray
+    pos64: np.ndarray
+    check_repr: bool
+    max_failures: int
+    step: int
+    bands: list[BandFigures]
+    band_of: np.ndarray
+    absamp: float
+    fw_max: float
+    w_col: np.ndarray
+    consts: dict[str, tuple[np.ndarray, np.ndarray, bool]]
+    may_unjudge: bool
+    alts: list[str]
+    plan: Any
+    certified: Any
+    may_overflow: bool
+    ref_err_rel: float   # the fast reference's error, relative to |PE| (fastref.ERROR_ULPS binary64 ulps)
+    cert_stats: Any = field(default_factory=_TableStats)
+    local: Any = field(default_factory=threading.local)
+
+    @classmethod
+    def build(cls, profile: Profile, d: int, fmt: Any, wfmt: Any, tier: str, data: Any, pos: np.ndarray,
+              check_repr: bool, max_failures: int, chunk_entries: int) -> "_Kernel":
+        pos64 = pos if pos.dtype != object else np.array([float(x) for x in pos], dtype=np.float64)
+        fw_all = fastref.frequency_words(profile, d)[4]
+        fw_n = fw_all.shape[0]
+        # per-column constants of the phase bound c u |alpha| (1 + |P| w_j): -inf in zero columns
+        kind, ks = fastref.column_plan(profile, d)
+        w_col = np.where(kind == 2, 0.0, fw_all[np.minimum(ks, fw_n - 1)]) if fw_n else np.zeros(d)
+        consts = {w.dtype: _phase_consts(profile, fmt, w, kind, w_col) for w in _workings(fmt, wfmt, tier)}
+        absamp = abs(float(profile.amplitude))
+        pmax = _max_abs(pos) + abs(float(profile.offset))
+        may_unjudge = _may_unjudge(tier, consts[wfmt.dtype], pmax, absamp, fmt)
+        # other working formats the report compares with: wider ones when entries go unjudged, F itself (native)
+        # when W is wider than F (a failing half-precision table computed in half precision says so)
+        alts = [w for w in consts if w != wfmt.dtype and (may_unjudge or get_format(w).precision < wfmt.precision)]
+        return cls(profile, d, fmt, wfmt, tier, data, pos, pos64, check_repr, max_failures,
+                   max(1, chunk_entries // max(d, 1)), _bands(pos64), _band_index(pos64), absamp,
+                   float(np.max(np.abs(fw_all))) if fw_n else 0.0, w_col, consts, may_unjudge, alts,
+                   structure.pair_plan(profile, d), _certified_plan(profile, d, fmt, tier, pmax),
+                   absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52)
+
+    def buf(self, name: str, n: int, dtype: Any = np.float64) -> np.ndarray:
+        """This thread's buffer ``name`` of step x d entries, its first n rows."""
+        return self.local.__dict__.setdefault(name, np.empty((self.step, self.d), dtype=dtype))[:n]
+
+    def chunk(self, a: int) -> dict[str, Any]:
+        """Check rows a..a+step: partial figures, merged in row order."""
+        b = min(self.data.shape[0], a + self.step)
+        out = _new_part(b)
+        y = self._load(a, b, out)
+        ref, rn, enc = self._reference(a, b)
+        pabs = np.abs(self.pos[a:b].astype(np.float64) + float(self.profile.offset))
+        err = self.buf("err", b - a)
+        np.subtract(y, ref, out=err)
+        if enc is not None and enc.lo is not None:
+            err -= enc.lo
+        np.abs(err, out=err)
+        ulp, allowed = self._bounds(a, pabs, ref, err, out)
+        if self.plan is not None:
+            self._structure(a, b, y, out)
+        self._look_closer(a, b, y, ref, rn, enc, err, allowed, pabs, out)
+        self._figures(a, b, err, allowed, ref, ulp, out)
+        return out
+
+    def _load(self, a: int, b: int, out: dict[str, Any]) -> np.ndarray:
+        """The rows as float64; with ``check_repr`` the count of values not in F (REQ-CHECK-SHAPE dtype)."""
+        y = self.buf("y", b - a)
+        y[...] = self.data[a:b]
+        if self.check_repr:
+            notin = round_array(y, self.fmt) != y
+            notin &= np.isfinite(y)
+            if notin.any():
+                r0, c0 = np.argwhere(notin)[0]
+                out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0), float(y[r0, c0]))
+        return y
+
+    def _reference(self, a: int, b: int) -> tuple[np.ndarray, Any, Any]:
+        """(PE, RN_F(PE), its enclosure): the correctly rounded fast path at the exact and faithful tiers
+        (REQ-TABLE-FAST), else the fast reference (RN and enclosure None)."""
+        pchunk = self.pos[a:b]
+        rn = enc = None
+        if self.certified is not None:
+            rn, enc = correctly_rounded_block(self.certified, self.d, pchunk, self.fmt, self.cert_stats, estimate=True)
+            ref = enc.v
+        else:
+            ref, _ = reference_chunk(self.profile, self.d, pchunk, False, self.local.__dict__)
+        if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
+            raise LoadError(f"the reference is not finite at some position from {format_position(pchunk[0])}: phase "
+                            f"scale x position x frequency overflows binary64; nothing can be judged")
+        return ref, rn, enc
+
+    def _bounds(self, a: int, pabs: np.ndarray, ref: np.ndarray, err: np.ndarray,
+                out: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """(ulp_F(PE), the bound of every entry): TOL-PHASE/TOL-WORKING fused, with the unjudged entries and the
+        other working formats' counts; half or one ulp at the exact and faithful tiers."""
+        n, bufs = len(pabs), self.local.__dict__
+        ulp = ulp_array(ref, self.fmt, out=self.buf("ulp", n))
+        allowed = self.buf("allowed", n)
+        if self.tier != "phase":
+            np.multiply(ulp, 0.5 if self.tier == "exact" else 1.0, out=allowed)
+            return ulp, allowed
+        _fused_allowed(pabs, ref, ulp, *self.consts[self.wfmt.dtype], self.fmt, allowed, bufs)
+        if self.may_unjudge:
+            _count_unjudged(out, allowed, ref, self.absamp, a)
+        for wn in self.alts:
+            alt = _fused_allowed(pabs, ref, ulp, *self.consts[wn], self.fmt, np.empty_like(allowed), bufs)
+            out["alts"][wn] = (int(np.count_nonzero(alt >= self.absamp + np.abs(ref))), int(np.count_nonzero(err > alt)))
+        return ulp, allowed
+
+    def _structure(self, a: int, b: int, y: np.ndarray, out: dict[str, Any]) -> None:
+        """REQ-CHECK-STRUCT; one row before the chunk, so pairs across its edge count once."""
+        plan = self.plan
+        ys, yc = y[:, plan.sin_cols], y[:, plan.cos_cols]
+        if a > 0:
+            prev = np.asarray(self.data[a - 1], dtype=np.float64)
+            ys, yc = np.vstack([prev[plan.sin_cols], ys]), np.vstack([prev[plan.cos_cols], yc])
+        out["shift"] = structure.shift_violations_pairs(plan, ys, yc, self.pos64[max(a - 1, 0):b], self.fmt.dtype,
+                                                        self.wfmt, self.profile, self.d, self.max_failures)
+        out["hashes"] = structure.row_hashes(y, plan)
+
+    def _look_closer(self, a: int, b: int, y: np.ndarray, ref: np.ndarray, rn: Any, enc: Any, err: np.ndarray,
+                     allowed: np.ndarray, pabs: np.ndarray, out: dict[str, Any]) -> None:
+        """An entry is decided when |err - allowed| exceeds the fast reference's error bound (ERROR_ULPS binary64
+        ulps of |PE| plus |P| max|w| 2^-100, zero at position 0, where it is exact; + 2^-50 of the bound: the
+        fused form rounds differently from allowed_abs_error). Only a chunk where some entry fails, is near its
+        bound or is NaN is looked at entry by entry: failures, non-finite entries, the oracle's queue."""
+        n = b - a
+        prow = pabs * (self.fw_max * 2.0 ** -100)
+        slack = self.buf("slack", n)
+        np.subtract(err, allowed, out=slack)
+        if rn is not None:
+            same = np.equal(y, rn, out=self.buf("same", n, bool))
+            if same.all() and not self.may_overflow:  # (an inf entry "equal" to an overflowing RN fails)
+                return
+        elif float(slack.max()) <= -(self.ref_err_rel * self.absamp + float(prow.max()) + 2.0 ** -1000
+                                     + float(allowed.max()) * 2.0 ** -50):
+            return
+        margin = self.buf("margin", n)
+        np.abs(ref, out=margin)
+        margin *= self.ref_err_rel
+        margin += prow[:, None]
+        margin += 2.0 ** -1000
+        margin += allowed * 2.0 ** -50
+        finite = np.isfinite(y)
+        if not finite.all():
+            _non_finite(out, y, finite, err, slack, a)
+        if rn is not None:
+            fail, unsure = _certified_verdicts(y, rn, enc, err, allowed, slack, finite, self.tier == "exact",
+                                               None if not self.check_repr else round_array(y, self.fmt) == y, self.fmt)
+        else:
+            fail, unsure = classify(slack, margin)
+        if unsure.any():
+            at = np.argwhere(unsure)
+            out["over_budget"] = max(0, len(at) - decide.MAX_ORACLE)  # REQ-CHECK-DECIDE's budget: undecided
+            for r0, c0 in at[:decide.MAX_ORACLE]:
+                out["undecided"].append((a + int(r0), int(c0), float(y[r0, c0]), float(pabs[r0] * self.w_col[c0])))
+        if fail.any():
+            self._failures(a, b, y, ref, err, allowed, fail, out)
+
+    def _failures(self, a: int, b: int, y: np.ndarray, ref: np.ndarray, err: np.ndarray, allowed: np.ndarray,
+                  fail: np.ndarray, out: dict[str, Any]) -> None:
+        """Count the failing entries, keep the first ``max_failures`` and count them per position band."""
+        out["n_fail"] += int(fail.sum())
+        for r0, c0 in np.argwhere(fail)[:self.max_failures]:
+            if len(out["fail_rows"]) < self.max_failures:
+                out["fail_rows"].append((a + int(r0), int(c0), float(y[r0, c0]), float(ref[r0, c0]),
+                                         float(err[r0, c0]), float(allowed[r0, c0]), ""))
+        per_band = np.bincount(self.band_of[a:b], weights=fail.sum(axis=1), minlength=len(self.bands))
+        for i in np.nonzero(per_band)[0]:
+            out["band_fail"].append((int(i), int(per_band[i])))
+
+    def _figures(self, a: int, b: int, err: np.ndarray, allowed: np.ndarray, ref: np.ndarray, ulp: np.ndarray,
+                 out: dict[str, Any]) -> None:
+        """Abs error, its ratio to the bound and ulp error (ulp of F in the binade of max(|PE|, |alpha| 2^-10):
+        near a zero of sin/cos the ulp of PE itself is no useful unit), per row, per band, and the worst."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            ratio = err / allowed
+            if self.tier == "exact":  # PE = 0 in float64: ulp/2 underflows to 0; an exact 0 is 0 of it, not 0/0
+                ratio[err == 0] = 0.0
+            row_ratio = np.nan_to_num(ratio, nan=np.inf).max(axis=1)
+            np.abs(ref, out=ulp)
+            np.maximum(ulp, self.absamp * 2.0 ** -10, out=ulp)
+            ulp_array(ulp, self.fmt, out=ulp)
+            np.divide(err, ulp, out=ulp)
+        row_abs, row_ulp = err.max(axis=1), ulp.max(axis=1)
+        ra, ru = int(np.argmax(row_abs)), int(np.argmax(row_ulp))
+        out["worst_abs"] = (float(row_abs[ra]), a + ra, int(np.argmax(err[ra])))
+        out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
+        bo, n = self.band_of[a:b], b - a
+        for i in (bo[:1] if bo[0] == bo[-1] else np.unique(bo)):
+            sel: Any = slice(None) if bo[0] == bo[-1] else bo == i
+            out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
+                                      float(row_ulp[sel].max()), float(row_ratio[sel].max()),
+                                      int(out["unjudged_rows"][sel].sum()) if "unjudged_rows" in out else 0))
+
+
+def _may_unjudge(tier: str, consts: tuple[np.ndarray, np.ndarray, bool], pmax: float, absamp: float,
+                 fmt: Any) -> bool:
+    """REQ-CHECK-UNJUDGED: can any entry's bound reach |alpha| + |PE|? (else the counting is skipped)"""
+    cw, c0, wider = consts
+    return tier == "phase" and (float(np.max(c0)) + pmax * float(np.max(cw, initial=-np.inf))) * 1.01 + \
+        (float(ulp_array(np.array([absamp]), fmt)[0]) if wider else 0.0) >= absamp
+
+
+def _non_finite(out: dict[str, Any], y: np.ndarray, finite: np.ndarray, err: np.ndarray, slack: np.ndarray,
+                a: int) -> None:
+    """REQ-CHECK-FINITE: NaN/Inf entries counted (the first kept) and made failures (infinite error)."""
+    bad = ~finite
+    out["nonfinite"] += int(bad.sum())
+    if out["first_nonfinite"] is None:
+        r0, c0 = np.argwhere(bad)[0]
+        out["first_nonfinite"] = (a + int(r0), int(c0), float(y[r0, c0]))
+    err[bad] = np.inf
+    slack[bad] = np.inf
 
 
 def _prepare(table: Any, profile: Profile, positions: Any, dtype: str | None, tier: str, d: int | None,

@@ -458,25 +458,10 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
         [float(x) for x in np.asarray(positions, dtype=object)], dtype=np.float64)
     if len(pos) != rows:
         raise ValueError(f"{rows} rows but {len(pos)} positions")
-    # zero rows over the whole table, read in blocks (a memory-mapped table is never loaded whole)
-    zero_all = np.zeros(rows, dtype=bool)
-    for a in range(0, rows, 1 << 12):
-        block = np.asarray(data[a:a + (1 << 12)])
-        zero_all[a:a + (1 << 12)] = np.all(block == 0, axis=1)
-        scan["non_finite"] = scan.get("non_finite", 0) + int(block.size - np.count_nonzero(np.isfinite(block)))
-        release_pages(data, a + (1 << 12))
+    zero_all = _scan_rows(data, scan)
     zeroed = [_str_num(float(p)) for p in pos[zero_all]]
     if zero_all.all():
-        try:
-            all_zero_plan = all(c.kind == "zero" for c in columns(against, d or w))
-        except ValueError:
-            all_zero_plan = False
-        if not all_zero_plan:
-            raise ValueError("every entry of the table is zero: nothing to fit")
-        det = _empty(w, [], {}, against, f"Every entry is zero: the single zero column of "
-                     f"{against.name or against.cli_flags()} at d={d or w} (odd rule {against.odd}).")
-        det.d, det.residual, det.odd_rule, det.profile = d or w, 0.0, against.odd, against.name
-        return det
+        return _all_zero(w, against, d)
     max_rows = max(2 * PRECISION_ROWS, min(MAX_ROWS, MAX_ENTRIES // max(w, 1)))
     if rows > max_rows:  # fit on the first rows and a spread of the others
         idx = np.unique(np.concatenate([np.arange(max_rows // 2),
@@ -493,40 +478,12 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     keep = finite_rows & ~zero_rows
     run = _consecutive_run(pos, keep)
     if len(run) < 8:
-        t = _try_transposed(y_all, against) if rows < w else None
-        if t is not None:
-            return t
-        from sinpe.reference.checking.detect_sparse import as_detection, detect_sparse  # REQ-DETECT-SPARSE
-        sd = detect_sparse(y_all, [int(q) if q.is_integer() else q for q in pos.tolist()])
-        if sd.found:
-            return as_detection(sd, w, against, zeroed)
-        raise ValueError(f"detect needs at least 8 rows at consecutive integer positions for a fit, or >= 3 rows "
-                         f"at which a preset or common family member conforms; {sd.reason}")
-    y = y_all[run]
-    p = pos[run]
-    om, qual = column_frequencies(y)
-    # amplitude guess: the largest |value| over the fast columns
-    alpha0 = float(np.max(np.abs(y))) if y.size else 1.0
-    floor = _noise_floor(data, y, p)
-    results = []
-    for c in _family_candidates(w) + _outside_candidates(w):
-        f = _fit(c, y, p, om, qual, alpha0, floor, w if d is None else d, float(against.base))
-        if f is not None:
-            results.append((f[0], c, f[1], f[2]))
-    if not results:
-        raise ValueError("no candidate plan fits this table")
-    results.sort(key=lambda t: t[0])
-    corrupted: list[int] = []
-    bad_rows: list[str] = []
-    if results[0][3]["residual"] > 0.05:
-        byrow = _sin_cos_by_row(y, p, w, against)
-        if byrow is not None:
-            return byrow
-        results, corrupted = _robust(results, y, p, floor)
-        if not corrupted:
-            results, bad_rows = _robust_rows(results, y, p, floor)
-    if not results[0][2] or results[0][3]["residual"] > 10 * floor:
-        results = _with_precision(results, y, p, against, floor)
+        return _too_few_rows(y_all, pos, rows, w, against, zeroed)
+    y, p = y_all[run], pos[run]
+    fitted = _fit_plans(data, y, p, w, d, against)
+    if isinstance(fitted, Detection):
+        return fitted
+    results, corrupted, bad_rows = fitted
     score, best, snapped, params = results[0]
     best = _prefer_against(best, against)
     if corrupted:
@@ -548,6 +505,86 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     zeroed = _unexplained_zero_rows(best, params, zeroed)
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
     det.precision_margin, det.precision_note = pmargin, pnote
+    return _named(det, best, params, _noise_floor(data, y, p), bad_rows, corrupted, against, pos, rows)
+
+
+def _scan_rows(data: Any, scan: dict[str, int]) -> np.ndarray:
+    """The all-zero rows over the whole table, read in blocks (a memory-mapped table is never loaded whole);
+    NaN/Inf entries counted in ``scan["non_finite"]``."""
+    rows = data.shape[0]
+    zero_all = np.zeros(rows, dtype=bool)
+    for a in range(0, rows, 1 << 12):
+        block = np.asarray(data[a:a + (1 << 12)])
+        zero_all[a:a + (1 << 12)] = np.all(block == 0, axis=1)
+        scan["non_finite"] = scan.get("non_finite", 0) + int(block.size - np.count_nonzero(np.isfinite(block)))
+        release_pages(data, a + (1 << 12))
+    return zero_all
+
+
+def _all_zero(w: int, against: Profile, d: int | None) -> Detection:
+    """A table of zeros: the single zero column of ``against`` at d = 1 (odd rule zero-pad), else nothing to fit."""
+    try:
+        all_zero_plan = all(c.kind == "zero" for c in columns(against, d or w))
+    except ValueError:
+        all_zero_plan = False
+    if not all_zero_plan:
+        raise ValueError("every entry of the table is zero: nothing to fit")
+    det = _empty(w, [], {}, against, f"Every entry is zero: the single zero column of "
+                 f"{against.name or against.cli_flags()} at d={d or w} (odd rule {against.odd}).")
+    det.d, det.residual, det.odd_rule, det.profile = d or w, 0.0, against.odd, against.name
+    return det
+
+
+def _too_few_rows(y_all: np.ndarray, pos: np.ndarray, rows: int, w: int, against: Profile,
+                  zeroed: list[str]) -> Detection:
+    """Fewer than 8 rows at consecutive integer positions: a transposed table, or the sparse reading
+    (REQ-DETECT-SPARSE), or a ValueError."""
+    t = _try_transposed(y_all, against) if rows < w else None
+    if t is not None:
+        return t
+    from sinpe.reference.checking.detect_sparse import as_detection, detect_sparse  # REQ-DETECT-SPARSE
+    sd = detect_sparse(y_all, [int(q) if q.is_integer() else q for q in pos.tolist()])
+    if sd.found:
+        return as_detection(sd, w, against, zeroed)
+    raise ValueError(f"detect needs at least 8 rows at consecutive integer positions for a fit, or >= 3 rows "
+                     f"at which a preset or common family member conforms; {sd.reason}")
+
+
+def _fit_plans(data: Any, y: np.ndarray, p: np.ndarray, w: int, d: int | None,
+               against: Profile) -> Detection | tuple[list[Any], list[int], list[str]]:
+    """REQ-DETECT-FIT on rows at consecutive positions: every candidate plan fitted and scored, best first; a
+    poor winner is refitted without the columns (then rows) that fit nothing, or read as sin/cos by row; plans
+    evaluated at each precision join when the winner is unsnapped or above the noise floor. Returns (results,
+    corrupted columns, corrupted rows), or the row-parity Detection."""
+    om, qual = column_frequencies(y)
+    alpha0 = float(np.max(np.abs(y))) if y.size else 1.0  # amplitude guess: the largest |value|
+    floor = _noise_floor(data, y, p)
+    results = []
+    for c in _family_candidates(w) + _outside_candidates(w):
+        f = _fit(c, y, p, om, qual, alpha0, floor, w if d is None else d, float(against.base))
+        if f is not None:
+            results.append((f[0], c, f[1], f[2]))
+    if not results:
+        raise ValueError("no candidate plan fits this table")
+    results.sort(key=lambda t: t[0])
+    corrupted: list[int] = []
+    bad_rows: list[str] = []
+    if results[0][3]["residual"] > 0.05:
+        byrow = _sin_cos_by_row(y, p, w, against)
+        if byrow is not None:
+            return byrow
+        results, corrupted = _robust(results, y, p, floor)
+        if not corrupted:
+            results, bad_rows = _robust_rows(results, y, p, floor)
+    if not results[0][2] or results[0][3]["residual"] > 10 * floor:
+        results = _with_precision(results, y, p, against, floor)
+    return results, corrupted, bad_rows
+
+
+def _named(det: Detection, best: _Cand, params: dict[str, float], floor: float, bad_rows: list[str],
+           corrupted: list[int], against: Profile, pos: np.ndarray, rows: int) -> Detection:
+    """What the assembled detection names: nothing above the residual the fit allows (``no_fit``), the corrupted
+    rows or columns as deviations, else the profile's round-trip flags (with ``--zero-rows`` for padding rows)."""
     if not params["residual"] <= max(NO_FIT, floor):  # NaN too: the winner is only the least bad plan
         det.deviations = {"no_fit": json_float(params["residual"]), **det.deviations}
         det.profile = det.profile_flags = None
@@ -564,8 +601,8 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     elif not best.extra:  # the round trip: fitted (unsnapped) parameters too, no odd rule d cannot show
         p = profile_of(det, against)
         det.profile_flags = p.cli_flags() if p is not None else det.profile_flags
-    if det.profile_flags and zeroed:  # padding rows: sinpe check judges them exactly 0 (REQ-CHECK-SELECT)
-        det.profile_flags += " --zero-rows " + zero_row_indices(pos, zeroed, rows)
+    if det.profile_flags and det.zeroed_rows:  # padding rows: sinpe check judges them exactly 0 (REQ-CHECK-SELECT)
+        det.profile_flags += " --zero-rows " + zero_row_indices(pos, det.zeroed_rows, rows)
     return det
 
 

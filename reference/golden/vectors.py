@@ -56,7 +56,7 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "data"
 MANIFEST_SHA256 = "7dfbfb564f9fcc8c4548a314cd8dcc1005116cbe67dc0f0eea51ea0f833404d9"
 SCHEMA_NAME = "golden-v1.schema.json"
 MANIFEST_NAME = "MANIFEST.json"
-RELEASE_DATES = {"1.0.0": "2026-11-30", "2.0.0": "2026-12-01", "3.0.0": "2026-12-01"}  # date-released per spec version (CITATION.cff); no other timestamp
+RELEASE_DATES = {"1.0.0": "2026-11-30", "2.0.0": "2026-12-01", "3.0.0": "2026-12-01", "4.0.0": "2026-12-02"}  # date-released per spec version (CITATION.cff); no other timestamp
 
 WIDTHS = (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096)
 SMALL_D = 8  # up to this width the case files hold every column; above, a stable sample

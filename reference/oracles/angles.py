@@ -24,7 +24,7 @@ axis and frequency, and for each row its coordinate index per axis (or a zero ro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -67,6 +67,7 @@ class AnglePlan:
     base: float
     labels: list[str]
     row_labels: list[str]
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # reference_f64, once per plan
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -270,7 +271,17 @@ def _check_enclosures(omegas: list[Any]) -> None:
 
 def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
     """``(values, theta)`` (rows, d) in float64: every entry within ~1 ulp (``fast.error_bound``);
-    theta is NaN in zero columns and zero rows (their bound is the ulp one)."""
+    theta is NaN in zero columns and zero rows (their bound is the ulp one). Computed once per plan (kept in
+    ``plan.memo``, read-only): detect checks one plan at several formats and working precisions."""
+    if "f64" not in plan.memo:
+        vals, theta = _reference_f64(plan)
+        vals.setflags(write=False)
+        theta.setflags(write=False)
+        plan.memo["f64"] = (vals, theta)
+    return plan.memo["f64"]
+
+
+def _reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
     omegas = _at_prec(plan.omega, WORD_PREC)
     _check_enclosures(omegas)
     amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
