@@ -730,11 +730,11 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     kind = "1d" if one["found"] else (other or "1d")
     if one["found"] and other is not None and not _one_d_conforms(table, pos, det, req):
         kind = other
-    if kind == "1d" and not one["found"] and det is not None:  # a half table computed in half (REQ-DETECT-PRECISION)
-        native = _native_one_d(table, pos, det, req)
-        if native is not None:
-            found.detection, one["found"] = native, True
-            one.update(profile=native.profile, profile_flags=native.profile_flags, sentence=native.sentence)
+    if kind == "1d" and not one["found"] and det is not None:  # computed in less than it claims (REQ-DETECT-PRECISION)
+        lowered = _lowered_one_d(table, pos, det, req)
+        if lowered is not None:
+            found.detection, one["found"] = lowered, True
+            one.update(profile=lowered.profile, profile_flags=lowered.profile_flags, sentence=lowered.sentence)
     if kind == "1d" and not one["found"]:  # REQ-DETECT-READ: the table's own channels, as an explicit plan
         from sinpe.reference.checking.channels import explicit_channels
         one["channels"] = explicit_channels(table.data, pos, req.dtype, req.tier) or {
@@ -753,12 +753,12 @@ def lowered_words(fmt: str, working: str | None) -> str:
     return f"computed in {fmt}: it fits only the bound of a {fmt} table, not that of the format it is stored in."
 
 
-def _native_one_d(table: Any, pos: Any, det: Any, req: Request) -> Any:
-    """REQ-DETECT-PRECISION for a half-precision 1-D table that no member fits at TOL-WORKING's default: the least
-    bad plan of the fit, checked as computed in the table's own format (``--working native``, the step the grid
-    and rotary readings take too, :func:`sinpe.reference.checking.angles.precision_ladder`). When it fits, the detection
-    names it with the deviation ``working: native`` (exit 1); ``--profile auto`` still checks it at the default and
-    rejects it. None otherwise (not a half table, no plan, or the plan fails there too)."""
+def _lowered_one_d(table: Any, pos: Any, det: Any, req: Request) -> Any:
+    """REQ-DETECT-PRECISION's ladder for a 1-D table that no member fits at its format and TOL-WORKING's default:
+    the fit's least bad plan, checked on the later steps of :func:`sinpe.reference.checking.angles.precision_ladder`
+    (a half table natively in its own format, a float64 table as float32), as the grid and rotary readings do.
+    The first step where it fits names it with that flag and the deviation ``working`` (exit 1); ``--profile
+    auto`` still checks the claim and rejects the table. None otherwise (no plan, or it fails there too)."""
     from sinpe.reference.checking import targets
     from sinpe.reference.checking.angles import precision_ladder, stored_dtype
     from sinpe.reference.checking.detect import profile_of
