@@ -203,18 +203,14 @@ def render(results: dict) -> str:
             if dt in per:
                 lines.append(f"| {kind} | {dt} | " + " | ".join(str(per[dt].get(k, 0)) for k in VERDICT_ORDER) + " |")
     lines.append("")
-    rates = s["detect"]
-    if "all" in rates:
-        lines.append("`sinpe detect` names the right plan (`survey/report.py` detect_named: the check of what it named "
-                     "reports the same max |error| as the check of the plan the code computes, or neither fails) in " + "; ".join(f"{k} {n}/{m} ({100 * n / m:.1f} %)" for k, (n, m) in
-                                                  sorted(rates.items())) + ".")
-        lines.append("")
-    rates = s["auto"]
-    if "all" in rates:
-        lines.append("`sinpe check --profile auto` fails exactly when the check of the plan the code computes fails "
-                     "(`survey/report.py` auto_agrees) in " + "; ".join(f"{k} {n}/{m}" for k, (n, m) in
-                                                                        sorted(rates.items())) + ".")
-        lines.append("")
+    for key, what in (("detect", "`sinpe detect` names the right plan (`survey/report.py` detect_named: the check of "
+                                 "what it named reports the same max |error| as the check of the plan the code "
+                                 "computes, or neither fails)"),
+                      ("auto", "`sinpe check --profile auto` fails exactly when the check of the plan the code "
+                               "computes fails (`survey/report.py` auto_agrees)")):
+        if "all" in s[key]:
+            lines += [f"{what} in " + "; ".join(f"{k} {n}/{m} ({100 * n / m:.1f} %)"
+                                                for k, (n, m) in sorted(s[key].items())) + ".", ""]
     c = s["verdicts"]
     lines.append("Verdict counts: " + "; ".join(f"{role}: " + ", ".join(f"{k} {n}" for k, n in sorted(v.items()))
                                                  for role, v in sorted(c.items())) + ".")
