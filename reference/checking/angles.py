@@ -536,10 +536,9 @@ def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | Non
         raise ValueError(f"{rows} rows but {len(cells)} cells")
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
              else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
-    plans: dict[int, AnglePlan] = {}  # each candidate's plan (and its reference) built once for every ladder step
+    plans = [grid_plan(g, cells) for g, _ in cands]  # each plan (and its reference) serves every ladder step
     for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
-        for i, (g, o) in enumerate(cands):
-            plan = plans[i] = plans.get(i) or grid_plan(g, cells)
+        for (g, o), plan in zip(cands, plans):
             if check_plan(t, plan, g.name or g.describe(), kind="grid", dtype=fmt, tier=tier, working=working).fits:
                 hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
         if hits:
