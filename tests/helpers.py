@@ -2,6 +2,7 @@
 assertions whose messages carry the command that reproduces the failure."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 import subprocess
@@ -9,6 +10,18 @@ import sys
 from typing import Any
 
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def survey_report() -> Any:
+    """survey/report.py (the survey's standard-library renderer; survey/ is not a package), loaded by path once."""
+    name = "sinpe_survey_report"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "survey", "report.py"))
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
 
 
 def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = False,

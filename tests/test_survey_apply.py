@@ -6,18 +6,17 @@ Runs in `make test` without the survey's libraries: it reads the committed resul
 survey/report.py, loaded by path (survey/ is not a package).
 """
 import copy
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from helpers import survey_report
+
 from sinpe.spec.rotary import ROTARY_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("sinpe_survey_report_apply", ROOT / "survey" / "report.py")
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+report = survey_report()
 
 
 @pytest.fixture(scope="module")
