@@ -1,13 +1,18 @@
-"""The one definition of the formula (SPEC.md DEF-PE, DEF-LAYOUT, DEF-ODD, DEF-SCHEDULE-*).
+"""The one executable definition of the formula (SPEC.md DEF-FAMILY, DEF-CHANNELS, DEF-LAYOUT, DEF-ODD,
+DEF-SCHEDULE-*).
 
-Everything else in sinpe evaluates these functions with a *backend*: SymPy (proofs), mpmath
-intervals and high precision (reference), python-flint Arb balls (second oracle). A backend
-is any object with ``num(Fraction)``, ``sin``, ``cos``, ``pow(base, exponent)`` and ``zero``.
+:func:`definition` turns a profile into a :class:`Definition` for every width of one parity: the channel plan
+(segments whose bounds are linear forms in n = floor(d/2)), the schedule (D(n) linear in n, e_i = i / D(n)) and
+the family's parameters (base b, phase scale sigma, offset o, amplitude alpha). :meth:`Definition.at` evaluates
+it at one width as :class:`ColumnData`, which is everything a kernel reads (the fast and correctly rounded
+tables, the oracles, the checker's references); the proofs read the same Definition with n a symbol. Column j
+of PE(p) is::
 
-Column j of PE(p) for a profile P and width d is ``P.amplitude * f(theta)``, where
-``(f, k) = columns(P, d)[j]`` and::
+    alpha * f_j(sigma * (p + o) * b ** (-e_k)),   (f_j, k) = (kinds[j], labels[j])
 
-    theta = P.phase_scale * (p + P.offset) * w_k,    w_k = P.base ** (-exponent(P, d, k))
+Backends (SymPy for the proofs, mpmath intervals, Arb balls, mpmath at high precision) evaluate
+:func:`phase` and :func:`value` on ColumnData: a backend has ``num(Fraction)``, ``sin``, ``cos``,
+``pow(base, exponent)`` and ``zero``.
 
 >>> from sinpe.spec.profiles import get_profile
 >>> [c.label for c in columns(get_profile("vaswani"), 5)]
@@ -19,16 +24,15 @@ Column j of PE(p) for a profile P and width d is ``P.amplitude * f(theta)``, whe
 >>> exponent(get_profile("vaswani"), 5, 2), exponent(get_profile("t2t"), 8, 3)
 (Fraction(4, 5), Fraction(1, 1))
 >>> import sympy
->>> p = sympy.Symbol("p")
->>> [value(c, phase(get_profile("vaswani"), 4, c.k, p, SYMPY), get_profile("vaswani"), SYMPY)
-...  for c in columns(get_profile("vaswani"), 4)]
+>>> cd = column_data(get_profile("vaswani"), 4)
+>>> [value(cd, kind, phase(cd, k, sympy.Symbol("p"), SYMPY), SYMPY) for kind, k in zip(cd.kinds, cd.labels)]
 [sin(p), cos(p), sin(p/100), cos(p/100)]
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Protocol
 
 from .profiles import Profile
@@ -51,28 +55,56 @@ def check_width(d: int) -> None:
         raise ValueError(f"d must be an integer >= 1; got {d!r}")
 
 
-def n_frequencies(profile: Profile, d: int) -> int:
-    """How many distinct frequencies the table uses (DEF-ODD).
+def _rational(n: Any) -> Any:
+    """How a Fraction is written beside ``n``: a Fraction for an int n, a SymPy Rational for a SymPy n."""
+    return Fraction if isinstance(n, int) else SYMPY.num
 
-    >>> from sinpe.spec.profiles import get_profile
-    >>> n_frequencies(get_profile("vaswani"), 7), n_frequencies(get_profile("t2t"), 7)
-    (4, 3)
+
+@dataclass(frozen=True)
+class Schedule:
+    """DEF-SCHEDULE-*: the denominator D(n) = q*n + r of the exponents e_i = i / D(n), d = 2n (+1).
+
+    DEF-SCHEDULE-HALF (Vaswani): D = d/2, i.e. n (even d) or n + 1/2 (odd d); DEF-SCHEDULE-SHIFT with shift s:
+    D = floor(d/2) - s = n - s. ``n`` may be an int (Fractions come back) or a SymPy expression (the proofs).
+
+    >>> import sympy
+    >>> n = sympy.Symbol("n", positive=True, integer=True)
+    >>> Schedule(Fraction(1), Fraction(1, 2)).denominator(n), Schedule(Fraction(1), Fraction(-1)).exponent(5, 2)
+    (n + 1/2, Fraction(1, 2))
     """
-    check_width(d)
-    if d % 2 and profile.odd == "error":
-        raise ValueError(f"profile {profile.name or profile.describe()!r} is not defined for odd d={d} (odd rule 'error')")
-    return pairs_n_frequencies(profile, d // 2, bool(d % 2))
+
+    q: Fraction
+    r: Fraction
+
+    def denominator(self, n: Any) -> Any:
+        conv = _rational(n)
+        return conv(self.q) * n + conv(self.r)
+
+    def exponent(self, n: Any, i: Any) -> Any:
+        """e_i = i / D(n); exactly 0 for i == 0 (every schedule: w_0 = 1, even where D(n) <= 0)."""
+        return self._over(i, self.denominator(n))
+
+    def exponents(self, n: int, count: int) -> tuple[Fraction, ...]:
+        """(e_0, ..., e_(count-1)) at an integer n: :meth:`exponent` with D(n) computed once."""
+        den = self.denominator(n)
+        return tuple(self._over(i, den) for i in range(count))
+
+    @staticmethod
+    def _over(i: Any, den: Any) -> Any:
+        if isinstance(i, int) and i == 0:
+            return Fraction(0)
+        return (Fraction(i) if isinstance(i, int) and isinstance(den, Fraction) else i) / den
 
 
-def pairs_n_frequencies(profile: Profile, n: Any, odd: bool) -> Any:
-    """The number of frequencies for d = 2n (+1 if ``odd``); ``n`` may be a SymPy symbol (the proofs)."""
-    return n + 1 if odd and profile.odd != "zero-pad" else n
+def schedule(profile: Profile, odd: bool) -> Schedule:
+    """The schedule of ``profile`` for widths of one parity (DEF-SCHEDULE-HALF / DEF-SCHEDULE-SHIFT)."""
+    if profile.shift is None:
+        return Schedule(Fraction(1), Fraction(1, 2) if odd else Fraction(0))
+    return Schedule(Fraction(1), -profile.shift)
 
 
 def pairs_denominator(profile: Profile, n: Any, odd: bool) -> Any:
-    """D for d = 2n (+1 if ``odd``): n (+ 1/2 when odd) for DEF-SCHEDULE-HALF, n - s for DEF-SCHEDULE-SHIFT.
-
-    ``n`` is an int (Fractions come back) or a SymPy expression (SymPy comes back).
+    """D for d = 2n (+1 if ``odd``): the schedule's D(n) (``n`` an int or a SymPy expression).
 
     >>> import sympy
     >>> from sinpe.spec.profiles import get_profile
@@ -80,10 +112,7 @@ def pairs_denominator(profile: Profile, n: Any, odd: bool) -> Any:
     >>> pairs_denominator(get_profile("vaswani"), n, True), pairs_denominator(get_profile("t2t"), n, False)
     (n + 1/2, n - 1)
     """
-    conv = Fraction if isinstance(n, int) else SYMPY.num
-    if profile.shift is None:
-        return n + conv(Fraction(1, 2)) if odd else n + conv(Fraction(0))
-    return n - conv(profile.shift)
+    return schedule(profile, odd).denominator(n)
 
 
 def pairs_exponent(profile: Profile, n: Any, odd: bool, k: Any) -> Any:
@@ -95,7 +124,24 @@ def pairs_exponent(profile: Profile, n: Any, odd: bool, k: Any) -> Any:
     >>> pairs_exponent(get_profile("t2t"), n, False, i), pairs_exponent(get_profile("vaswani"), 4, True, Fraction(2))
     (i/(n - 1), Fraction(4, 9))
     """
-    return k / pairs_denominator(profile, n, odd)
+    return schedule(profile, odd).exponent(n, k)
+
+
+def pairs_n_frequencies(profile: Profile, n: Any, odd: bool) -> Any:
+    """N, the number of frequencies for d = 2n (+1 if ``odd``), read off the channel plan: n, plus one when the
+    odd column is an unpaired sin/cos column (THM-LIFT decides that the plan holds exactly these labels)."""
+    plan = channel_plan(profile.layout, profile.odd if odd else "trailing-sin", odd)
+    return plan.n_labels(n)
+
+
+def n_frequencies(profile: Profile, d: int) -> int:
+    """How many distinct frequencies the table uses (DEF-ODD).
+
+    >>> from sinpe.spec.profiles import get_profile
+    >>> n_frequencies(get_profile("vaswani"), 7), n_frequencies(get_profile("t2t"), 7)
+    (4, 3)
+    """
+    return plan_of(profile, d).n_labels(d // 2)
 
 
 def denominator(profile: Profile, d: int) -> Fraction:
@@ -110,18 +156,15 @@ def denominator(profile: Profile, d: int) -> Fraction:
 
 
 def exponent(profile: Profile, d: int, k: int) -> Fraction:
-    """The exact rational e_k with ``w_k = base ** (-e_k)``; e_0 = 0 for every schedule.
+    """The exact rational e_k with ``w_k = base ** (-e_k)``: ``column_data(profile, d).exponents[k]``.
 
     A shifted schedule whose denominator is <= 0 is defined only when it has a single
     frequency (tensor2tensor guards ``n - 1`` with ``max(n - 1, 1)``; e.g. t2t at d = 2).
     """
-    if k == 0:
-        return Fraction(0)
-    D = denominator(profile, d)
-    if D <= 0:
-        raise ValueError(f"frequency schedule undefined: D = floor(d/2) - shift = {D} <= 0 at d={d} "
-                         f"with {n_frequencies(profile, d)} frequencies")
-    return pairs_exponent(profile, d // 2, bool(d % 2), Fraction(k))
+    es = column_data(profile, d).exponents
+    if not 0 <= k < len(es):
+        raise ValueError(f"frequency index {k} out of range: d={d} has {len(es)} frequencies")
+    return es[k]
 
 
 # ---------------------------------------------------------------- DEF-CHANNELS: the one column plan
@@ -195,6 +238,10 @@ class ChannelPlan:
     def segments(self) -> tuple[Segment, ...]:
         return self.paired + ((self.extra,) if self.extra else ())
 
+    def n_labels(self, n: Any) -> Any:
+        """N, the frequency labels the plan holds at n: n, plus one for an unpaired sin/cos odd column (label n)."""
+        return n + int(self.unpaired() in ("sin", "cos"))
+
     def unpaired(self) -> str | None:
         """'sin' or 'cos' if the odd column is an unpaired frequency n, 'zero', or None (even d)."""
         return None if self.extra is None else self.extra.kind
@@ -250,19 +297,9 @@ def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
 def plan_of(profile: Profile, d: int) -> ChannelPlan:
     """The channel plan of ``profile`` at width d (DEF-ODD's 'error' rule refuses odd d)."""
     check_width(d)
-    n_frequencies(profile, d)  # the odd rule 'error' raises here
+    if d % 2 and profile.odd == "error":
+        raise ValueError(f"profile {profile.name or profile.describe()!r} is not defined for odd d={d} (odd rule 'error')")
     return channel_plan(profile.layout, profile.odd if d % 2 else "trailing-sin", bool(d % 2))
-
-
-def columns(profile: Profile, d: int) -> tuple[Column, ...]:
-    """The column plan of DEF-LAYOUT and DEF-ODD: ``columns(P, d)[j]`` is what column j holds."""
-    check_width(d)  # before the cache: True == 1 would hit it
-    return _columns(profile, d)
-
-
-@lru_cache(maxsize=4096)
-def _columns(profile: Profile, d: int) -> tuple[Column, ...]:
-    return plan_of(profile, d).at(d // 2)
 
 
 # DEF-ROPE-LAYOUT as channel plans: a duplicated rotary layout of dim = 2n columns rotates, for each label i,
@@ -283,10 +320,140 @@ def rotary_pairs(layout: str) -> ChannelPlan:
     return channel_plan(ROTARY_PAIRING[layout], "trailing-sin", False)
 
 
+# ---------------------------------------------------------------- the executable definition: plan + schedule + family
+
+@dataclass(frozen=True)
+class Definition:
+    """DEF-FAMILY for every width of one parity, as data symbolic in n = floor(d/2): column j of PE(p) is
+    ``amplitude * f_j(scale * (p + offset) * base ** (-schedule.exponent(n, k_j)))`` with (f_j, k_j) the label
+    the channel plan puts in column j. The kernels evaluate :meth:`at` (an int n: :class:`ColumnData`); the
+    proofs read the same object with n a SymPy symbol (``sinpe.spec.theorems``), the parameters as given or
+    replaced by symbols (:meth:`generic`).
+
+    >>> from sinpe.spec.profiles import get_profile
+    >>> df = definition(get_profile("t2t"), False)
+    >>> df.plan.name, df.schedule.denominator(4), df.at(8).exponents
+    ('sin-cos, even d', Fraction(3, 1), (Fraction(0, 1), Fraction(1, 3), Fraction(2, 3), Fraction(1, 1)))
+    """
+
+    plan: ChannelPlan
+    schedule: Schedule
+    base: Any
+    scale: Any
+    offset: Any
+    amplitude: Any
+    name: str = ""
+
+    def at(self, d: int) -> "ColumnData":
+        """The column data at width d (its parity must be the plan's)."""
+        check_width(d)
+        if d % 2 != int(self.plan.odd):
+            raise ValueError(f"plan {self.plan.name} read at d={d}")
+        n = d // 2
+        cols = self.plan.at(n)
+        nf = self.plan.n_labels(n)
+        if nf > 1 and self.schedule.denominator(n) <= 0:
+            raise ValueError(f"frequency schedule undefined: D = floor(d/2) - shift = {self.schedule.denominator(n)} "
+                             f"<= 0 at d={d} with {nf} frequencies")
+        where = {(c.kind, c.k): j for j, c in enumerate(cols)}
+        partner = tuple(where.get(("cos" if c.kind == "sin" else "sin", c.k)) if c.kind != "zero" else None for c in cols)
+        return ColumnData(d, tuple(c.kind for c in cols), tuple(c.k for c in cols),
+                          self.schedule.exponents(n, nf), partner,
+                          self.base, self.scale, self.offset, self.amplitude, self.name)
+
+
+@lru_cache(maxsize=1024)
+def definition(profile: Profile, odd: bool) -> Definition:
+    """The :class:`Definition` of ``profile`` for even (``odd`` False) or odd widths."""
+    if odd and profile.odd == "error":
+        raise ValueError(f"profile {profile.name or profile.describe()!r} is not defined for odd d (odd rule 'error')")
+    plan = channel_plan(profile.layout, profile.odd if odd else "trailing-sin", bool(odd))
+    return Definition(plan, schedule(profile, bool(odd)), profile.base, profile.phase_scale, profile.offset,
+                      profile.amplitude, profile.cli_flags())
+
+
+@dataclass(frozen=True)
+class ColumnData:
+    """The definition at one width: all a kernel reads (SPEC.md DEF-CHANNELS).
+
+    Column j holds ``amplitude * f(scale * (p + offset) * base ** (-exponents[labels[j]]))`` with
+    f = ``kinds[j]`` (sin, cos or the zero function); ``partner[j]`` is the column of the other function
+    with the same label (the pair M_k rotates; a rotary layout's rotated pair), None for a zero or an
+    unpaired column. ``name`` says where it came from (the profile's flags), for messages only.
+
+    >>> from sinpe.spec.profiles import get_profile
+    >>> cd = column_data(get_profile("vaswani"), 5)
+    >>> cd.kinds, cd.labels, cd.partner, cd.exponents[2]
+    (('sin', 'cos', 'sin', 'cos', 'sin'), (0, 0, 1, 1, 2), (1, 0, 3, 2, None), Fraction(4, 5))
+    """
+
+    d: int
+    kinds: tuple[str, ...]
+    labels: tuple[int, ...]
+    exponents: tuple[Fraction, ...]
+    partner: tuple[int | None, ...]
+    base: Fraction
+    scale: Fraction
+    offset: Fraction
+    amplitude: Fraction
+    name: str = field(default="", compare=False)
+
+    @property
+    def n_frequencies(self) -> int:
+        return len(self.exponents)
+
+    @cached_property
+    def columns(self) -> tuple[Column, ...]:
+        return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels))
+
+    @cached_property
+    def index(self) -> "ColumnIndex":
+        """The columns as copy instructions (:class:`ColumnIndex`)."""
+        dst, src = {}, {}
+        for f in ("sin", "cos"):
+            js = [j for j, kind in enumerate(self.kinds) if kind == f]
+            dst[f], src[f] = _as_slice(js), _as_slice([self.labels[j] for j in js])
+        return ColumnIndex(dst, src, tuple(j for j, kind in enumerate(self.kinds) if kind == "zero"))
+
+
+def column_data(profile: Profile, d: int) -> ColumnData:
+    """:class:`ColumnData` of ``profile`` at width d: ``definition(profile, d % 2).at(d)``."""
+    check_width(d)  # before the cache: True == 1 would hit it
+    return _column_data(profile, d)
+
+
+@lru_cache(maxsize=4096)
+def _column_data(profile: Profile, d: int) -> ColumnData:
+    plan_of(profile, d)  # DEF-ODD's 'error' rule refuses odd d, naming d
+    return definition(profile, bool(d % 2)).at(d)
+
+
+@lru_cache(maxsize=256)
+def rotary_data(layout: str, dim: int) -> ColumnData:
+    """A duplicated rotary layout at head dimension ``dim`` as column data (DEF-ROPE-LAYOUT,
+    DEF-ROPE-FREQ-DEFAULT): the pairing plan of :func:`rotary_pairs` ('sin' = the first member of each rotated
+    pair, 'cos' = the second; ``partner`` the other member) with DEF-SCHEDULE-HALF's exponents e_k = 2k/dim.
+    The rule of the rotary profile (spec/rotary.py) makes the frequencies from these exponents.
+
+    >>> cd = rotary_data("halves", 8)
+    >>> cd.labels, cd.partner[:2], cd.exponents[1]
+    ((0, 1, 2, 3, 0, 1, 2, 3), (4, 5), Fraction(1, 4))
+    """
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2 or dim % 2:
+        raise ValueError(f"rotary dim must be an even integer >= 2; got {dim!r}")
+    return Definition(rotary_pairs(layout), Schedule(Fraction(1), Fraction(0)), Fraction(10000), Fraction(1),
+                      Fraction(0), Fraction(1), f"rotary {layout}").at(dim)
+
+
+def columns(profile: Profile, d: int) -> tuple[Column, ...]:
+    """The column plan of DEF-LAYOUT and DEF-ODD: ``columns(P, d)[j]`` is what column j holds."""
+    return column_data(profile, d).columns
+
+
 @dataclass(frozen=True)
 class ColumnIndex:
     """The plan at one width as copy instructions: column ``dst[f]`` of the table takes frequency ``src[f]``
-    of function f ('sin', 'cos'); ``zero`` lists the zero columns. Each is a slice when the plan's segments
+    of function f ('sin', 'cos'); ``zero`` lists the zero columns. Each is a slice when the columns (labels)
     of that function form one arithmetic run (every layout but concatenated odd d), else an index array."""
 
     dst: dict[str, Any]
@@ -295,40 +462,25 @@ class ColumnIndex:
 
 
 def column_index(profile: Profile, d: int) -> ColumnIndex:
-    """:class:`ColumnIndex` of ``plan_of(profile, d)`` at n = floor(d/2), straight from its segments.
+    """``column_data(profile, d).index``.
 
     >>> from sinpe.spec.profiles import get_profile
     >>> ci = column_index(get_profile("vaswani"), 5)
     >>> ci.dst["sin"], ci.src["sin"], ci.dst["cos"], ci.zero
     (slice(0, 5, 2), slice(0, 3, 1), slice(1, 4, 2), ())
     """
-    check_width(d)
-    return _column_index(profile, d)
+    return column_data(profile, d).index
 
 
-@lru_cache(maxsize=256)
-def _column_index(profile: Profile, d: int) -> ColumnIndex:
-    n, dst, src = d // 2, {}, {}
-    segs = plan_of(profile, d).segments()
-    for f in ("sin", "cos"):
-        runs = [(s.columns(n), s.labels(n)) for s in segs if s.kind == f and len(s.labels(n))]
-        dst[f], src[f] = _joined([r for r, _ in runs]), _joined([r for _, r in runs])
-    zero = tuple(j for s in segs if s.kind == "zero" for j in s.columns(n))
-    return ColumnIndex(dst, src, zero)
-
-
-def _joined(runs: list[range]) -> Any:
-    """One slice for runs that continue each other with one step, else an index array (NumPy)."""
-    if not runs:
+def _as_slice(js: list[int]) -> Any:
+    """One slice for an arithmetic run of indices (step > 0), else an index array (NumPy)."""
+    if not js:
         return slice(0, 0)
-    step = runs[0].step if len(runs[0]) > 1 else (runs[1].step if len(runs) > 1 else 1)
-    start, stop = runs[0].start, runs[0].start
-    for r in runs:
-        if r.start != stop or (len(r) > 1 and r.step != step):
-            import numpy as np
-            return np.array([j for q in runs for j in q], dtype=np.intp)
-        stop = r.start + step * len(r)
-    return slice(start, stop - step + 1 if step > 0 else stop, step)
+    step = js[1] - js[0] if len(js) > 1 else 1
+    if step > 0 and all(b - a == step for a, b in zip(js, js[1:])):
+        return slice(js[0], js[-1] + 1, step)
+    import numpy as np
+    return np.array(js, dtype=np.intp)
 
 
 class Backend(Protocol):
@@ -360,36 +512,36 @@ def channel_value(kind: str, theta: Any, ops: Any, amplitude: Any = None) -> Any
     return v if amplitude is None else amplitude * v
 
 
-def frequency(profile: Profile, d: int, k: int, ops: Backend) -> Any:
-    """w_k = base ** (-e_k) in the backend."""
-    return geometric(exponent(profile, d, k), lambda e: ops.pow(ops.num(profile.base), ops.num(e)), ops.num(Fraction(1)))
+def frequency(cd: ColumnData, k: int, ops: Backend) -> Any:
+    """w_k = base ** (-e_k) in the backend (exactly 1 for e_k = 0)."""
+    return geometric(cd.exponents[k], lambda e: ops.pow(ops.num(cd.base), ops.num(e)), ops.num(Fraction(1)))
 
 
-def phase(profile: Profile, d: int, k: int, p: Any, ops: Backend, w: Any = None) -> Any:
-    """theta = phase_scale * (p + offset) * w_k; ``p`` is a backend value or a Fraction.
+def phase(cd: ColumnData, k: int, p: Any, ops: Backend, w: Any = None) -> Any:
+    """theta = scale * (p + offset) * w_k; ``p`` is a backend value or a Fraction.
 
-    ``w`` may pass a precomputed ``frequency(profile, d, k, ops)`` (callers that loop over positions).
+    ``w`` may pass a precomputed ``frequency(cd, k, ops)`` (callers that loop over positions).
     """
     if isinstance(p, (int, Fraction)):
         p = ops.num(Fraction(p))
-    return angle(p, frequency(profile, d, k, ops) if w is None else w,
-                 ops.num(profile.offset) if profile.offset != 0 else None,
-                 ops.num(profile.phase_scale) if profile.phase_scale != 1 else None)
+    return angle(p, frequency(cd, k, ops) if w is None else w,
+                 ops.num(cd.offset) if cd.offset != 0 else None,
+                 ops.num(cd.scale) if cd.scale != 1 else None)
 
 
-def value(col: Column, theta: Any, profile: Profile, ops: Backend) -> Any:
-    """amplitude * f(theta) for the column's f."""
-    return channel_value(col.kind, theta, ops, ops.num(profile.amplitude) if profile.amplitude != 1 else None)
+def value(cd: ColumnData, kind: str, theta: Any, ops: Backend) -> Any:
+    """amplitude * f(theta), f the function ``kind`` names ('sin', 'cos', 'zero')."""
+    return channel_value(kind, theta, ops, ops.num(cd.amplitude) if cd.amplitude != 1 else None)
 
 
-def row(profile: Profile, d: int, p: Any, ops: Backend) -> list[Any]:
+def row(cd: ColumnData, p: Any, ops: Backend) -> list[Any]:
     """PE(p) as a list of d backend values (each frequency's phase computed once)."""
     thetas: dict[int, Any] = {}
     out = []
-    for col in columns(profile, d):
-        if col.kind != "zero" and col.k not in thetas:
-            thetas[col.k] = phase(profile, d, col.k, p, ops)
-        out.append(value(col, thetas.get(col.k), profile, ops))
+    for kind, k in zip(cd.kinds, cd.labels):
+        if kind != "zero" and k not in thetas:
+            thetas[k] = phase(cd, k, p, ops)
+        out.append(value(cd, kind, thetas.get(k), ops))
     return out
 
 

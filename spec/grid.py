@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from .definition import columns, n_frequencies
+from .definition import column_data
 from .profiles import Profile, get_profile
 
 ORDERS = ("blocks", "functions")
@@ -77,7 +77,8 @@ class Grid:
         for a in self.axes:
             if not 0 <= a.spatial < len(self.shape):
                 raise ValueError(f"axis encodes spatial dimension {a.spatial} of a {len(self.shape)}-D shape")
-            if self.order == "functions" and (a.profile.layout != "sin-cos" or a.width % 2 or a.keep is not None):
+            if self.order == "functions" and (a.width % 2 or a.keep is not None or column_data(a.profile, a.width).kinds
+                                              != ("sin",) * (a.width // 2) + ("cos",) * (a.width // 2)):
                 raise ValueError("order 'functions' needs sin-cos axes of even width")
             if a.keep is not None and not 0 < a.keep <= a.width:
                 raise ValueError(f"an axis keeps 1..{a.width} of its {a.width} columns; got {a.keep}")
@@ -124,11 +125,11 @@ def grid_columns(g: Grid) -> tuple[GridColumn, ...]:
     out = []
     if g.order == "blocks":
         for i, a in enumerate(g.axes):
-            out += [GridColumn(c.kind, i, c.k, a.name) for c in columns(a.profile, a.width)[:a.columns]]
+            out += [GridColumn(c.kind, i, c.k, a.name) for c in column_data(a.profile, a.width).columns[:a.columns]]
         return tuple(out)
     for kind in ("sin", "cos"):
         for i, a in enumerate(g.axes):
-            out += [GridColumn(kind, i, k, a.name) for k in range(n_frequencies(a.profile, a.width))]
+            out += [GridColumn(kind, i, k, a.name) for k in range(column_data(a.profile, a.width).n_frequencies)]
     return tuple(out)
 
 
@@ -139,7 +140,8 @@ def grid_positions(g: Grid) -> list[tuple[int, ...]]:
 
 def axis_phase_factor(a: GridAxis, i: int) -> Fraction:
     """sigma * (i + o): the exact rational part of theta (2 pi and w_k excluded)."""
-    return a.profile.phase_scale * (Fraction(i) + a.profile.offset)
+    cd = column_data(a.profile, a.width)
+    return cd.scale * (Fraction(i) + cd.offset)
 
 
 # --- presets (DEF-GRID-PRESET-*): factories from the library's own arguments --------------------

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
+from .definition import rotary_data
 from .profiles import Number, to_fraction
 
 ROTARY_LAYOUTS = ("halves", "pairs", "single")
@@ -263,13 +263,7 @@ def frequency_index(layout: str, dim: int, j: int) -> int:
         return j
     if layout not in ROTARY_LAYOUTS:
         raise ValueError(f"rotary layout must be one of {', '.join(ROTARY_LAYOUTS)}; got {layout!r}")
-    return _pair_columns(layout, dim // 2)[j].k
-
-
-@lru_cache(maxsize=256)
-def _pair_columns(layout: str, h: int) -> tuple[Any, ...]:
-    from .definition import rotary_pairs
-    return rotary_pairs(layout).at(h)
+    return rotary_data(layout, dim).labels[j]
 
 
 def _q(ctx: Any, x: Fraction) -> Any:
@@ -297,10 +291,10 @@ def _ceil(ctx: Any, x: Any) -> int:
 
 
 def default_frequencies(base: Any, dim: int, ctx: Any) -> list[Any]:
-    """DEF-ROPE-FREQ-DEFAULT: w_k = b^(-2k/dim), k < dim/2 (``base`` a ctx value)."""
+    """DEF-ROPE-FREQ-DEFAULT: w_k = b^(-e_k), e_k = 2k/dim the exponents of :func:`rotary_data` (``base`` a ctx
+    value)."""
     out = []
-    for k in range(dim // 2):
-        e = Fraction(2 * k, dim)
+    for e in rotary_data("halves", dim).exponents:
         out.append(ctx.mpf(1) if e == 0 else ctx.power(base, -_q(ctx, e)))
     return out
 

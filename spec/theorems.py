@@ -30,7 +30,7 @@ from typing import Any
 
 import sympy as sp
 
-from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, angle, channel_plan, channel_value, columns, geometric,
+from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, angle, channel_plan, channel_value, column_data, columns, geometric,
                          pairs_denominator, pairs_n_frequencies, phase, value)
 from .profiles import PRESETS, Profile, get_profile
 
@@ -138,16 +138,20 @@ class Instance:
     def name(self) -> str:
         return self.label or f"{self.profile.name or self.profile.describe()} d={self.d}"
 
+    @property
+    def data(self) -> Any:
+        """The definition's column data at this width (what the kernels evaluate)."""
+        return column_data(self.profile, self.d)
+
     def cols(self) -> list[Column]:
-        cs = columns(self.profile, self.d)
-        return [c for c in cs if self.only_k is None or (c.kind != "zero" and c.k in self.only_k)]
+        return [c for c in self.data.columns if self.only_k is None or (c.kind != "zero" and c.k in self.only_k)]
 
     def theta(self, k: int, p: sp.Expr) -> sp.Expr:
-        return phase(self.profile, self.d, k, p, self.ops)
+        return phase(self.data, k, p, self.ops)
 
     def pe(self, p: sp.Expr) -> list[sp.Expr]:
         """PE(p) from the definition (DEF-FAMILY)."""
-        return [value(c, self.theta(c.k, p) if c.kind != "zero" else None, self.profile, self.ops) for c in self.cols()]
+        return [value(self.data, c.kind, self.theta(c.k, p) if c.kind != "zero" else None, self.ops) for c in self.cols()]
 
     def pairs(self) -> list[tuple[int, int, int]]:
         """(k, column of sin_k, column of cos_k) for every complete pair."""

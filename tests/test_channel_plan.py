@@ -22,8 +22,7 @@ def _lift():
 
 
 def _clear_caches():
-    D._columns.cache_clear()
-    D._column_index.cache_clear()
+    D._column_data.cache_clear()
 
 
 def test_proofs_read_the_definitions_plan():  # DEF-CHANNELS, THM-LIFT
@@ -39,17 +38,16 @@ def test_proofs_read_the_definitions_plan():  # DEF-CHANNELS, THM-LIFT
 @pytest.fixture
 def mutated_at_100(monkeypatch):
     """The definition changed at d = 100 alone: column 1 holds sin_0 (and column 0 cos_0) for interleaved
-    tables, a width none of the tests or golden files names."""
-    real = D.plan_of
+    tables, a width none of the tests or golden files names (the plan's evaluation at n = 50 edited)."""
+    real = D.ChannelPlan.at
 
-    def plan_of(profile, d):
-        plan = real(profile, d)
-        if d != 100 or plan.layout != "interleaved":
-            return plan
-        s, c = plan.paired
-        return dataclasses.replace(plan, paired=(dataclasses.replace(s, c=c.c), dataclasses.replace(c, c=s.c)))
+    def at(plan, n):
+        cols = real(plan, n)
+        if n != 50 or plan.layout != "interleaved" or plan.odd:
+            return cols
+        return (cols[1], cols[0]) + cols[2:]
 
-    monkeypatch.setattr(D, "plan_of", plan_of)
+    monkeypatch.setattr(D.ChannelPlan, "at", at)
     _clear_caches()
     yield
     _clear_caches()

@@ -8,6 +8,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+
+from sinpe.spec.definition import column_data
 import pytest
 
 from sinpe.reference.oracles import fast as fastref
@@ -46,10 +48,10 @@ def test_a_mutilated_reduction_is_caught(monkeypatch):
     """Negative test: dropping the second word of 1/(2 pi) (a one-word reduction constant) must break
     the 1-ulp agreement at large positions, so the test above can fail."""
     prof = get_profile("vaswani")
-    fw = fastref.frequency_words(prof, 8).copy()
+    fw = fastref.frequency_words(column_data(prof, 8)).copy()
     fw[0] += fw[1]  # a 53-bit first word: p * g1 is no longer exact
     fw[1] = 0.0
-    monkeypatch.setattr(fastref, "frequency_words", lambda p, d: fw)
+    monkeypatch.setattr(fastref, "frequency_words", lambda cd: fw)
     v, _ = fastref.table_f64(prof, 8, POSITIONS)
     assert ulps(v, reference_f64(prof, 8, POSITIONS)).max() > 1.0
 

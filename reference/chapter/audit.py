@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Sequence
 import mpmath
 
 from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, WORKED_INPUTS, Claim, get_claim
-from sinpe.spec.definition import SYMPY, columns, exponent, frequency, n_frequencies, phase, row
+from sinpe.spec.definition import column_data, columns, exponent, frequency, n_frequencies, phase, row, SYMPY
 from sinpe.spec.profiles import Profile, get_profile
 
 from sinpe.reference.oracles.mp import MP, pe_row, pe_value
@@ -101,7 +101,7 @@ def _paper() -> Profile:
 
 
 def _omega(d: int, k: int, profile: Profile | None = None) -> mpmath.mpf:
-    return frequency(profile or _paper(), d, k, MP)
+    return frequency(column_data(profile or _paper(), d), k, MP)
 
 
 def _fmt(x: Any, digits: int = 14) -> str:
@@ -148,7 +148,7 @@ def q_pe(d: int, p: int, j: int) -> Quantity:
 
 @quantity("frequency_exact")
 def q_frequency_exact(d: int, k: int) -> Quantity:
-    w = frequency(_paper(), d, k, SYMPY)
+    w = frequency(column_data(_paper(), d), k, SYMPY)
     if not w.is_Rational:
         raise AuditError(f"omega_{k} at d={d} is not rational: {w}")
     return Quantity([("exact value", Fraction(int(w.p), int(w.q)))], f"omega_{k} = 10000^(-{exponent(_paper(), d, k)}) = {w}")
@@ -156,20 +156,20 @@ def q_frequency_exact(d: int, k: int) -> Quantity:
 
 @quantity("rot_entry")
 def q_rot_entry(d: int, k: int, shift: int, fn: str) -> Quantity:
-    th = phase(_paper(), d, k, Fraction(shift), MP)
+    th = phase(column_data(_paper(), d), k, Fraction(shift), MP)
     v = mpmath.cos(th) if fn == "cos" else mpmath.sin(th)
     return Quantity([("exact value", v)], f"{fn}(omega_{k} * {shift}) with omega_{k} = {_fmt(_omega(d, k), 6)}")
 
 
 @quantity("angle_deg")
 def q_angle_deg(d: int, k: int, p: int) -> Quantity:
-    th = phase(_paper(), d, k, Fraction(p), MP)
+    th = phase(column_data(_paper(), d), k, Fraction(p), MP)
     return Quantity([("degrees", mpmath.degrees(th))], f"{p} * omega_{k} = {_fmt(th, 10)} rad at d = {d}")
 
 
 @quantity("more_than_half_turn")
 def q_more_than_half_turn(d: int, k: int, ps: Sequence[int]) -> Quantity:
-    deg = [mpmath.degrees(phase(_paper(), d, k, Fraction(p), MP)) for p in ps]
+    deg = [mpmath.degrees(phase(column_data(_paper(), d), k, Fraction(p), MP)) for p in ps]
     return Quantity([(f"within {p} steps", x > 180) for p, x in zip(ps, deg)],
                     "; ".join(f"{p} steps turn {_fmt(x, 6)} degrees" for p, x in zip(ps, deg)))
 
@@ -227,7 +227,7 @@ def q_paper_gap(ds: Sequence[int]) -> Quantity:
 @quantity("dot_sum")
 def q_dot_sum(d: int, k: int) -> Quantity:
     P = _paper()
-    s = mpmath.fsum(mpmath.cos(phase(P, d, i, Fraction(k), MP)) for i in range(n_frequencies(P, d)))
+    s = mpmath.fsum(mpmath.cos(phase(column_data(P, d), i, Fraction(k), MP)) for i in range(n_frequencies(P, d)))
     return Quantity([("sum_i cos(omega_i k)", s)], f"{n_frequencies(P, d)} terms")
 
 
@@ -364,7 +364,7 @@ def _shift_matrix(profile: Profile, d: int, k: Any) -> Any:
     for (kind, i), s in where.items():
         if kind != "sin":
             continue
-        th = phase(profile, d, i, k, SYMPY)
+        th = phase(column_data(profile, d), i, k, SYMPY)
         if ("cos", i) not in where:
             raise AuditError(f"column sin{i} of d={d} is unpaired")
         c = where[("cos", i)]
@@ -374,7 +374,7 @@ def _shift_matrix(profile: Profile, d: int, k: Any) -> Any:
 
 def _pe_sym(d: int, p: Any, profile: Profile | None = None) -> Any:
     import sympy as sp
-    return sp.Matrix(row(profile or _paper(), d, p, SYMPY))
+    return sp.Matrix(row(column_data(profile or _paper(), d), p, SYMPY))
 
 
 @quantity("shift_matrix")
@@ -431,7 +431,7 @@ def q_rotation_step(d: int) -> Quantity:
     # each block is a rotation by omega_i: orthogonal, det 1, trace 2 cos(omega_i)
     for i in range(d // 2):
         blk = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]
-        w = frequency(_paper(), d, i, SYMPY)
+        w = frequency(column_data(_paper(), d), i, SYMPY)
         ok = ok and _is_zero(blk.det() - 1) and _is_zero(blk.trace() - 2 * sp.cos(w))
     return Quantity([("PE(p+1) = M_1 PE(p), block i a rotation by omega_i", ok)], f"d = {d}")
 
@@ -449,7 +449,7 @@ def q_norm(d: int) -> Quantity:
 def q_pe0(ds: Sequence[int]) -> Quantity:
     ok = True
     for d in ds:
-        v = row(_paper(), d, 0, SYMPY)
+        v = row(column_data(_paper(), d), 0, SYMPY)
         ok = ok and all((x == 1) if c.kind == "cos" else (x == 0) for x, c in zip(v, columns(_paper(), d)))
         ok = ok and any(x != 0 for x in v)
     return Quantity([("cos columns 1, sin columns 0, vector nonzero", ok)], f"d in {tuple(ds)}")
@@ -506,10 +506,10 @@ def q_complex_form(d: int) -> Quantity:
     v, w = _pe_sym(d, p), _pe_sym(d, p + k)
     ok = True
     for i in range(d // 2):
-        th = phase(_paper(), d, i, p, SYMPY)
+        th = phase(column_data(_paper(), d), i, p, SYMPY)
         z = v[2 * i + 1] + sp.I * v[2 * i]
         ok = ok and _is_zero((sp.exp(sp.I * th) - z).rewrite(sp.cos))
-        shift = sp.exp(sp.I * phase(_paper(), d, i, k, SYMPY))
+        shift = sp.exp(sp.I * phase(column_data(_paper(), d), i, k, SYMPY))
         ok = ok and _is_zero((w[2 * i + 1] + sp.I * w[2 * i] - shift * z).rewrite(sp.cos))
     return Quantity([("cos + i sin = exp(i omega p); a shift multiplies by exp(i omega k)", ok)], f"d = {d}")
 
@@ -571,14 +571,14 @@ def q_dot_identity(d: int) -> Quantity:
     import sympy as sp
     p, k, _ = _syms()
     lhs = (_pe_sym(d, p).T * _pe_sym(d, p + k))[0]
-    rhs = sum(sp.cos(phase(_paper(), d, i, k, SYMPY)) for i in range(n_frequencies(_paper(), d)))
+    rhs = sum(sp.cos(phase(column_data(_paper(), d), i, k, SYMPY)) for i in range(n_frequencies(_paper(), d)))
     return Quantity([("PE(p).PE(p+k) = sum_i cos(omega_i k)", _is_zero(lhs - rhs))], f"d = {d}")
 
 
 @quantity("dot_at_zero")
 def q_dot_at_zero(d: int) -> Quantity:
     import sympy as sp
-    s = sum(sp.cos(phase(_paper(), d, i, 0, SYMPY)) for i in range(n_frequencies(_paper(), d)))
+    s = sum(sp.cos(phase(column_data(_paper(), d), i, 0, SYMPY)) for i in range(n_frequencies(_paper(), d)))
     return Quantity([("sum_i cos(0)", int(s) if s.is_Integer else s)])
 
 
@@ -586,7 +586,7 @@ def q_dot_at_zero(d: int) -> Quantity:
 def q_dot_even(d: int) -> Quantity:
     import sympy as sp
     _, k, _ = _syms()
-    f = lambda s: sum(sp.cos(phase(_paper(), d, i, s, SYMPY)) for i in range(n_frequencies(_paper(), d)))
+    f = lambda s: sum(sp.cos(phase(column_data(_paper(), d), i, s, SYMPY)) for i in range(n_frequencies(_paper(), d)))
     return Quantity([("f(-k) = f(k)", _is_zero(f(-k) - f(k)))], f"d = {d}")
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import mpmath
 
 from sinpe.spec.claims import get_claim
-from sinpe.spec.definition import columns, frequency, n_frequencies, phase
+from sinpe.spec.definition import column_data, columns, frequency, n_frequencies, phase
 from sinpe.spec.profiles import get_profile
 
 from sinpe.reference.chapter.audit import audit_claim
@@ -61,7 +61,7 @@ def table_4_1() -> list[list[str]]:
 def dot_sum(d: int, k: int) -> mpmath.mpf:
     """sum_i cos(omega_i k) over the pairs of DEF-PE at width d (mpmath, current precision)."""
     P = get_profile("vaswani")
-    return mpmath.fsum(mpmath.cos(phase(P, d, i, Fraction(k), MP)) for i in range(n_frequencies(P, d)))
+    return mpmath.fsum(mpmath.cos(phase(column_data(P, d), i, Fraction(k), MP)) for i in range(n_frequencies(P, d)))
 
 
 def table_4_2() -> list[tuple[int, str]]:
@@ -128,7 +128,7 @@ def plot_figure_4_1(out: Path) -> list[Path]:
     with mpmath.workdps(20):
         for j in FIG_COLUMNS:
             c = columns(P, FIG_D)[j]
-            lam = float(2 * mpmath.pi / frequency(P, FIG_D, c.k, MP))
+            lam = float(2 * mpmath.pi / frequency(column_data(P, FIG_D), c.k, MP))
             ax.plot(np.arange(FIG_POSITIONS), pe[:, j], label=f"column {j} ({c.label}), wavelength {lam:.1f}")
     ax.set_xlabel("position")
     ax.set_ylabel("PE value")
@@ -148,7 +148,7 @@ def plot_dot_product(out: Path, kmax: int = 2000) -> Path:
     import numpy as np
     P = get_profile("vaswani")
     with mpmath.workdps(30):
-        w = np.array([float(frequency(P, T42_D, i, MP)) for i in range(n_frequencies(P, T42_D))])
+        w = np.array([float(frequency(column_data(P, T42_D), i, MP)) for i in range(n_frequencies(P, T42_D))])
         exact = [float(dot_sum(T42_D, k)) for k in T42_KS]
     ks = np.arange(kmax + 1, dtype=np.float64)
     f = np.cos(np.outer(ks, w)).sum(axis=1)

@@ -72,12 +72,13 @@ def _amp(rp: RotaryProfile, ctx: Any) -> Any:
 
 def pairs_of(layout: str, r: int) -> tuple[list[int], list[int]]:
     """(a_k, b_k) of DEF-ROPE-APPLY: halves (k, k + r/2); pairs and single (2k, 2k + 1), read off the layout's
-    channel plan (:func:`sinpe.spec.definition.rotary_pairs`: a_k holds its 'sin' member, b_k its 'cos' one)."""
-    from sinpe.spec.definition import rotary_pairs
-    cols = rotary_pairs("pairs" if layout == "single" else layout).at(r // 2)
+    column data (:func:`sinpe.spec.definition.rotary_data`: a_k holds its 'sin' member, b_k its partner)."""
+    from sinpe.spec.definition import rotary_data
+    cd = rotary_data("pairs" if layout == "single" else layout, r)
     a, b = [0] * (r // 2), [0] * (r // 2)
-    for j, c in enumerate(cols):
-        (a if c.kind == "sin" else b)[c.k] = j
+    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels)):
+        if kind == "sin":
+            a[k], b[k] = j, cd.partner[j]
     return a, b
 
 

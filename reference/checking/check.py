@@ -54,7 +54,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sinpe.spec.definition import column_index, columns
+from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, phase_bound_into, phase_constant, ulp_array, working_format
@@ -110,9 +110,9 @@ class _Segment:
     src: Any           # slice or index array into the frequencies
 
 
-def _segments(profile: Profile, d: int) -> tuple[list[_Segment], np.ndarray]:
-    """Sin and cos columns as (dst, src) copies from the definition's plan (``column_index``); zero columns apart."""
-    ci = column_index(profile, d)
+def _segments(cd: ColumnData) -> tuple[list[_Segment], np.ndarray]:
+    """Sin and cos columns as (dst, src) copies from the column data (``cd.index``); zero columns apart."""
+    ci, d = cd.index, cd.d
     segs = [_Segment(code, ci.dst[f], ci.src[f]) for code, f in ((0, "sin"), (1, "cos")) if _size(ci.dst[f], d)]
     return segs, np.array(ci.zero, dtype=np.intp)
 
@@ -125,7 +125,8 @@ def reference_chunk(profile: Profile, d: int, positions: np.ndarray, want_theta:
                     bufs: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(PE, theta) for a chunk of positions as (rows, d) float64 (theta NaN in zero columns)."""
     rows = len(positions)
-    nf = fastref.frequency_words(profile, d).shape[1]
+    cd = column_data(profile, d)
+    nf = cd.n_frequencies
     bufs = {} if bufs is None else bufs
 
     def buf(name: str, shape: tuple[int, int]) -> np.ndarray:
@@ -135,19 +136,19 @@ def reference_chunk(profile: Profile, d: int, positions: np.ndarray, want_theta:
         return b[: shape[0]]
 
     S, C = buf("S", (rows, nf)), buf("C", (rows, nf))
-    fastref.sincos(profile, d, positions, out=(S, C), theta=False, workspace=bufs)
+    fastref.sincos(cd, positions, out=(S, C), theta=False, workspace=bufs)
     ref = buf("ref", (rows, d))
-    segs, zeros = _segments(profile, d)
+    segs, zeros = _segments(cd)
     for sg in segs:
         ref[:, sg.dst] = (S if sg.kind == 0 else C)[:, sg.src]
     if zeros.size:
         ref[:, zeros] = 0.0
-    if profile.amplitude != 1:
-        ref *= float(profile.amplitude)
+    if cd.amplitude != 1:
+        ref *= float(cd.amplitude)
     theta = None
     if want_theta:
-        P_hi, _ = fastref.positions_dd(positions, profile.offset)
-        w = fastref.frequency_words(profile, d)[4]
+        P_hi, _ = fastref.positions_dd(positions, cd.offset)
+        w = fastref.frequency_words(cd)[4]
         theta = buf("theta", (rows, d))
         for sg in segs:
             np.multiply(P_hi[:, None], w[sg.src][None, :], out=theta[:, sg.dst]) if isinstance(sg.dst, slice) \
@@ -222,7 +223,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
         _shape_finding(res, data, pos, profile, d, detect)
     else:
         try:  # after the width check: no column plan is built for a --d the table cannot have (REQ-CHECK-LIMITS)
-            columns(profile, d)
+            column_data(profile, d)
         except ValueError as e:
             raise LoadError(str(e)) from None
         kern = _Kernel.build(profile, d, fmt, wfmt, tier, data, pos, check_repr, max_failures, chunk_entries)
@@ -277,7 +278,7 @@ def _conclude(res: CheckResult, kern: "_Kernel", merged: "_Merged", table: Table
         res.notes.append(f"{kern.cert_stats.oracle} reference entries the fast path could not round were settled by "
                          f"the certified oracle (REQ-TABLE-FAST)")
     profile, d, fmt, wfmt, pos, data = kern.profile, kern.d, kern.fmt, kern.wfmt, kern.pos, kern.data
-    labels = [c.label for c in columns(profile, d)]
+    labels = [c.label for c in column_data(profile, d).columns]
     ctx = _Ctx(profile, d, fmt, wfmt, kern.tier, pos, labels, kern.bands, kern.band_of, kern.max_failures, progress)
     n_fail = merged.n_fail + _settle_undecided(ctx, merged.undecided, merged.fail_rows, res, merged.over_budget)
     res.n_failures = n_fail
@@ -349,14 +350,15 @@ class _Kernel:
     def build(cls, profile: Profile, d: int, fmt: Any, wfmt: Any, tier: str, data: Any, pos: np.ndarray,
               check_repr: bool, max_failures: int, chunk_entries: int) -> "_Kernel":
         pos64 = pos if pos.dtype != object else np.array([float(x) for x in pos], dtype=np.float64)
-        fw_all = fastref.frequency_words(profile, d)[4]
+        cd = column_data(profile, d)
+        fw_all = fastref.frequency_words(cd)[4]
         fw_n = fw_all.shape[0]
         # per-column constants of the phase bound c u |alpha| (1 + |P| w_j): -inf in zero columns
-        kind, ks = fastref.column_plan(profile, d)
+        kind, ks = fastref.column_plan(cd)
         w_col = np.where(kind == 2, 0.0, fw_all[np.minimum(ks, fw_n - 1)]) if fw_n else np.zeros(d)
-        consts = {w.dtype: _phase_consts(profile, fmt, w, kind, w_col) for w in _workings(fmt, wfmt, tier)}
-        absamp = abs(float(profile.amplitude))
-        pmax = _max_abs(pos) + abs(float(profile.offset))
+        consts = {w.dtype: _phase_consts(cd, fmt, w, kind, w_col) for w in _workings(fmt, wfmt, tier)}
+        absamp = abs(float(cd.amplitude))
+        pmax = _max_abs(pos) + abs(float(cd.offset))
         may_unjudge = _may_unjudge(tier, consts[wfmt.dtype], pmax, absamp, fmt)
         # other working formats the report compares with: wider ones when entries go unjudged, F itself (native)
         # when W is wider than F (a failing half-precision table computed in half precision says so)
@@ -366,6 +368,11 @@ class _Kernel:
                    float(np.max(np.abs(fw_all))) if fw_n else 0.0, w_col, consts, may_unjudge, alts,
                    structure.pair_plan(profile, d), _certified_plan(profile, d, fmt, tier, pmax),
                    absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52)
+
+    @property
+    def cd(self) -> ColumnData:
+        """The column data of the claimed profile: all the reference and the bounds read."""
+        return column_data(self.profile, self.d)
 
     def buf(self, name: str, n: int, dtype: Any = np.float64) -> np.ndarray:
         """This thread's buffer ``name`` of step x d entries, its first n rows."""
@@ -377,7 +384,7 @@ class _Kernel:
         out = _new_part(b)
         y = self._load(a, b, out)
         ref, rn, enc = self._reference(a, b)
-        pabs = np.abs(self.pos[a:b].astype(np.float64) + float(self.profile.offset))
+        pabs = np.abs(self.pos[a:b].astype(np.float64) + float(self.cd.offset))
         err = self.buf("err", b - a)
         np.subtract(y, ref, out=err)
         if enc is not None and enc.lo is not None:
@@ -636,8 +643,9 @@ def _arb_enclosure(ctx: _Ctx, p: Fraction, j: int) -> Any:
 
 
 def _bound(ctx: _Ctx, j: int, theta: float) -> Any:
-    th = np.nan if columns(ctx.profile, ctx.d)[j].kind == "zero" else theta
-    return entry_bound(ctx.tier, ctx.fmt, th, float(ctx.profile.amplitude), float(ctx.profile.base), ctx.wfmt)
+    cd = column_data(ctx.profile, ctx.d)
+    th = np.nan if cd.kinds[j] == "zero" else theta
+    return entry_bound(ctx.tier, ctx.fmt, th, float(cd.amplitude), float(cd.base), ctx.wfmt)
 
 
 def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
@@ -651,8 +659,9 @@ def _failure_list(ctx: _Ctx, fail_rows: list[tuple]) -> list[Failure]:
         if math.isnan(al):
             ref1, th1 = reference_chunk(prof, d, ctx.pos[r:r + 1], True)
             assert th1 is not None  # want_theta
-            al = float(allowed_abs_error(ctx.tier, fmt, ref1[:, c], th1[:, c], float(prof.amplitude),
-                                         base=float(prof.base), working=ctx.wfmt)[0])
+            cd = column_data(prof, d)
+            al = float(allowed_abs_error(ctx.tier, fmt, ref1[:, c], th1[:, c], float(cd.amplitude),
+                                         base=float(cd.base), working=ctx.wfmt)[0])
         u = float(ulp_array(np.array([rv]), fmt)[0])
         out.append(Failure(
             position=p, column=c, label=ctx.labels[c], value=yv, reference=rv, abs_error=e, allowed=al,
@@ -686,7 +695,7 @@ def _entry_reason(ctx: _Ctx, table: Table, nonfinite: int, first_nonfinite: Any,
         r0, c0, v0 = first_nonfinite
         s = (f"non-finite: {nonfinite} NaN/Inf entries, first at position {format_position(pos[r0])} "
              f"column {c0} ({v0})")
-        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(ctx.profile.offset)) >= 65520:
+        if fmt.dtype == "float16" and _max_abs(pos) + abs(float(column_data(ctx.profile, ctx.d).offset)) >= 65520:
             s += "; float16 positions >= 65520 overflow to inf"
         return s
     if not_in_format:
@@ -768,10 +777,10 @@ def _workings(fmt: Any, wfmt: Any, tier: str) -> list[Any]:
     return [wfmt] + wider + ([fmt] if fmt.precision < wfmt.precision else [])
 
 
-def _phase_consts(profile: Profile, fmt: Any, wfmt: Any, kind: np.ndarray, w_col: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+def _phase_consts(cd: ColumnData, fmt: Any, wfmt: Any, kind: np.ndarray, w_col: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Per-column (c u_W |alpha| |w|, c u_W |alpha|) of the fused TOL-PHASE/TOL-WORKING bound (-inf in zero
     columns) and whether W is wider than F (then + ulp_F(|PE| + e)/2)."""
-    c_u = phase_constant(fmt.dtype, base=float(profile.base)) * wfmt.unit_roundoff * abs(float(profile.amplitude))
+    c_u = phase_constant(fmt.dtype, base=float(cd.base)) * wfmt.unit_roundoff * abs(float(cd.amplitude))
     return (np.where(kind == 2, -np.inf, c_u * np.abs(w_col)), np.where(kind == 2, -np.inf, c_u),
             wfmt.precision > fmt.precision)
 

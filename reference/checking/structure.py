@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import columns
+from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import angle_slack
 
@@ -56,6 +56,7 @@ class PairPlan:
     cos_cols: np.ndarray
     omega: np.ndarray
     ks: np.ndarray
+    cd: ColumnData  # the column data the plan was read from: offset, amplitude and base of the slack
 
     @property
     def cols(self) -> np.ndarray:
@@ -84,16 +85,17 @@ def pair_plan(profile: Profile, d: int) -> PairPlan | None:
     """Up to :data:`MAX_PAIRS` frequencies with both a sin and a cos column, spread over k; None if none."""
     sin_of: dict[int, int] = {}
     cos_of: dict[int, int] = {}
-    for j, c in enumerate(columns(profile, d)):
-        (sin_of if c.kind == "sin" else cos_of if c.kind == "cos" else {})[c.k] = j
+    cd = column_data(profile, d)
+    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels)):
+        (sin_of if kind == "sin" else cos_of if kind == "cos" else {})[k] = j
     ks = sorted(set(sin_of) & set(cos_of))
     if not ks:
         return None
     if len(ks) > MAX_PAIRS:
         ks = [ks[int(i)] for i in np.unique(np.linspace(0, len(ks) - 1, MAX_PAIRS).round().astype(int))]
-    w = fastref.frequency_words(profile, d)[4]
+    w = fastref.frequency_words(cd)[4]
     ka = np.array(ks, dtype=np.intp)
-    return PairPlan(np.array([sin_of[k] for k in ks]), np.array([cos_of[k] for k in ks]), w[ka].astype(np.float64), ka)
+    return PairPlan(np.array([sin_of[k] for k in ks]), np.array([cos_of[k] for k in ks]), w[ka].astype(np.float64), ka, cd)
 
 
 def _wrap(r: np.ndarray) -> np.ndarray:
@@ -119,10 +121,10 @@ def shift_violations_pairs(plan: PairPlan, ys: np.ndarray, yc: np.ndarray, pos: 
     if ys.shape[0] < 2:
         return 0, 0, []
     phi = np.arctan2(ys, yc)
-    P = pos + float(profile.offset)
+    P = pos + float(plan.cd.offset)
     theta = np.abs(P)[:, None] * np.abs(plan.omega)[None, :]
     dphase = np.diff(pos)[:, None] * plan.omega[None, :]
-    slack = angle_slack(theta[:-1], theta[1:], dphase, dtype, working, float(profile.amplitude), base=float(profile.base))
+    slack = angle_slack(theta[:-1], theta[1:], dphase, dtype, working, float(plan.cd.amplitude), base=float(plan.cd.base))
     resid = np.abs(_wrap(np.diff(phi, axis=0) - dphase))
     judged = np.isfinite(slack) & np.isfinite(resid)
     bad = judged & (resid > slack)
@@ -155,10 +157,10 @@ def injectivity_violations(plan: PairPlan, hashes: np.ndarray, data: Any, pos: n
         i, j = sorted((int(order[idx]), int(order[idx + 1])))
         if pos[i] == pos[j] or not np.array_equal(np.asarray(data[i]), np.asarray(data[j]), equal_nan=True):
             continue
-        P = np.array([pos[i], pos[j]]) + float(profile.offset)
+        P = np.array([pos[i], pos[j]]) + float(plan.cd.offset)
         th = np.abs(P)[:, None] * np.abs(plan.omega)[None, :]
         dphase = (pos[j] - pos[i]) * plan.omega
-        slack = angle_slack(th[0], th[1], dphase, dtype, working, float(profile.amplitude), base=float(profile.base))
+        slack = angle_slack(th[0], th[1], dphase, dtype, working, float(plan.cd.amplitude), base=float(plan.cd.base))
         resid = np.abs(_wrap(dphase))
         ok = np.isfinite(slack)
         judged += int(ok.sum())

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.spec.definition import column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import allowed_abs_error, classify, unjudged
@@ -210,14 +211,14 @@ def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tu
         return ok, f"value {y!r} != correctly rounded {case['value']!r} (|error| {float(err):.3g})", False
     if round_array(np.array([y]), case["dtype"])[0] != y:  # a float16 implementation returns float16 values
         return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})", False
-    _, _, theta = fastref.sincos(prof, d, [Fraction(case["position"])])
-    col = fastref.column_plan(prof, d)
-    th = np.nan if col[0][j] == 2 else float(theta[0, col[1][j]])
+    cd = column_data(prof, d)
+    _, _, theta = fastref.sincos(cd, [Fraction(case["position"])])
+    th = np.nan if cd.kinds[j] == "zero" else float(theta[0, cd.labels[j]])
     allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
-                                      float(prof.amplitude), base=float(prof.base), working=working)[0])
+                                      float(cd.amplitude), base=float(cd.base), working=working)[0])
     err = abs(Fraction(y) - pe)
     fails = bool(classify(np.array([err - Fraction(allowed)], dtype=object))[0][0])  # exact reference: margin 0
-    if not fails and bool(unjudged(np.array([allowed]), np.array([float(pe)]), float(prof.amplitude))[0]):
+    if not fails and bool(unjudged(np.array([allowed]), np.array([float(pe)]), float(cd.amplitude))[0]):
         return True, (f"unjudged: the {tier} bound {allowed:.3g} for a {case['dtype']} value computed in "
                       f"{working or 'the default working precision'} lets any value in [-|alpha|, |alpha|] pass "
                       f"(REQ-CHECK-UNJUDGED); --sinpe-working float64 judges it"), True

@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from flint import arb, ctx
 
-from sinpe.spec.definition import columns, frequency, phase, value
+from sinpe.spec.definition import column_data, columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, unjudged
@@ -146,9 +146,9 @@ def exact_table(profile: Profile, d: int, positions: tuple[float, ...]) -> tuple
             prec = 192 + int(mag).bit_length()  # guard bits for the argument reduction of |theta|
             while True:
                 ctx.prec = prec
-                ths = {k: phase(profile, d, k, fp, ARB, w=frequency(profile, d, k, ARB))
+                ths = {k: phase(column_data(profile, d), k, fp, ARB, w=frequency(column_data(profile, d), k, ARB))
                        for k in {c.k for c in cols if c.kind != "zero"}}
-                vals = [None if c.kind == "zero" else value(c, ths[c.k], profile, ARB) for c in cols]
+                vals = [None if c.kind == "zero" else value(column_data(profile, d), c.kind, ths[c.k], ARB) for c in cols]
                 if all(v is None or v.rad() < arb(2) ** -120 for v in vals):
                     break
                 prec *= 2  # a ball too wide: more bits (Ziv-style), never a silent loss of accuracy

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import mpmath
 import numpy as np
 
-from sinpe.spec.definition import columns, frequency
+from sinpe.spec.definition import column_data, columns, frequency
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
 
@@ -83,7 +83,7 @@ def scaled_frequencies(profile: Profile, d: int, fmt: str) -> tuple[float, ...]:
     out = []
     with mpmath.workprec(128):
         for k in plan(profile, d).ks:
-            g = MP.num(profile.phase_scale) * frequency(profile, d, k, MP)
+            g = MP.num(profile.phase_scale) * frequency(column_data(profile, d), k, MP)
             out.append(round_to_format(g, fmt))
     return tuple(out)
 

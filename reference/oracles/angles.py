@@ -33,7 +33,7 @@ import numpy as np
 
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
-from sinpe.spec.definition import columns, frequency
+from sinpe.spec.definition import column_data, frequency
 from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import (RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index,
                                sections, width)
@@ -101,31 +101,30 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
         out = []
         for a_i, k in keys:
             a = g.axes[a_i]
-            w = frequency(a.profile.replace(phase_scale=1), a.width, k, _CtxBackend(ctx))
+            w = frequency(column_data(a.profile, a.width), k, _CtxBackend(ctx))
             out.append(2 * ctx.pi * w if a.turns else w)
         return out
 
     def amplitude(ctx: Any) -> list[Any]:
-        return [_q(ctx, a.profile.amplitude) for a in g.axes]
+        return [_q(ctx, column_data(a.profile, a.width).amplitude) for a in g.axes]
 
     rl = [f"cls{r}" for r in range(cls)] + [str(c) for c in cells]
     return AnglePlan(np.array([KINDS[c.kind] for c in cols], dtype=np.int8), fids,
                      np.array([c.axis for c in cols], dtype=np.intp), coords, index, zero_rows, omega, amplitude,
-                     float(g.axes[0].profile.base) if g.axes else 10000.0, [c.label for c in cols], rl)
+                     float(column_data(g.axes[0].profile, g.axes[0].width).base) if g.axes else 10000.0,
+                     [c.label for c in cols], rl)
 
 
 def profile_plan(profile: "Profile", d: int, positions: Sequence[Any]) -> AnglePlan:
     """The plan of a 1-D DEF-FAMILY table at exact positions (theta = sigma (p + o) w_k; sparse detection)."""
-    cols = columns(profile, d)
+    cd = column_data(profile, d)
     pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
-    coords = [profile.phase_scale * (p + profile.offset) for p in pos]
-    base = profile.replace(phase_scale=1, offset=0, amplitude=1)
-    n = max((c.k for c in cols if c.kind != "zero"), default=-1) + 1
-    return AnglePlan(np.array([KINDS[c.kind] for c in cols], dtype=np.int8),
-                     np.array([c.k for c in cols], dtype=np.intp), np.zeros(d, dtype=np.intp), [coords],
+    coords = [cd.scale * (p + cd.offset) for p in pos]
+    return AnglePlan(np.array([KINDS[f] for f in cd.kinds], dtype=np.int8),
+                     np.array(cd.labels, dtype=np.intp), np.zeros(d, dtype=np.intp), [coords],
                      np.arange(len(pos), dtype=np.intp)[:, None], np.zeros(len(pos), dtype=bool),
-                     lambda ctx: [frequency(base, d, k, _CtxBackend(ctx)) for k in range(n)],
-                     lambda ctx: [_q(ctx, profile.amplitude)], float(profile.base), [c.label for c in cols],
+                     lambda ctx: [frequency(cd, k, _CtxBackend(ctx)) for k in range(cd.n_frequencies)],
+                     lambda ctx: [_q(ctx, cd.amplitude)], float(cd.base), [c.label for c in cd.columns],
                      [str(p) for p in pos])
 
 

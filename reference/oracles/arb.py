@@ -27,7 +27,7 @@ import mpmath
 import numpy as np
 from flint import arb, ctx
 
-from sinpe.spec.definition import columns, frequency, phase, value
+from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile, to_fraction
 
@@ -77,21 +77,22 @@ def _positions(positions: Iterable[Any]) -> list[Fraction]:
     return out
 
 
-def _start_prec(p: Fraction, profile: Profile) -> int:
+def _start_prec(p: Fraction, cd: ColumnData) -> int:
     # guard bits for the argument reduction: |theta| up to ~|sigma (p+o)|, plus headroom
-    mag = abs(profile.phase_scale * (p + profile.offset))
+    mag = abs(cd.scale * (p + cd.offset))
     return 96 + max(0, int(mag).bit_length())
 
 
 def enclose(profile: Profile, d: int, p: Fraction, j: int, prec: int) -> arb:
     """A ball containing PE_profile(p)[j], computed at ``prec`` bits."""
-    col = columns(profile, d)[j]
+    cd = column_data(profile, d)
+    kind, k = cd.kinds[j], cd.labels[j]
     old = ctx.prec
     ctx.prec = prec
     try:
-        if col.kind == "zero":
+        if kind == "zero":
             return arb(0)
-        return value(col, phase(profile, d, col.k, p, ARB, w=_frequency(profile, d, col.k, prec)), profile, ARB)
+        return value(cd, kind, phase(cd, k, p, ARB, w=_frequency(cd, k, prec)), ARB)
     finally:
         ctx.prec = old
 
@@ -220,9 +221,9 @@ _SC = _SinCosBackend()
 _FREQS: dict[tuple, dict[int, arb]] = {}
 
 
-def _frequencies(profile: Profile, d: int, prec: int) -> dict[int, arb]:
-    """The cache of w_k balls at ``prec`` bits for (profile, d): ``{k: w_k}`` (arb values are immutable)."""
-    key = (profile, d, prec)
+def _frequencies(cd: ColumnData, prec: int) -> dict[int, arb]:
+    """The cache of w_k balls at ``prec`` bits for the column data: ``{k: w_k}`` (arb values are immutable)."""
+    key = (cd, prec)
     ws = _FREQS.get(key)
     if ws is None:
         if len(_FREQS) > 2000:
@@ -231,16 +232,16 @@ def _frequencies(profile: Profile, d: int, prec: int) -> dict[int, arb]:
     return ws
 
 
-def _frequency(profile: Profile, d: int, k: int, prec: int, ws: dict[int, arb] | None = None) -> arb:
+def _frequency(cd: ColumnData, k: int, prec: int, ws: dict[int, arb] | None = None) -> arb:
     """w_k as an Arb ball at ``prec`` bits, cached; ``ws``: the :func:`_frequencies` dict, if at hand."""
     if ws is None:
-        ws = _frequencies(profile, d, prec)
+        ws = _frequencies(cd, prec)
     w = ws.get(k)
     if w is None:
         old = ctx.prec
         ctx.prec = prec
         try:
-            w = ws[k] = frequency(profile, d, k, ARB)
+            w = ws[k] = frequency(cd, k, ARB)
         finally:
             ctx.prec = old
     return w
@@ -258,32 +259,32 @@ def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
     """
     formats = [f if isinstance(f, Format) else get_format(f) for f in fmts]
     pos = _positions(positions)
-    plan = columns(profile, d)
+    cd = column_data(profile, d)
+    plan = cd.columns
     js = list(range(d)) if only is None else [int(j) for j in only]
     cols = [plan[j] for j in js]
     need = sorted({(c.k, c.kind) for c in cols if c.kind != "zero"})
-    col_of = {(c.k, c.kind): c for c in cols}
     out = {f.name: np.empty((len(pos), len(js)), dtype=np.float64) for f in formats}
     old = ctx.prec
     # w_k at the highest start precision the call needs (a more accurate w only tightens the balls)
-    wprec = max((_start_prec(p, profile) for p in pos), default=96)
-    ws0 = _frequencies(profile, d, wprec)
+    wprec = max((_start_prec(p, cd) for p in pos), default=96)
+    ws0 = _frequencies(cd, wprec)
     freqs0: dict[int, arb] | None = None
     zero_vals = None
     try:
         for r, p in enumerate(pos):
-            prec = _start_prec(p, profile)
+            prec = _start_prec(p, cd)
             pending = need
             got: dict[tuple[int, str], list[float]] = {}
             while pending:
                 wp = max(prec, wprec)
                 if wp == wprec:  # the first pass of every row: w_k from one dict for the whole call
                     if freqs0 is None:
-                        freqs0 = {k: _frequency(profile, d, k, wp, ws0) for k in {k for k, _ in need}}
+                        freqs0 = {k: _frequency(cd, k, wp, ws0) for k in {k for k, _ in need}}
                     freqs = freqs0
                 else:
-                    ws = _frequencies(profile, d, wp)
-                    freqs = {k: _frequency(profile, d, k, wp, ws) for k in {k for k, _ in pending}}
+                    ws = _frequencies(cd, wp)
+                    freqs = {k: _frequency(cd, k, wp, ws) for k in {k for k, _ in pending}}
                 ctx.prec = prec
                 pa = ARB.num(p)
                 ths: dict[int, _Theta] = {}
@@ -291,8 +292,8 @@ def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
                 for k, kind in pending:
                     th = ths.get(k)
                     if th is None:
-                        th = ths[k] = _Theta(phase(profile, d, k, pa, ARB, w=freqs[k]))
-                    vals.append(value(col_of[(k, kind)], th, profile, _SC))
+                        th = ths[k] = _Theta(phase(cd, k, pa, ARB, w=freqs[k]))
+                    vals.append(value(cd, kind, th, _SC))
                 res, ok = _decide(vals, formats)
                 rows = res.tolist()
                 retry = []
@@ -318,7 +319,7 @@ def rounded_tables(profile: Profile, d: int, positions: Sequence[Any],
             for col in cols:
                 if col.kind == "zero":
                     if zero_vals is None:
-                        zero_vals = _slow(value(col, None, profile, ARB), formats)
+                        zero_vals = _slow(value(cd, "zero", None, ARB), formats)
                     rows_r.append(zero_vals)
                 else:
                     rows_r.append(got[(col.k, col.kind)])
@@ -345,18 +346,19 @@ def reference_f64(profile: Profile, d: int, positions: Sequence[Any]) -> np.ndar
 def phases_f64(profile: Profile, d: int, positions: Sequence[Any]) -> np.ndarray:
     """theta for each entry, correctly rounded to binary64 (0 where the column is identically zero)."""
     pos = _positions(positions)
-    cols = columns(profile, d)
+    cd = column_data(profile, d)
+    cols = cd.columns
     out = np.zeros((len(pos), d), dtype=np.float64)
     old = ctx.prec
     try:
         for r, p in enumerate(pos):
-            ctx.prec = _start_prec(p, profile) + 64
+            ctx.prec = _start_prec(p, cd) + 64
             th: dict[int, float] = {}
             for j, col in enumerate(cols):
                 if col.kind == "zero":
                     continue
                 if col.k not in th:
-                    lo, hi = _endpoints(phase(profile, d, col.k, p, ARB))
+                    lo, hi = _endpoints(phase(cd, col.k, p, ARB))
                     th[col.k] = round_to_format(lo, "binary64")
                 out[r, j] = th[col.k]
     finally:

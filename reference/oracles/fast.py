@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import column_index, columns, exponent, n_frequencies
+from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import Profile
 
 _SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter for binary64 (hi gets 26 bits, lo 26 bits)
@@ -50,12 +50,13 @@ ERROR_ULPS = 4.0  # decisions allow this many binary64 ulps of reference error (
 
 
 @lru_cache(maxsize=64)
-def frequency_words(profile: Profile, d: int) -> np.ndarray:
-    """Array (7, n_freq): rows g1, g2, g3, g4 (g_k = phase_scale * w_k / (2 pi)), w_hi = fl(phase_scale * w_k),
-    fl(g3 + g4), fl(g1 + g2).
+def frequency_words(cd: ColumnData) -> np.ndarray:
+    """Array (7, n_freq): rows g1, g2, g3, g4 (g_k = scale * w_k / (2 pi), w_k = base^(-e_k) of the column
+    data), w_hi = fl(scale * w_k), fl(g3 + g4), fl(g1 + g2).
 
+    >>> from sinpe.spec.definition import column_data
     >>> from sinpe.spec.profiles import get_profile
-    >>> fw = frequency_words(get_profile("vaswani"), 4)
+    >>> fw = frequency_words(column_data(get_profile("vaswani"), 4))
     >>> fw[4].tolist()
     [1.0, 0.01]
     >>> import mpmath; mpmath.mp.prec = 200
@@ -66,14 +67,13 @@ def frequency_words(profile: Profile, d: int) -> np.ndarray:
     """
     import mpmath
 
-    n = n_frequencies(profile, d)
+    n = cd.n_frequencies
     out = np.empty((7, n), dtype=np.float64)
     with mpmath.workprec(320):
         inv_two_pi = 1 / (2 * mpmath.pi)
-        sigma = mpmath.mpf(profile.phase_scale.numerator) / profile.phase_scale.denominator
-        base = mpmath.mpf(profile.base.numerator) / profile.base.denominator
-        for k in range(n):
-            e = exponent(profile, d, k)
+        sigma = mpmath.mpf(cd.scale.numerator) / cd.scale.denominator
+        base = mpmath.mpf(cd.base.numerator) / cd.base.denominator
+        for k, e in enumerate(cd.exponents):
             w = sigma * (mpmath.power(base, -mpmath.mpf(e.numerator) / e.denominator) if e != 0 else 1)
             g = w * inv_two_pi
             rest = g
@@ -251,16 +251,16 @@ def _sincos_block(P_hi: np.ndarray, P_lo: np.ndarray | None, P2: np.ndarray | No
     C -= y
 
 
-def sincos(profile: Profile, d: int, positions: Any, out: tuple[np.ndarray, np.ndarray] | None = None,
+def sincos(cd: ColumnData, positions: Any, out: tuple[np.ndarray, np.ndarray] | None = None,
            theta: bool = True, workspace: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(S, C, theta)``, arrays (rows, n_freq): sin and cos of theta_k(p) to ~1 ulp, theta ~ fl(theta).
 
-    Column j of the table is ``amplitude * S[:, k_j]`` or ``... C[:, k_j]`` or 0 (``columns(profile, d)``).
+    Column j of the table is ``amplitude * S[:, k_j]`` or ``... C[:, k_j]`` or 0 (``cd.kinds``, ``cd.labels``).
     ``out`` may pass preallocated (S, C) arrays; ``theta=False`` skips theta (returned as None);
     ``workspace`` (a dict kept by the caller) keeps the scratch arrays between calls.
     """
-    fw = frequency_words(profile, d)
-    P_hi, P_lo = positions_dd(positions, profile.offset)
+    fw = frequency_words(cd)
+    P_hi, P_lo = positions_dd(positions, cd.offset)
     P1, P2 = _split(P_hi)
     two_halves = bool(np.any(P2))
     has_lo = bool(np.any(P_lo))
@@ -284,36 +284,36 @@ def sincos(profile: Profile, d: int, positions: Any, out: tuple[np.ndarray, np.n
 
 
 @lru_cache(maxsize=64)
-def column_plan(profile: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(kind, k)`` int arrays of length d: kind 0 sin, 1 cos, 2 zero (from ``columns``)."""
-    cols = columns(profile, d)
-    kind = np.array([{"sin": 0, "cos": 1, "zero": 2}[c.kind] for c in cols], dtype=np.int8)
-    ks = np.array([c.k for c in cols], dtype=np.intp)
-    return kind, ks
+def column_plan(cd: ColumnData) -> tuple[np.ndarray, np.ndarray]:
+    """``(kind, k)`` int arrays of length d: kind 0 sin, 1 cos, 2 zero (``cd.kinds``, ``cd.labels``)."""
+    kind = np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds], dtype=np.int8)
+    return kind, np.array(cd.labels, dtype=np.intp)
 
 
-def assemble(profile: Profile, d: int, S: np.ndarray, C: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Place sin/cos/zero columns by the definition's plan (``column_index``) and apply the amplitude:
+def assemble(cd: ColumnData, S: np.ndarray, C: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Place sin/cos/zero columns as the column data says (``cd.index``) and apply its amplitude:
     ``(values, theta)`` (rows, d)."""
-    ci = column_index(profile, d)
+    ci = cd.index
     rows = S.shape[0]
-    vals = np.zeros((rows, d))
-    th = np.zeros((rows, d))
+    vals = np.zeros((rows, cd.d))
+    th = np.zeros((rows, cd.d))
     for f, src in (("sin", S), ("cos", C)):
         vals[:, ci.dst[f]] = src[:, ci.src[f]]
         th[:, ci.dst[f]] = theta[:, ci.src[f]]
-    if profile.amplitude != 1:
-        vals *= float(profile.amplitude)
+    if cd.amplitude != 1:
+        vals *= float(cd.amplitude)
     return vals, th
 
 
 def table_f64(profile: Profile, d: int, positions: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The table PE_profile(positions) in binary64 (each entry within 1 ulp on every tested sample) and theta.
+    """The table PE_profile(positions) in binary64 (each entry within 1 ulp on every tested sample) and theta,
+    evaluated from ``column_data(profile, d)``.
 
     Returns ``(values, theta)``, both float64 arrays (rows, d); theta is 0 in identically-zero columns.
     """
-    S, C, theta = sincos(profile, d, positions)
-    return assemble(profile, d, S, C, theta)
+    cd = column_data(profile, d)
+    S, C, theta = sincos(cd, positions)
+    return assemble(cd, S, C, theta)
 
 
 def error_bound(values: np.ndarray, theta: np.ndarray | None = None) -> np.ndarray:

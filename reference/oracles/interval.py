@@ -55,7 +55,7 @@ from mpmath.libmp import (fnone, fone, from_int, from_man_exp, from_rational, fz
                           mpf_cos_sin, mpf_gt, mpf_lt, mpf_pos, mpf_shift, mpf_sub, mpi_add, mpi_exp, mpi_log, mpi_mul,
                           round_ceiling, round_floor, to_float)
 
-from sinpe.spec.definition import Column, columns, exponent, frequency, phase, value
+from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction  # get_profile: doctests
 
@@ -671,20 +671,16 @@ class Stats:
 
 
 class _Plan:
-    """What a (profile, d) table needs, computed once: column plan, exponents, cache keys."""
+    """What a table needs, computed once from its :class:`ColumnData` (the only input): cache keys."""
 
-    __slots__ = ("profile", "d", "cols", "exps", "sin", "cos", "pkey", "base_gt1")
+    __slots__ = ("cd", "d", "cols", "exps", "pkey", "base_gt1")
 
-    def __init__(self, profile: Profile, d: int) -> None:
-        self.profile, self.d = profile, d
-        self.cols = columns(profile, d)
-        ks = sorted({c.k for c in self.cols if c.kind != "zero"})
-        self.exps = {k: exponent(profile, d, k) for k in ks}
-        self.sin = {k: Column("sin", k) for k in ks}
-        self.cos = {k: Column("cos", k) for k in ks}
-        self.pkey = tuple((x.numerator, x.denominator) for x in
-                          (profile.base, profile.phase_scale, profile.offset, profile.amplitude))
-        self.base_gt1 = profile.base > 1  # then start_prec does not depend on e_k
+    def __init__(self, cd: ColumnData) -> None:
+        self.cd, self.d = cd, cd.d
+        self.cols = cd.columns
+        self.exps = dict(enumerate(cd.exponents))
+        self.pkey = tuple((x.numerator, x.denominator) for x in (cd.base, cd.scale, cd.offset, cd.amplitude))
+        self.base_gt1 = cd.base > 1  # then start_prec does not depend on e_k
 
 
 class Certifier:
@@ -717,18 +713,18 @@ class Certifier:
         self._lin: dict[tuple, Any] = {}
 
     def plan(self, profile: Profile, d: int) -> _Plan:
-        key = (profile, d)
-        pl = self._plans.get(key)
+        cd = column_data(profile, d)
+        pl = self._plans.get(cd)
         if pl is None:
-            pl = self._plans[key] = _Plan(profile, d)
+            pl = self._plans[cd] = _Plan(cd)
         return pl
 
     @staticmethod
-    def start_prec(profile: Profile, e: Fraction, p: Fraction, extra: int = 0) -> int:
+    def start_prec(cd: ColumnData, e: Fraction, p: Fraction, extra: int = 0) -> int:
         """Working bits: 80 plus the bits the argument reduction of theta eats (|theta| in binary)."""
-        mag = abs(profile.phase_scale * (p + profile.offset)) if profile.phase_scale != 1 or profile.offset else abs(p)
+        mag = abs(cd.scale * (p + cd.offset)) if cd.scale != 1 or cd.offset else abs(p)
         bits = int(mag).bit_length()
-        lw = 0 if profile.base > 1 else math.ceil(-float(e) * math.log2(float(profile.base)))  # log2 w_k
+        lw = 0 if cd.base > 1 else math.ceil(-float(e) * math.log2(float(cd.base)))  # log2 w_k
         return -(-(80 + extra + bits + lw) // 64) * 64  # whole 64-bit steps: w_k is reused across positions
 
     def _theta(self, pl: _Plan, k: int, p: Fraction, prec: int) -> tuple[IntervalBackend, Iv]:
@@ -739,14 +735,14 @@ class Certifier:
         key = (pl.pkey[0], e.numerator, e.denominator, prec)
         w = self._freq.get(key)
         if w is None:
-            w = self._freq[key] = frequency(pl.profile, pl.d, k, ops)
+            w = self._freq[key] = frequency(pl.cd, k, ops)
         pkey = (p.numerator, p.denominator, prec)
         pos = self._pos.get(pkey)  # the position as an exact interval, shared by all frequencies
         if pos is None:
             if len(self._pos) > 4096:
                 self._pos.clear()
             pos = self._pos[pkey] = ops.num(p)
-        return ops, phase(pl.profile, pl.d, k, pos, ops, w=w)
+        return ops, phase(pl.cd, k, pos, ops, w=w)
 
     def pair(self, profile: Profile, d: int, k: int, p: Number) -> Pair:
         """Certified sin and cos of the phase of frequency k at position p (Ziv loop)."""
@@ -759,20 +755,20 @@ class Certifier:
         if hit is not None:
             self.stats.reused += 1
             return hit
-        profile = pl.profile
+        cd = pl.cd
         prec0 = self._start(pl, e, p)
         prec = prec0
         while True:
             ops, th = self._theta_fixed(pl, k, p, prec)
-            s = value(pl.sin[k], th, profile, ops)
-            c = value(pl.cos[k], th, profile, ops)
+            s = value(cd, "sin", th, ops)
+            c = value(cd, "cos", th, ops)
             out_s = round_fixed_all(s.lo, s.hi, s.e, self.formats)
             out_c = round_fixed_all(c.lo, c.hi, c.e, self.formats)
             if None not in out_s and None not in out_c:
                 break
             prec *= 2
             if prec > MAX_PREC:
-                raise ArithmeticError(f"Ziv loop did not settle at {MAX_PREC} bits: {profile.cli_flags()} "
+                raise ArithmeticError(f"Ziv loop did not settle at {MAX_PREC} bits: {cd.name} "
                                       f"d={pl.d} k={k} position={p}")
         st = self.stats
         st.pairs += 1
@@ -791,7 +787,7 @@ class Certifier:
         through :meth:`_pair`'s Ziv loop."""
         out: list[Any] = [None] * len(ks)
         todo = []
-        profile = pl.profile
+        cd = pl.cd
         pairs, pn, pd = self._pairs, p.numerator, p.denominator
         lin = self._linear(pl, p)
         prec_row = self._start(pl, Fraction(0), p) if pl.base_gt1 else None
@@ -805,8 +801,8 @@ class Certifier:
             prec = prec_row or self._start(pl, e, p)
             if lin is None:  # the spec evaluated on FixedBackend
                 ops, th = self._theta_fixed(pl, k, p, prec)
-                s = value(pl.sin[k], th, profile, ops)
-                c = value(pl.cos[k], th, profile, ops)
+                s = value(cd, "sin", th, ops)
+                c = value(cd, "cos", th, ops)
                 todo.append((i, k, key, prec, (th.lo, th.e), th.exact and th.lo == th.hi == 0,
                              (s.lo, s.hi, s.e), (c.lo, c.hi, c.e)))
                 continue
@@ -846,14 +842,14 @@ class Certifier:
         """(f, a_sin, a_cos): the spec's phase at p is f * w_k and its values are a * sin(theta),
         a * cos(theta), read by evaluating ``phase`` and ``value`` on :data:`_TRACE` (at k = 0
         and 1, which must agree); None if they are not of that form."""
-        key = (pl.profile, pl.d, p.numerator, p.denominator)
+        key = (pl.cd, p.numerator, p.denominator)
         hit = self._lin.get(key, False)
         if hit is not False:
             return hit
         u = _Linear(Fraction(1))
-        fs = {_traced_factor(phase, pl.profile, pl.d, k, p, _TRACE, u) for k in (0, 1)}
-        a_sin = _traced_factor(value, Column("sin", 0), u, pl.profile, _TRACE)
-        a_cos = _traced_factor(value, Column("cos", 0), u, pl.profile, _TRACE)
+        fs = {_traced_factor(phase, pl.cd, k, p, _TRACE, u) for k in range(min(2, len(pl.exps)))}
+        a_sin = _traced_factor(value, pl.cd, "sin", u, _TRACE)
+        a_cos = _traced_factor(value, pl.cd, "cos", u, _TRACE)
         f = fs.pop() if len(fs) == 1 else None
         res = None if f is None or a_sin is None or a_cos is None else (f, a_sin, a_cos)
         if len(self._lin) > 4096:
@@ -867,7 +863,7 @@ class Certifier:
         key = (pl.pkey[0], e.numerator, e.denominator, prec)
         w = self._wfix.get(key)
         if w is None:
-            w = self._wfix[key] = frequency(pl.profile, pl.d, k, self._fixed_ops(prec))
+            w = self._wfix[key] = frequency(pl.cd, k, self._fixed_ops(prec))
         return w
 
     def _fixed_ops(self, prec: int) -> FixedBackend:
@@ -882,9 +878,9 @@ class Certifier:
             key = (p.numerator, p.denominator, pl.pkey)
             prec0 = self._prec0.get(key)
             if prec0 is None:
-                prec0 = self._prec0[key] = self.start_prec(pl.profile, e, p)
+                prec0 = self._prec0[key] = self.start_prec(pl.cd, e, p)
             return prec0
-        return self.start_prec(pl.profile, e, p)
+        return self.start_prec(pl.cd, e, p)
 
     def _theta_fixed(self, pl: _Plan, k: int, p: Fraction, prec: int) -> tuple[FixedBackend, FixedIv]:
         """The spec's phase on :class:`FixedBackend`: w_k cached per (base, e_k, prec)."""
@@ -897,7 +893,7 @@ class Certifier:
                 self._fpos.clear()
             den = p.denominator
             pos = self._fpos[pkey] = FixedIv.of(p, prec) if den & (den - 1) == 0 else p
-        return ops, ops.fixed(phase(pl.profile, pl.d, k, pos, ops, w=w))
+        return ops, ops.fixed(phase(pl.cd, k, pos, ops, w=w))
 
     def decimal(self, profile: Profile, d: int, p: Number, j: int, digits: int = DIGITS) -> str:
         """PE_P(p)[j] to ``digits`` significant digits, correctly rounded (both interval ends agree)."""
@@ -905,16 +901,16 @@ class Certifier:
         pl = self.plan(profile, d)
         col = pl.cols[j]
         if col.kind == "zero":
-            return decimal_raw(value(col, None, profile, IntervalBackend(64)).a, digits)
+            return decimal_raw(value(pl.cd, "zero", None, IntervalBackend(64)).a, digits)
         e = pl.exps[col.k]
         key = (pl.pkey, e.numerator, e.denominator, p.numerator, p.denominator, col.kind, digits)
         hit = self._dec.get(key)
         if hit is not None:
             return hit
-        prec0 = prec = self.start_prec(profile, e, p, extra=int(digits * 3.33) + 16)
+        prec0 = prec = self.start_prec(pl.cd, e, p, extra=int(digits * 3.33) + 16)
         while True:
             ops, th = self._theta(pl, col.k, p, prec)
-            v = value(col, th, profile, ops)
+            v = value(pl.cd, col.kind, th, ops)
             lo, hi = decimal_raw(v.a, digits), decimal_raw(v.b, digits)
             if lo == hi:
                 break
@@ -948,8 +944,8 @@ class Certifier:
         # each output column j reads entry (row, kpos) of the sin or cos block, or the zero value
         src = np.array([0 if pl.cols[j].kind == "zero" else 1 + kpos[pl.cols[j].k] + (len(ks) if pl.cols[j].kind == "cos" else 0)
                         for j in js], dtype=np.intp)
-        zero_col = next((pl.cols[j] for j in js if pl.cols[j].kind == "zero"), None)
-        zero = value(zero_col, None, profile, IntervalBackend(64)) if zero_col is not None else None
+        has_zero = any(pl.cols[j].kind == "zero" for j in js)
+        zero = value(pl.cd, "zero", None, IntervalBackend(64)) if has_zero else None
         out = {}
         block = np.empty((len(pos), len(self.formats), 1 + 2 * len(ks)), dtype=np.float64)
         if zero is not None:
@@ -983,10 +979,11 @@ def rounded_table(profile: Profile, d: int, positions: Sequence[Number], fmt: st
 
 def enclose(profile: Profile, d: int, position: Number, j: int, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     """An interval [lo, hi] containing PE_P(position)[j], computed at ``prec`` bits."""
-    col = columns(profile, d)[j]
+    cd = column_data(profile, d)
+    kind, k = cd.kinds[j], cd.labels[j]
     ops = IntervalBackend(prec)
-    th = None if col.kind == "zero" else phase(profile, d, col.k, to_fraction(position, "position"), ops)
-    return value(col, th, profile, ops).mpi()
+    th = None if kind == "zero" else phase(cd, k, to_fraction(position, "position"), ops)
+    return value(cd, kind, th, ops).mpi()
 
 
 def decimal(profile: Profile, d: int, position: Number, j: int, digits: int = DIGITS) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import mpmath
 
-from sinpe.spec.definition import columns, phase, row, value
+from sinpe.spec.definition import column_data, phase, row, value
 from sinpe.spec.profiles import Number, Profile, to_fraction
 
 
@@ -47,17 +47,17 @@ MP = MpBackend()
 def pe_row(profile: Profile, d: int, position: Number) -> list[mpmath.mpf]:
     """PE(position) in mpmath at the current working precision."""
     with mpmath.extraprec(20):
-        vals = row(profile, d, to_fraction(position, "position"), MP)
+        vals = row(column_data(profile, d), to_fraction(position, "position"), MP)
     return [+v for v in vals]
 
 
 def pe_value(profile: Profile, d: int, position: Number, j: int) -> mpmath.mpf:
     """Column ``j`` of PE(position) in mpmath at the current working precision."""
-    cols = columns(profile, d)
+    cd = column_data(profile, d)
     if not 0 <= j < d:
         raise IndexError(f"column {j} out of range for d={d}")
-    col = cols[j]
+    kind, k = cd.kinds[j], cd.labels[j]
     with mpmath.extraprec(20):
-        th = None if col.kind == "zero" else phase(profile, d, col.k, to_fraction(position, "position"), MP)
-        v = value(col, th, profile, MP)
+        th = None if kind == "zero" else phase(cd, k, to_fraction(position, "position"), MP)
+        v = value(cd, kind, th, MP)
     return +v

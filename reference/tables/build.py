@@ -53,10 +53,10 @@ def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: 
     if d > MAX_D:
         raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
     fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
-    from sinpe.spec.definition import columns
+    from sinpe.spec.definition import column_data
     from sinpe.reference.checking.limits import binary64_parameters
     binary64_parameters(prof)  # --amplitude 1e400 and the like: one line, exit 2
-    columns(prof, int(d))  # raises for odd d under the 'error' rule
+    column_data(prof, int(d))  # raises for odd d under the 'error' rule
     return Plan(prof, int(d), fmt)
 
 
@@ -95,7 +95,7 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     ``estimate=True`` returns ``(rounded, enclosure)`` instead: also the fast path's estimate of PE as an
     :class:`~sinpe.reference.tables.rounded.Enclosure`, |PE - v - lo| <= B entry by entry (all 0 in
     identically zero columns)."""
-    P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.profile.offset)
+    P_hi, P_lo = fast.positions_dd(pos if isinstance(pos, np.ndarray) else list(pos), pl.cd.offset)
     if np.any(np.abs(P_hi) >= 2.0 ** 53):
         raise ValueError("|position + offset| must stay below 2^53")
     rows, nf = P_hi.shape[0], pl.nf

@@ -110,7 +110,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import column_index, columns
+from sinpe.spec.definition import column_data
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile
 
@@ -509,10 +509,11 @@ class Plan:
     """Everything that does not depend on the positions: the column plan, frequency words, amplitude."""
 
     def __init__(self, profile: Profile, d: int, fmt: Format) -> None:
-        self.profile, self.d, self.fmt = profile, d, fmt
-        self.fw = fast.frequency_words(profile, d)
+        self.profile, self.d, self.fmt = profile, d, fmt  # the profile names the table (messages, the certifier)
+        self.cd = column_data(profile, d)  # all the kernels read
+        self.fw = fast.frequency_words(self.cd)
         self.nf = self.fw.shape[1]
-        ci = column_index(profile, d)  # the definition's plan as copy instructions
+        ci = self.cd.index  # the definition's plan as copy instructions
         self.zero_cols = np.array(ci.zero, dtype=np.intp)
         self.sin_used = np.zeros(self.nf, dtype=bool)
         self.sin_used[ci.src["sin"]] = True
@@ -520,7 +521,7 @@ class Plan:
         self.cos_used[ci.src["cos"]] = True
         self.sin_idx = (ci.dst["sin"], ci.src["sin"])
         self.cos_idx = (ci.dst["cos"], ci.src["cos"])
-        self.amp = profile.amplitude
+        self.amp = self.cd.amplitude
         a_hi = float(self.amp)
         self.a_hi, self.a_lo = a_hi, float(self.amp - Fraction(a_hi))
         self.kernel = "narrow" if fmt.precision <= NARROW_MAX_PRECISION else "dd"
