@@ -33,9 +33,10 @@ from typing import Any
 
 import sympy as sp
 
-from sinpe.spec.theorems import K, P, Obligation
+from sinpe.spec.theorems import ALL_PLANS, K, P, PAIRED_PLANS, PARAMETERS, Claim, Obligation, statement_text
 
 from . import canonical, groebner, normal
+from .budget import OutOfTime, budget
 
 MUTATIONS: tuple[str, ...] = ("sign", "sin-for-cos", "shift", "drop")
 KNOWN_MUTATIONS: tuple[str, ...] = MUTATIONS + ("tighten",)
@@ -54,7 +55,7 @@ class ProofResult:
     title: str
     statement: str
     method: str
-    status: str  # 'proven' | 'not-proven'
+    status: str  # 'proven' | 'not-proven' | 'internal-error' (the witness refutes what the procedures proved)
     seconds: float
     certificate_size: int
     witness: str
@@ -73,6 +74,11 @@ class ProofResult:
     @property
     def proven(self) -> bool:
         return self.status == "proven"
+
+    @property
+    def exit_code(self) -> int:
+        """REQ-CLI-EXIT: 0 proven, 1 not proven, 3 an internal error (procedures and witness disagree)."""
+        return {"proven": 0, "not-proven": 1}.get(self.status, 3)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "statement": self.statement, "scope": self.scope,
@@ -107,32 +113,55 @@ def assumption_words(sym: sp.Symbol) -> str:
     return ", ".join(w for w in have if w not in implied) or "complex"
 
 
+def symbols_of(obs: list[Obligation], extra: tuple[sp.Symbol, ...] = ()) -> set[sp.Symbol]:
+    """Every symbol the obligations are decided with (their ``at`` values included), and the steps' ``extra``."""
+    out = set(extra)
+    for ob in obs:
+        for side in (ob.lhs, ob.rhs, *(v for _, v in ob.at)):
+            out |= sp.sympify(side).free_symbols
+        out -= {s for s, _ in ob.at}
+    return {x for x in out if not isinstance(x, sp.Dummy)}
+
+
 def hypotheses(obs: list[Obligation], extra: tuple[sp.Symbol, ...] = ()) -> dict[str, list[str]]:
     """Every symbol the obligations (and the steps' ``extra`` symbols) are decided with, and its assumptions:
     what the proof assumes of it (a symbol may occur with several assumption sets, e.g. alpha real in the
     identities and real, nonzero in an odd-d step)."""
-    syms = {x for ob in obs for side in (ob.lhs, ob.rhs) for x in sp.sympify(side).free_symbols} | set(extra)
     out: dict[str, set[str]] = {}
-    for x in syms:
+    for x in symbols_of(obs, extra):
         out.setdefault(x.name, set()).add(assumption_words(x))
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
-# What a scope must say for each hypothesis of the named parameters (the others are the statement's variables).
-_PHRASES = {("alpha", "nonzero"): "alpha != 0", ("sigma", "nonzero"): "sigma != 0", ("log_b", "nonzero"): "b != 1",
-            ("b", "positive"): "b > 0", ("D", "positive"): "D > 0", ("sigma", "rational"): "sigma rational"}
+def coverage_text(plans: set[str]) -> str:
+    """The widths a statement is about, by the plans its obligations cover."""
+    if set(plans) == set(ALL_PLANS):
+        return "all"
+    if set(plans) == set(PAIRED_PLANS):
+        return "all with every column paired or zero (even d; odd d: zero-pad)"
+    return "; ".join(p for p in ALL_PLANS if p in plans)
 
 
-def scope_gaps(scope: dict[str, Any], hyps: dict[str, list[str]]) -> list[str]:
-    """The hypotheses the decision used that ``scope`` does not state (REQ-PROVE: the scope lists them all).
-    A phrase counts when the scope's text says it, or the parameter's own entry carries the word."""
-    text = " ".join(f"{k} {v}" for k, v in scope.items())
-    gaps = []
-    for (name, word), phrase in _PHRASES.items():
-        used = any(word in w.split(", ") or (word == "nonzero" and "positive" in w) for w in hyps.get(name, ()))
-        if used and phrase not in text and word not in str(scope.get(name, "")):
-            gaps.append(f"{phrase} ({name}: {', '.join(hyps[name])})")
-    return gaps
+def scope_of(hyps: dict[str, list[str]], plans: set[str] | None, d: str | None = None) -> dict[str, Any]:
+    """The scope printed from what was decided: the widths (``d``, from the plans covered, or as given), each
+    parameter of DEF-FAMILY with its assumptions ('n/a' where no obligation uses it) and the other variables."""
+    out: dict[str, Any] = {"d": d if d is not None else coverage_text(plans or set())}
+    for name in PARAMETERS:
+        if name in hyps:
+            out[name] = "symbolic " + " | ".join(hyps[name])
+        elif name in ("alpha", "sigma", "o"):
+            out[name] = "n/a (not in the statement)"
+    out["variables"] = {k: " | ".join(v) for k, v in hyps.items() if k not in PARAMETERS}
+    return out
+
+
+def scope_mismatch(declared: tuple[str, ...], hyps: dict[str, list[str]]) -> list[str]:
+    """REQ-PROVE: a scope names exactly the parameters the decision used: one it names that no obligation uses
+    (the statement is narrower than claimed), or one used that it omits (wider), is refused."""
+    used = {k for k in hyps if k in PARAMETERS}
+    out = [f"scope names {name}, which no obligation uses" for name in declared if name not in used]
+    out += [f"scope omits {name} ({', '.join(hyps[name])}), which the decision used" for name in sorted(used - set(declared))]
+    return out
 
 
 def distinct(obs: list[Obligation]) -> tuple[list[Obligation], int]:
@@ -252,26 +281,46 @@ def mutate(obs: list[Obligation], kind: str) -> list[Obligation] | None:
 
 # ------------------------------------------------------------------------------ theorems made of obligations
 
-class ObligationTheorem:
-    """A THM-* proven by symbolic (every-d) obligations and steps; concrete instances are a cross-check.
+STEP_BUDGET = 60.0      # seconds for one obligation's decision, or one theorem's batch of steps (REQ-PROVE-BUDGET)
+THEOREM_BUDGET = 300.0  # seconds for the cross-check of one theorem
 
-    ``symbolic() -> [Obligation]`` is the proof; ``steps(mutation) -> [(ok, size, what)]`` are decided steps
-    that are not identities (plan bijection, odd-d systems); ``concrete() -> [Obligation]`` the cross-check.
+
+def _timed(seconds: float, fn: Any, *args: Any) -> tuple[Any, str]:
+    """``(fn(*args), "")``, or ``(None, why)`` when it ran past ``seconds`` (a failed step, never a hang)."""
+    try:
+        with budget(seconds):
+            return fn(*args), ""
+    except OutOfTime as exc:
+        return None, str(exc)
+
+
+class ObligationTheorem:
+    """A THM-* proven by symbolic (every-d) claims and steps; concrete instances are a cross-check.
+
+    ``claims() -> [Claim]`` is the statement and, through :meth:`Claim.obligations`, the proof; ``steps(mutation)
+    -> [(ok, size, what)]`` are decided steps that are not identities (plan bijection, layout conformance, odd-d
+    systems); ``concrete() -> [Obligation]`` the cross-check. ``params`` are the DEF-FAMILY parameters the
+    statement quantifies over and ``plans`` the channel plans it is about (``per_label``: its claims are about
+    one label, lifted to those plans by THM-LIFT): both are checked against what the obligations use and cover.
+    ``describe()`` adds the clauses of its steps, printed from the data they decide (e.g. DEF-LAYOUT's table).
     """
 
-    def __init__(self, id: str, method: str, symbolic: Any, scope: dict[str, Any], concrete: Any = None,
-                 steps: Any = None, mutations: tuple[str, ...] = MUTATIONS, step_mutations: tuple[str, ...] = (),
-                 axioms: tuple[str, ...] = (), rules: tuple[str, ...] = (), instances: Any = None,
-                 step_symbols: tuple[sp.Symbol, ...] = ()) -> None:
+    def __init__(self, id: str, method: str, claims: Any, params: tuple[str, ...], plans: tuple[str, ...] = ALL_PLANS,
+                 per_label: bool = False, concrete: Any = None, steps: Any = None, mutations: tuple[str, ...] = MUTATIONS,
+                 step_mutations: tuple[str, ...] = (), axioms: tuple[str, ...] = (), rules: tuple[str, ...] = (),
+                 instances: Any = None, step_symbols: tuple[sp.Symbol, ...] = (), d: str | None = None,
+                 describe: Any = None) -> None:
         from sinpe.spec.theorems import STATEMENTS
-        self.id, self.method, self._symbolic, self.scope = id, method, symbolic, scope
+        self.id, self.method, self._claims, self.params, self.plans = id, method, claims, params, plans
+        self.per_label, self.d, self._describe = per_label, d, describe
         self.step_symbols = step_symbols  # the symbols (with assumptions) the steps decide with
-        self.title, self.statement = STATEMENTS[id]
+        self.title = STATEMENTS[id]
         self._concrete, self._steps, self.axioms, self.rules = concrete, steps, axioms, rules
         self._instances = instances
         self.step_mutations = step_mutations
         self._bases = mutations
         self._cache: list[Obligation] | None = None
+        self._claim_cache: list[Claim] | None = None
 
     @property
     def mutations(self) -> tuple[str, ...]:
@@ -280,15 +329,72 @@ class ObligationTheorem:
         out = [m for base in self._bases for m in (base, f"{base}@last") if mutate(obs, m) is not None]
         return tuple(dict.fromkeys(out)) + self.step_mutations
 
+    def claims(self) -> list[Claim]:
+        if self._claim_cache is None:
+            self._claim_cache = list(self._claims())
+        return list(self._claim_cache)
+
     def obligations(self) -> list[Obligation]:
         if self._cache is None:
-            self._cache = list(self._symbolic())
+            self._cache = [ob for c in self.claims() for ob in c.obligations()]
         return list(self._cache)
 
-    def prove(self, mutation: str | None = None) -> ProofResult:
+    @property
+    def statement(self) -> str:
+        """Printed from the claims (and the data the steps decide), never typed."""
+        parts = [statement_text(self.claims(), self.plans)] if self.claims() else []
+        if self._describe is not None:
+            parts.append(self._describe())
+        return "; ".join(p for p in parts if p)
+
+    def _decide_all(self, obs: list[Obligation]) -> tuple[int, int, int, list[str]]:
+        size, decided, syntactic, failures = 0, 0, 0, []
+        for ob in obs:
+            if is_syntactic(ob):
+                syntactic += 1
+                continue
+            got, late = _timed(STEP_BUDGET, decide_obligation, ob)
+            ok, n, why = got if got is not None else (False, 0, late)
+            size += n
+            decided += 1
+            if not ok:
+                failures.append(f"{ob.name}: {why}")
+                break  # one failed obligation decides the theorem; the rest would only cost time
+        return size, decided, syntactic, failures
+
+    def _cross_check(self) -> tuple[int, list[str]]:
+        checked = 0
+        items, late = _timed(THEOREM_BUDGET, lambda: [x for item in self._concrete()
+                                                      for x in (item.obligations() if isinstance(item, Claim) else [item])])
+        if items is None:
+            return 0, [f"cross-check: {late}"]
+        for item in items:
+            if isinstance(item, Obligation):
+                got, late = _timed(STEP_BUDGET, decide_obligation, item)
+                ok, _, why = got if got is not None else (False, 0, late)
+                what = f"cross-check {item.name}: {why}"
+            else:
+                ok, _, what = item
+                what = f"cross-check {what}"
+            checked += 1
+            if not ok:
+                return checked, [what]
+        return checked, []
+
+    def _coverage(self, obs: list[Obligation], steps: list[tuple[bool, int, str]]) -> list[str]:
+        """The plans the statement claims (``plans``) and those its obligations and plan steps cover agree."""
+        if self.per_label:
+            return []
+        from .symbolic import STEP_PLANS
+        covered = {ob.plan for ob in obs if ob.plan} | {STEP_PLANS[w].name for _, _, w in steps if w in STEP_PLANS}
+        out = [f"the statement claims {p}, which no obligation or step covers" for p in self.plans if p not in covered]
+        out += [f"obligations cover {p}, which the statement does not claim" for p in sorted(covered - set(self.plans))]
+        return out
+
+    def prove(self, mutation: str | None = None, witness: bool = True) -> ProofResult:
         import time
 
-        from .witness import witness
+        from .witness import witness as run_witness
         t0 = time.perf_counter()
         obs = self.obligations()
         if mutation is not None and mutation not in self.step_mutations:
@@ -298,45 +404,33 @@ class ObligationTheorem:
             if m is None:
                 raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
             obs = m
-        size, failures, decided, syntactic = 0, [], 0, 0
+        tagged = obs  # the plans covered, before duplicates (the same identity for two plans) are merged
         obs, merged = distinct(obs)
-        for ob in obs:
-            if is_syntactic(ob):
-                syntactic += 1
-                continue
-            ok, n, why = decide_obligation(ob)
-            size += n
-            decided += 1
-            if not ok:
-                failures.append(f"{ob.name}: {why}")
-                break  # one failed obligation decides the theorem; the rest would only cost time
+        size, decided, syntactic, failures = self._decide_all(obs)
+        steps: list[tuple[bool, int, str]] = []
         if self._steps is not None and not failures:
-            for ok, n, what in self._steps(mutation if mutation in self.step_mutations else None):
+            got, late = _timed(STEP_BUDGET, lambda: list(self._steps(mutation if mutation in self.step_mutations else None)))
+            steps = got if got is not None else [(False, 0, f"steps: {late}")]
+            for ok, n, what in steps:
                 size += n
                 decided += 1
                 if not ok:
                     failures.append(what)
         checked = 0
         if self._concrete is not None and mutation is None and not failures:
-            for item in self._concrete():
-                if isinstance(item, Obligation):
-                    ok, n, why = decide_obligation(item)
-                    what = f"cross-check {item.name}: {why}"
-                else:
-                    ok, n, what = item
-                    what = f"cross-check {what}"
-                checked += 1
-                if not ok:
-                    failures.append(what)
-                    break
+            checked, bad = self._cross_check()
+            failures += bad
         hyps = hypotheses(obs, self.step_symbols)
         if not failures:
-            failures += [f"scope omits a hypothesis the decision used: {h}" for h in scope_gaps(self.scope, hyps)]
-        ok_w, wtext = witness(obs)
-        status = "proven" if not failures and ok_w else "not-proven"
-        if not failures and not ok_w:
-            failures.append("numeric witness contradicts the symbolic verdict: " + wtext)
+            failures += scope_mismatch(self.params, hyps) + self._coverage(tagged, steps)
+        status = "proven" if not failures else "not-proven"
+        wtext = "not run (--no-witness)"
+        if witness:
+            ok_w, wtext = run_witness(obs)
+            if status == "proven" and not ok_w:  # the procedures and the witness disagree: never a proof
+                status = "internal-error"
+                failures.append("internal error: the numeric witness refutes what the procedures proved: " + wtext)
         names = list(self._instances()) if self._instances else []
         return ProofResult(self.id, self.title, self.statement, self.method, status, time.perf_counter() - t0, size,
                            wtext, decided, names, list(self.axioms), failures, mutation, syntactic, checked,
-                           dict(self.scope), list(self.rules), merged, hyps)
+                           scope_of(hyps, set(self.plans), self.d), list(self.rules), merged, hyps)

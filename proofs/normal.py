@@ -126,7 +126,9 @@ def rewrite(e: sp.Expr, rules: set[str]) -> sp.Expr:
         if b.is_zero is False:
             rules.add("b**e = exp(e*log(b)) for b != 0")
             lb = _log_rational(b) if b.is_Rational else sp.log(b)
-            return sp.exp(sp.expand(_arg(x) * lb), evaluate=False)
+            # the exponent as one reduced rational function (n/(n + 1/2) and 1 - 1/(2n + 1) are one phase); where
+            # a cancelled factor vanishes the sides are not both defined, which is (E)'s scope
+            return sp.exp(sp.expand(sp.cancel(sp.together(_arg(x))) * lb), evaluate=False)
         return e  # opaque: the base may be 0
     if isinstance(e, (sp.Add, sp.Mul)):
         return e.func(*[rewrite(a, rules) for a in e.args])

@@ -13,11 +13,13 @@ ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, Callable, Sequence
 
 from sinpe.spec.theorems import STATEMENTS
 
-from .engine import ProofResult
+from .budget import BUDGET_MESSAGE, OutOfTime, budget
+from .engine import THEOREM_BUDGET, ProofResult
 
 __all__ = ["ProofResult", "run_all", "theorems", "get_theorem", "mutation_report"]
 
@@ -43,8 +45,11 @@ def get_theorem(theorem_id: str) -> Any:
     raise ValueError(f"unknown theorem ID {theorem_id!r}; known: {', '.join(STATEMENTS)}")
 
 
-def run_all(only: str | Sequence[str] | None = None, progress: Callable[[int, int, str], None] | None = None) -> list[ProofResult]:
-    """Prove every theorem (or only the IDs in ``only``); each result carries its status, scope, counts and witness."""
+def run_all(only: str | Sequence[str] | None = None, progress: Callable[[int, int, str], None] | None = None,
+            witness: bool = True) -> list[ProofResult]:
+    """Prove every theorem (or only the IDs in ``only``); each result carries its status, scope, counts and witness.
+    ``witness=False`` proves without the numeric witness (it is never part of a proof; with it, a disagreement
+    is an internal error). Each theorem runs under :data:`~sinpe.proofs.engine.THEOREM_BUDGET` seconds."""
     if isinstance(only, str):
         only = [only]
     todo = [get_theorem(i) for i in only] if only else theorems()
@@ -52,10 +57,21 @@ def run_all(only: str | Sequence[str] | None = None, progress: Callable[[int, in
     for i, t in enumerate(todo):
         if progress is not None:
             progress(i, len(todo), t.id)
-        out.append(t.prove())
+        out.append(prove_within_budget(t, None, witness))
     if progress is not None:
         progress(len(todo), len(todo), "done")
     return out
+
+
+def prove_within_budget(t: Any, mutation: str | None, witness: bool) -> ProofResult:
+    """``t.prove(mutation, witness)``, not proven (never a hang) when it runs past the theorem budget."""
+    t0 = time.perf_counter()
+    try:
+        with budget(THEOREM_BUDGET):
+            return t.prove(mutation, witness=witness)
+    except OutOfTime as exc:
+        return ProofResult(t.id, STATEMENTS[t.id], "", getattr(t, "method", ""), "not-proven", time.perf_counter() - t0,
+                           0, "not run", failures=[f"{t.id}: {exc}"], mutation=mutation)
 
 
 def tty_progress(i: int, n: int, label: str) -> None:
@@ -87,9 +103,9 @@ def mutation_report(only: str | Sequence[str] | None = None,
     for n, (t, m) in enumerate(jobs):
         if progress is not None:
             progress(n, len(jobs), f"{t.id}:{m}")
-        r = t.prove(m)
-        by_procedure = bool(r.failures) and not any(f.startswith("numeric witness contradicts") for f in r.failures)
-        killed = r.status == "not-proven" and by_procedure
+        r = prove_within_budget(t, m, witness=False)  # killed by a decision procedure: the witness is not run
+        # a hang is a survivor: a mutant must be refuted, not run out of time
+        killed = r.status == "not-proven" and bool(r.failures) and not any(BUDGET_MESSAGE in f for f in r.failures)
         rows.append({"theorem": t.id, "mutation": m, "killed": killed, "failure": (r.failures or [""])[0][:200],
                      "reproduce": f"python -c \"from sinpe.proofs.suite import get_theorem as g; "
                                   f"print(g('{t.id}').prove('{m}').failures)\""})

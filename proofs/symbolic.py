@@ -19,7 +19,7 @@ import dataclasses
 import sympy as sp
 
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import columns
+from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import Profile
 from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, Obligation, SymbolicPlan
 
@@ -158,29 +158,76 @@ def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
     return dataclasses.replace(plan, paired=(a, b))
 
 
-CROSSCHECK_WIDTHS = tuple(range(1, 513)) + (1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097)
+def rule_text(rules: tuple) -> str:
+    """A rule table (``LAYOUT_RULES``/``ROTARY_RULES`` entry) as the statement prints it."""
+    i = sp.Symbol("i")
+    return ", ".join(f"column {sp.sstr(a * i + c) if a else sp.sstr(c)} holds {kind if kind == 'zero' else kind + '_i'}"
+                     + ("" if kind == "zero" else f" ({sp.sstr(lo)} <= i < {sp.sstr(hi)})") for kind, lo, hi, a, c in rules)
+
+
+def conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Step]:
+    """The plan places every label where ``rules`` (the table SPEC.md words, typed apart from the definition:
+    ``sinpe.spec.theorems.LAYOUT_RULES``) says, for every n: each segment of the plan lies inside a rule of its
+    function (label bounds by polynomial positivity for n >= 1) with the same column map (stride and offset
+    equal as polynomials in n; for a single label, the same column), the plan and the table hold as many labels
+    of each function (rational identities), and n = 0 (d = 1) is computed."""
+    return _noted(plan, _conformance_steps(plan, rules, source))
+
+
+def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Step]:
+    out: list[Step] = []
+    rs = [(k, sp.sympify(lo), sp.sympify(hi), int(a), sp.sympify(c)) for k, lo, hi, a, c in rules]
+    for s in plan.segments():
+        single = rational_identity(s.hi - s.lo, 1)
+
+        def same_map(r: tuple) -> bool:
+            _, _, _, a, c = r
+            if single:
+                return rational_identity(a * s.lo + c, s.a * s.lo + s.c)
+            return a == s.a and rational_identity(c, s.c)
+        hit = next((r for r in rs if r[0] == s.kind and _nonneg(s.lo - r[1]) and _nonneg(r[2] - s.hi) and same_map(r)), None)
+        out.append((hit is not None, 1, f"{plan.name}: {_label(s)} (labels {s.kind}_i, {s.lo} <= i < {s.hi}) is where "
+                    f"{source} puts them" + ("" if hit else f": {rule_text(tuple(rules))}")))
+    for kind in ("sin", "cos", "zero"):
+        mine = sum((s.hi - s.lo for s in plan.segments() if s.kind == kind), sp.Integer(0))
+        told = sum((r[2] - r[1] for r in rs if r[0] == kind), sp.Integer(0))
+        out.append((rational_identity(mine, told), 1, f"{plan.name}: {mine} {kind} labels, as {source} says ({told})"))
+    if plan.odd:
+        at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs  # noqa: E731
+                                  for i in range(int(sp.sympify(lo).subs(N, 0)), int(sp.sympify(hi).subs(N, 0))))
+        mine0 = at0([(t.kind, t.lo, t.hi, t.a, t.c) for t in plan.segments()])
+        out.append((mine0 == at0(rs), 1, f"{plan.name}: n = 0 (d = 1): {mine0}, as {source} says"))
+    return out
+
+
+CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097)
 
 
 def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS) -> list[Step]:
-    """Cross-check (not the proof): the symbolic segments, read back as integer polynomials in n, give the
-    same labels as ``columns`` (which the kernels use) at every width of ``widths`` of the plan's parity."""
+    """Cross-check (not the proof): the symbolic segments, read back as integer linear forms in n, give the
+    same columns as the column data the kernels read (``column_data``: kinds and labels) at every width of
+    ``widths`` of the plan's parity."""
     prof = Profile(layout=plan.layout, odd=plan.odd_rule)
-    forms = [(s.kind, *(sp.Poly(sp.sympify(x), N).all_coeffs() for x in (s.lo, s.hi, s.c)), s.a) for s in plan.segments()]
-
-    def lin(cs: list, n: int) -> int:
-        return int(sum(c * n ** e for e, c in enumerate(reversed(cs))))
-
+    forms = [(s.kind, *(tuple(int(x) for x in ([0, 0] + sp.Poly(sp.sympify(e), N).all_coeffs())[-2:][::-1])
+                        if sp.sympify(e).has(N) else (int(e), 0) for e in (s.lo, s.hi, s.c)), s.a)
+             for s in plan.segments()]  # (kind, (r, q) of lo, hi, c, a): e(n) = q n + r
     ds = [d for d in widths if d % 2 == int(plan.odd)]
     bad = []
     for d in ds:
-        n, want = d // 2, columns(prof, d)
-        got: dict[int, tuple[str, int]] = {}
-        for kind, lo, hi, c, a in forms:
-            for i in range(lin(lo, n), lin(hi, n)):
-                got[a * i + lin(c, n)] = (kind, 0 if kind == "zero" else i)
-        if sorted(got) != list(range(d)) or any((want[j].kind, want[j].k) != got[j] for j in range(d)):
+        n, cd = d // 2, column_data(prof, d)
+        kinds, labels = [""] * d, [-1] * d
+        ok = True
+        for kind, (lo0, lo1), (hi0, hi1), (c0, c1), a in forms:
+            c = c0 + c1 * n
+            for i in range(lo0 + lo1 * n, hi0 + hi1 * n):
+                j = a * i + c if a else c + i - (lo0 + lo1 * n)
+                if not 0 <= j < d or kinds[j]:
+                    ok = False
+                    break
+                kinds[j], labels[j] = kind, (0 if kind == "zero" else i)
+        if not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels:
             bad.append(d)
-    return [(not bad, len(ds), f"{plan.name}: symbolic plan = definition's columns at {len(ds)} "
+    return [(not bad, len(ds), f"{plan.name}: symbolic plan = the kernels' column data at {len(ds)} "
              f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
 
 
@@ -292,12 +339,12 @@ def block_rows(plan: SymbolicPlan) -> list[tuple[T.Segment, T.Segment | None]]:
     return out
 
 
-def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[Obligation], list[Step]]:
+def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[T.Claim], list[Step]]:
     """PE(p+k) = M_k PE(p) column by column, for symbolic n: for each row segment the values at its column
     and at its partner's column are read back through the plan (:func:`column_label`), so a plan whose
     partner column holds another label gives a false obligation or a failed step (mutation 'block-partner':
     M_k's off-diagonal entry one pair to the right)."""
-    obs: list[Obligation] = []
+    obs: list[T.Claim] = []
     steps = plan_steps(plan) + label_steps(plan)  # M_k is a block operator of a bijective plan (THM-LIFT's steps)
     i = T.I_
     for s, t in block_rows(plan):
@@ -307,8 +354,8 @@ def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[O
         steps.append((own is not None and own[0] == want[0] and rational_identity(own[1], want[1]) and _in_columns(plan, col, s), 1,
                       f"{plan.name}: column {col} lies in [0, d) and holds {s.kind}_i ({own})"))
         if s.kind == "zero":
-            obs.append(Obligation(f"{plan.name}: (M_k PE(p))[{col}] = PE(p)[{col}] (zero column)",
-                                  T.val("zero", i, P + K), T.val("zero", i, P), "normal"))
+            obs.append(T.Claim(f"PE(p+k)[{col}] (a zero column)", T.val("zero", i, P + K), T.val("zero", i, P),
+                               plan=plan.name, rhs_says=f"PE(p)[{col}]"))
             continue
         pcol = None if t is None else t.a * i + t.c + (t.a if mutation == "block-partner" else 0)
         other = None if pcol is None else column_label(plan, pcol, s)
@@ -319,7 +366,7 @@ def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[O
         phi = T.SIGMA * T.omega(i) * K
         diag, off = sp.cos(phi), (sp.sin(phi) if s.kind == "sin" else -sp.sin(phi))
         rhs = diag * T.val(own[0], own[1], P) + off * T.val(other[0], other[1], P)
-        obs.append(Obligation(f"{plan.name}: PE(p+k)[{col}] = (M_k PE(p))[{col}] = M[{col},{col}] PE(p)[{col}] + "
-                              f"M[{col},{pcol}] PE(p)[{pcol}]",
-                              T.val(s.kind, i, P + K), rhs, "normal"))
+        obs.append(T.Claim(f"PE(p+k)[{col}]", T.val(s.kind, i, P + K), rhs, plan=plan.name,
+                           rhs_says=f"M[{col},{col}] PE(p)[{col}] + M[{col},{pcol}] PE(p)[{pcol}], M[{col},{col}] = "
+                                    f"{T.show(diag)}, M[{col},{pcol}] = {T.show(off)}"))
     return obs, steps

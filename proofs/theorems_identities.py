@@ -18,14 +18,11 @@ from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P
 from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
-from .symbolic import ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, block_shift, label_steps, layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps
+from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, block_shift, conformance_steps, label_steps,
+                       layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps, rule_text)
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
-
-SCOPE_ALL = {"d": "all", "alpha": "symbolic real", "sigma": "symbolic real", "o": "symbolic real",
-             "schedule": "w_i = b^(-i/D), b > 0, D > 0 symbolic (every schedule and base)"}
-
 
 def _all() -> tuple[Instance, ...]:
     return GENERIC + T.CONCRETE
@@ -71,9 +68,9 @@ def shift_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
             + [s for pl in PLANS if pl.odd for s in odd_shift_steps(pl, mutation)])
 
 
-def shift_obligations() -> list[Obligation]:
+def shift_claims() -> list[T.Claim]:
     """PE(p+k) = M_k PE(p) column by column on every plan, the values read back through the plan."""
-    return [ob for pl in PLANS for ob in block_shift(pl)[0]]
+    return [c for pl in PLANS for c in block_shift(pl)[0]]
 
 
 def norm_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
@@ -130,41 +127,65 @@ def layout_obligations(inst: Instance) -> list[Obligation]:
 
 
 _E = "exponential normal form (E) with RULE-SUM-LINEARITY, symbolic n, i, alpha, sigma, o, b, D"
-_LIFT_SCOPE = dict(SCOPE_ALL, plans="3 layouts x (even d; odd d: trailing-sin, zero-pad, ceil-split)")
-_ROT_SCOPE = dict(SCOPE_ALL, d="all (M_k needs every column paired or zero: even d, zero-pad)")
-_SHIFT_SCOPE = dict(SCOPE_ALL, **{"odd d": "the unpaired column's clause (no fixed linear image) needs alpha != 0, "
-                                          "sigma != 0 and b != 1"})
-_NORM_SCOPE = dict(SCOPE_ALL, **{"odd d": "'not constant' (trailing-sin, ceil-split) needs alpha != 0, sigma != 0"})
-_LAYOUT_SCOPE = dict(SCOPE_ALL, layouts="sin-cos (every odd rule); cos-sin (even d, trailing-sin, zero-pad)")
+FAMILY = ("alpha", "sigma", "o", "b", "D")  # every parameter of DEF-FAMILY, symbolic (every schedule with D > 0)
+
+
+def conform_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    """THM-LIFT's conformance: each plan places every label where SPEC.md's DEF-LAYOUT / DEF-ODD table
+    (``LAYOUT_RULES``, typed apart from the definition) says. Mutation 'layout-swap': the table with the two
+    functions of the concatenated layouts exchanged (a false statement about the definition)."""
+    out = []
+    for pl in PLANS:
+        rules = T.LAYOUT_RULES[(pl.layout, pl.odd_rule if pl.odd else "trailing-sin", pl.odd)]
+        if mutation == "layout-swap" and pl.layout != "interleaved":
+            swap = {"sin": "cos", "cos": "sin", "zero": "zero"}
+            rules = tuple((swap[k], *rest) for k, *rest in rules)
+        out += conformance_steps(pl, rules, "DEF-LAYOUT")
+    return out
+
+
+def lift_all_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
+    plan_m = mutation if mutation in ("plan-offset", "plan-stride", "plan-count", "plan-labels") else None
+    return lift_steps(plan_m) + conform_steps(mutation)
+
+
+def describe_layouts() -> str:
+    return "per layout and odd rule the definition's columns hold: " + "; ".join(
+        f"{lay} {'odd d, ' + rule if odd else 'even d'}: {rule_text(rules)}" for (lay, rule, odd), rules in T.LAYOUT_RULES.items()) \
+        + "; each plan is a bijection of its d labels onto the d columns"
+
 
 THEOREMS = [
     ObligationTheorem("THM-LIFT", "symbolic column plans: count, range and disjointness by polynomial positivity in n "
                       "=> bijection (pigeonhole); label ranges chain to exactly {sin_i, cos_i : i < n} (+ the odd column); "
-                      "cross-check: plan = columns() at every d <= 512 and 9 wider d up to 4097, M_k block-diagonal at d <= 9",
-                      lambda: [], _LIFT_SCOPE, concrete=lift_crosscheck, steps=lift_steps, mutations=(),
-                      step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels"), rules=(RULE_REINDEX, RULE_BLOCK)),
+                      "every label where DEF-LAYOUT's table puts it; cross-check: plan = column data at every d <= 1100 "
+                      "and 11 wider d up to 65537, M_k block-diagonal at d <= 9",
+                      lambda: [], (), concrete=lift_crosscheck, steps=lift_all_steps, mutations=(),
+                      step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels", "layout-swap"),
+                      rules=(RULE_REINDEX, RULE_BLOCK), describe=describe_layouts),
     ObligationTheorem("THM-SHIFT", f"{_E}; odd d: distinct frequencies + Laurent coefficients -> inconsistent system in a_u",
-                      shift_obligations, _SHIFT_SCOPE, concrete=_over(T.shift_obligations, _all), steps=shift_steps,
+                      shift_claims, FAMILY + ("log_b",), concrete=_over(T.shift_obligations, _all), steps=shift_steps,
                       axioms=(AX_CHARACTERS,), rules=(RULE_REINDEX,), step_mutations=("base-1", "block-partner"),
                       step_symbols=(ALPHA_NZ, SIGMA_NZ, LOG_B)),
-    ObligationTheorem("THM-DOT", _E, _plans(T.every_d_dot), SCOPE_ALL, concrete=_over(T.dot_obligations, _all),
+    ObligationTheorem("THM-DOT", _E, _plans(T.every_d_dot), FAMILY, concrete=_over(T.dot_obligations, _all),
                       rules=(RULE_REINDEX, RULE_SUM)),
-    ObligationTheorem("THM-EVEN", _E, _plans(T.every_d_even), SCOPE_ALL, concrete=_over(T.even_obligations, _paired),
+    ObligationTheorem("THM-EVEN", _E, _plans(T.every_d_even), FAMILY, concrete=_over(T.even_obligations, _paired),
                       rules=(RULE_REINDEX, RULE_SUM)),
     ObligationTheorem("THM-ROT", "per 2x2 block R(sigma w_i k), i symbolic: groebner (orthogonality, det) + (E) "
-                      "(group law); lifted by RULE-BLOCK", T.every_d_rotation, _ROT_SCOPE,
-                      concrete=_over(T.rotation_obligations, _paired), rules=(RULE_BLOCK,)),
-    ObligationTheorem("THM-NORM", f"{_E}; odd d: two exact values of u(p)^2", _plans(T.every_d_norm), _NORM_SCOPE,
+                      "(group law); lifted by RULE-BLOCK", T.every_d_rotation, ("sigma", "b", "D"), plans=T.PAIRED_PLANS,
+                      per_label=True, concrete=_over(T.rotation_obligations, _paired), rules=(RULE_BLOCK,)),
+    ObligationTheorem("THM-NORM", f"{_E}; odd d: two exact values of u(p)^2", _plans(T.every_d_norm), FAMILY,
                       concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM),
                       step_symbols=(ALPHA_NZ, SIGMA_NZ)),
     ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> (real phases, real alpha) + (E) at p = -o",
-                      T.every_d_bound, SCOPE_ALL, concrete=_over(T.bound_obligations, _all),
+                      T.every_d_bound, FAMILY, per_label=True, concrete=_over(T.bound_obligations, _all),
                       mutations=("tighten", "origin-at-0")),  # |x| <= |alpha| survives sign flips and sin-for-cos
-    ObligationTheorem("THM-DIR", f"{_E} + a ball-certified nonzero value", _plans(T.every_d_direction), SCOPE_ALL,
+    ObligationTheorem("THM-DIR", f"{_E} + a ball-certified nonzero value", _plans(T.every_d_direction), FAMILY,
                       concrete=_over(T.direction_obligations, _all), steps=direction_steps, rules=(RULE_REINDEX, RULE_SUM)),
-    ObligationTheorem("THM-CPLX", _E, T.every_d_complex, SCOPE_ALL, concrete=_over(T.complex_obligations, _all)),
+    ObligationTheorem("THM-CPLX", _E, T.every_d_complex, FAMILY, per_label=True, concrete=_over(T.complex_obligations, _all)),
     ObligationTheorem("THM-LAYOUT", f"{_E}; same labels in both plans (THM-LIFT: both are bijections)",
-                      _plans(T.every_d_layout, _concat), _LAYOUT_SCOPE, concrete=_over(layout_obligations, lambda: T.CONCRETE),
+                      _plans(T.every_d_layout, _concat), FAMILY, plans=tuple(pl.name for pl in PLANS if _concat(pl)),
+                      concrete=_over(layout_obligations, lambda: T.CONCRETE),
                       steps=layout_steps, mutations=(), step_mutations=("with-cos-sin-ceil", "odd-rule"),
                       rules=(RULE_REINDEX, RULE_SUM)),
 ]

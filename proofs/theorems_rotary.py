@@ -10,36 +10,41 @@ from sinpe.spec import theorems_rotary as R
 from .engine import ObligationTheorem
 
 
-# What each statement is proven for: per 2x2 block with a symbolic frequency and symbolic positions; every
-# even head dimension, because the caches' pairs are the channel plans THM-LIFT decides (rotary_pairs:
-# pairs = interleaved, halves = sin-cos), re-decided here as steps; dims 4 and 6 are a cross-check.
-_REL_SCOPE = {"d": "all even head dimensions (halves, pairs: the pairs of the layout's channel plan)", "alpha": "1",
-              "sigma": "1", "o": "0", "per": "2x2 block, symbolic omega, p, q"}
-_ATTN_SCOPE = {"d": "all even head dimensions; cross-check at " + str(list(R.DIMS)), "alpha": "1", "sigma": "1", "o": "0",
-               "layouts": ["halves", "pairs"], "frequencies": "opaque (every rule, scaling and base)"}
-
-
 def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     """The rotary layouts' pairs form a bijection of labels onto the dim columns for every n (THM-LIFT's
-    steps on :func:`sinpe.spec.definition.rotary_pairs`); mutation 'pair-offset' moves a segment."""
+    steps on :func:`sinpe.spec.definition.rotary_pairs`), each pair where DEF-ROPE-LAYOUT puts it (rotate-half
+    (i, i + n), rotate-every-two (2i, 2i + 1): ``ROTARY_RULES``, typed apart); mutation 'pair-offset' moves a
+    segment, 'pairs-swapped' claims each layout's pairs for the other."""
     from sinpe.spec.definition import rotary_pairs
-    from sinpe.spec.theorems import symbolic
+    from sinpe.spec.theorems import ROTARY_RULES, symbolic
 
-    from .symbolic import STEP_PLANS, label_steps, mutate_plan, plan_steps
+    from .symbolic import STEP_PLANS, conformance_steps, label_steps, mutate_plan, plan_steps
     out = []
     for layout in ("halves", "pairs"):
         pl = symbolic(rotary_pairs(layout))
         pl = mutate_plan(pl, "plan-offset") if mutation == "pair-offset" else pl
-        mine = [(ok, n, f"{layout}: {what}") for ok, n, what in plan_steps(pl) + label_steps(pl)]
+        rules = ROTARY_RULES[{"halves": "pairs", "pairs": "halves"}[layout] if mutation == "pairs-swapped" else layout]
+        mine = [(ok, n, f"{layout}: {what}") for ok, n, what in
+                plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT")]
         STEP_PLANS.update({what: pl for _, _, what in mine})  # certified by the plan (sinpe prove --certificates)
         out += mine
     return out
 
 
+def describe_pairs() -> str:
+    from sinpe.spec.theorems import ROTARY_RULES
+
+    from .symbolic import rule_text
+    return "the rotated pairs (first member 'sin', second 'cos') of a layout of dim = 2n columns: " + "; ".join(
+        f"{lay}: {rule_text(rules)}" for lay, rules in ROTARY_RULES.items())
+
+
+_DIMS = "all even head dimensions (halves, pairs: the pairs of the layout's channel plan)"
 THEOREMS = (
-    ObligationTheorem("THM-ROPE-REL", "laurent", R.rel_obligations, _REL_SCOPE, steps=pair_plan_steps,
-                      step_mutations=("pair-offset",)),
+    ObligationTheorem("THM-ROPE-REL", "laurent", R.rel_obligations, (), per_label=True, steps=pair_plan_steps,
+                      step_mutations=("pair-offset", "pairs-swapped"), d=_DIMS, describe=describe_pairs),
     ObligationTheorem("THM-ROPE-ATTN", "laurent per pair + the layouts' plans decided as bijections (THM-LIFT's steps)",
-                      R.attn_pair_obligations, _ATTN_SCOPE, concrete=R.attn_obligations, steps=pair_plan_steps,
-                      step_mutations=("pair-offset",)),
+                      R.attn_pair_obligations, (), per_label=True, concrete=R.attn_obligations, steps=pair_plan_steps,
+                      step_mutations=("pair-offset", "pairs-swapped"), d=_DIMS + "; cross-check at " + str(list(R.DIMS)),
+                      describe=describe_pairs),
 )

@@ -15,12 +15,13 @@ import time
 import sympy as sp
 
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import exponent, n_frequencies, pairs_exponent
+from sinpe.spec.definition import SYMPY, definition, exponent, n_frequencies, pairs_exponent, weight
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Instance, Obligation
+from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Claim, Instance, Obligation, show, statement_text
 
 from . import certificates
-from .engine import ProofResult, decide_obligation, is_syntactic
+from .engine import (STEP_BUDGET, ProofResult, _timed, assumption_words, decide_obligation, hypotheses, is_syntactic,
+                     scope_mismatch, scope_of)
 from .symbolic import positive_from, rational_identity
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
@@ -34,13 +35,17 @@ ALL_AXIOMS = (AX_PI_IRRATIONAL, AX_EXP_KERNEL, AX_PI_GT_3, AX_CHARACTERS)
 
 
 class Steps:
-    """A proof as a list of decided steps; the theorem is proven iff every step is."""
+    """A proof as a list of decided steps; the theorem is proven iff every step is. The claims it decides
+    (:meth:`claim`) and the symbols its other steps use (:meth:`uses`) make its statement and scope."""
 
     def __init__(self) -> None:
         self.failures: list[str] = []
         self.size = 0
         self.count = 0
         self.syntactic = 0
+        self.claims: list[Claim] = []
+        self.clauses: list[str] = []
+        self.symbols: set[sp.Symbol] = set()
 
     def check(self, ok: bool, what: str, size: int = 1, certificate: Certificate | None = None) -> bool:
         """Count one decided step; ``certificate`` (an ideal membership) is exported by ``--certificates``."""
@@ -59,15 +64,31 @@ class Steps:
             self.syntactic += 1
             return True
         certificates.note_obligation(ob)
-        ok, n, why = decide_obligation(ob)
+        got, late = _timed(STEP_BUDGET, decide_obligation, ob)
+        ok, n, why = got if got is not None else (False, 0, late)
         return self._count(ok, f"{ob.name}: {why}", n)
+
+    def claim(self, c: Claim) -> bool:
+        """Decide a clause of the statement (its obligations), and record it for the statement's text."""
+        self.claims.append(c)
+        return all([self.obligation(ob) for ob in c.obligations()])
+
+    def says(self, clause: str, *symbols: sp.Symbol) -> None:
+        """A clause of the statement decided by steps (its text printed from ``symbols``' names and assumptions)."""
+        self.clauses.append(clause)
+        self.symbols |= set(symbols)
 
 
 def _result(id: str, method: str, t0: float, st: Steps, witness: str, names: list[str], axioms: list[str],
-            mutation: str | None, scope: dict, cross_check: int = 0) -> ProofResult:
-    title, text = STATEMENTS[id]
-    return ProofResult(id, title, text, method, "proven" if not st.failures else "not-proven", time.perf_counter() - t0,
-                       st.size, witness, st.count, names, axioms, st.failures, mutation, st.syntactic, cross_check, scope)
+            mutation: str | None, params: tuple[str, ...], d: str, cross_check: int = 0) -> ProofResult:
+    """The result, its statement, scope and hypotheses printed from what the steps decided (REQ-PROVE)."""
+    obs = [ob for c in st.claims for ob in c.obligations()]
+    hyps = hypotheses(obs, tuple(st.symbols))
+    failures = list(st.failures) or scope_mismatch(params, hyps)
+    text = "; ".join([statement_text(st.claims)] * bool(st.claims) + st.clauses)
+    return ProofResult(id, STATEMENTS[id], text, method, "proven" if not failures else "not-proven",
+                       time.perf_counter() - t0, st.size, witness, st.count, names, axioms, failures, mutation,
+                       st.syntactic, cross_check, scope_of(hyps, None, d), hypotheses=hyps)
 
 
 # ----------------------------------------------------------------------------------------- THM-WAVE
@@ -116,54 +137,66 @@ def _count_steps(st: "Steps", mutation: str | None) -> None:
 
 
 class Wavelengths:
-    id = "THM-WAVE"
-    method = "rational-function identities (together + expand) and polynomial positivity, symbolic in d"
-    mutations = ("ratio", "largest", "drop", "lambda0", "count", "count-direction")
-    axioms: tuple[str, ...] = ()
+    """THM-WAVE from the definition's own frequencies: for every preset and parity, D(n) of the definition's
+    schedule is the D SPEC.md's DEF-SCHEDULE-* states (typed apart, ``schedule_rule``), positive on the schedule's
+    domain (decided before anything cancels), and lambda_i = 2 pi / w_i with w_i the definition's ``weight`` of its
+    exponent e_i is 2 pi b^(i/D) (geometric, ratio b^(1/D), lambda_0 = 2 pi, the largest as claimed), by (E)."""
 
-    def prove(self, mutation: str | None = None) -> ProofResult:
+    id = "THM-WAVE"
+    method = ("the definition's schedule = DEF-SCHEDULE's D (rational identity), D > 0 on its domain (polynomial "
+              "positivity), lambda_i from the definition's weights by (E), symbolic in n and i; count by steps")
+    mutations = ("ratio", "largest", "drop", "lambda0", "count", "count-direction", "t2t-every-d")
+    axioms: tuple[str, ...] = ()
+    params = ("b", "D")
+
+    def prove(self, mutation: str | None = None, witness: bool = True) -> ProofResult:
         if mutation not in (None, *self.mutations):
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
         st = Steps()
-        i = sp.Symbol("i", integer=True, nonnegative=True)
-        d = sp.Symbol("d", positive=True)
         names = []
         for name, prof in PRESETS.items():
             for odd in (False, True):
                 if odd and prof.odd == "error":
                     continue
                 names.append(f"{name} ({'odd' if odd else 'even'} d)")
-                D = T.symbolic_denominator(prof, N, odd)
-                Nf = T.symbolic_n_frequencies(prof, N, odd)
-                e = lambda j, prof=prof, odd=odd: pairs_exponent(prof, N, odd, j)  # noqa: E731  the definition's e_j, symbolic in n
-                ratio = 2 / D if mutation == "ratio" else 1 / D
-                # log_b(lambda_(i+1)/lambda_i) = e_(i+1) - e_i: constant, so lambda_i is geometric with ratio b^(1/D)
-                st.check(rational_identity(e(i + 1) - e(i), ratio), f"{name}: e_(i+1) - e_i = {ratio}")
-                n0 = 2 if prof.shift is not None else 1  # domain of the schedule: D > 0
-                st.check(positive_from(D, N, n0), f"{name}: D = {D} > 0 for n >= {n0}, so lambda_i increases")
-                lam0 = sp.Rational(1, 2) if mutation == "lambda0" else 0  # lambda_0 = 2 pi b^(e_0), e_0 = 0
-                st.check(rational_identity(e(0), lam0), f"{name}: e_0 = {lam0}")
-                claim = _largest_claim(prof, odd, d)
-                if mutation == "largest" and prof.shift is not None:
-                    claim = 1 - 2 / d  # Vaswani's closed form claimed for tensor2tensor
-                if mutation == "drop" and prof.shift is None and not odd:
-                    claim = sp.Integer(1)  # the -2/d term dropped
-                dn = 2 * N + 1 if odd else 2 * N
-                st.check(rational_identity(e(Nf - 1), claim.subs(d, dn)),
-                         f"{name}: e_(N-1) = {e(Nf - 1)} vs claimed {claim}")
-        # count: lambda_i <= L <=> e_i <= log_b(L/2pi) <=> i <= D log_b(L/2pi) (b > 1, D > 0): an initial segment
-        bsym, L = sp.symbols("b L", positive=True)
-        D = sp.Symbol("D", positive=True)
-        lhs = sp.expand_log(sp.log(2 * sp.pi * bsym ** (i / D)), force=True) / sp.log(bsym)
-        st.check(rational_identity(sp.expand(lhs - sp.log(2 * sp.pi) / sp.log(bsym)), i / D), "log_b lambda_i = log_b(2 pi) + i/D")
+                self._preset(st, name, prof, odd, mutation)
         _count_steps(st, mutation)
-        wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, names, [RULE_FLOOR], mutation,
-                       {"d": "all", "alpha": "n/a", "sigma": "n/a (lambda_i = 2 pi / w_i)", "o": "n/a",
-                        "schedule": "every preset's, symbolic in n, both parities",
-                        "part (d)": "b > 1 (b = 1 + beta, beta > 0), D > 0, L > 0; decided: log b > 0, the rearrangement "
-                                    "i <= x <=> lambda_i <= L, RULE-FLOOR, RULE-SUM-LINEARITY, min by cases"})
+        st.says("for b > 1 and L > 0: #{i < N : lambda_i <= L} = 0 if L < 2*pi, else min(N, floor(D*log_b(L/(2*pi))) + 1)",
+                sp.Symbol("b", positive=True), sp.Symbol("D", positive=True))
+        wtext = self._witness() if witness else "not run (--no-witness)"
+        return _result(self.id, self.method, t0, st, wtext, names, [RULE_FLOOR], mutation, self.params,
+                       "all (each preset's schedule, both parities; tensor2tensor's shifted schedule where D > 0: d >= 4)")
+
+    @staticmethod
+    def _preset(st: "Steps", name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
+        i = sp.Symbol("i", integer=True, nonnegative=True)
+        df = definition(prof, odd)
+        D = df.schedule.denominator(N)
+        D_claim = T.schedule_rule(prof.shift, odd)
+        parity = "odd d" if odd else "even d"
+        st.check(rational_identity(D, D_claim), f"{name} ({parity}): the definition's D(n) = {D} is DEF-SCHEDULE's {D_claim}")
+        # the schedule's domain, decided before any expression in e_i = i/D is built (SymPy cancels (n-1)/(n-1))
+        n0 = 1 if prof.shift is None or mutation == "t2t-every-d" else max(1, int(prof.shift) + 1)
+        st.check(positive_from(D, N, n0), f"{name} ({parity}): D = {D} > 0 for n >= {n0}")
+        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)  # noqa: E731
+        b, where = T.BASE, f"{name}, {parity}" + (f", n >= {n0}" if n0 > 1 else "")
+        ratio = 2 / D_claim if mutation == "ratio" else 1 / D_claim
+        st.claim(Claim("lambda_i = 2*pi/w_i", lam(i), 2 * sp.pi * b ** (i / D_claim), plan=where))
+        st.claim(Claim("lambda_(i+1)/lambda_i", lam(i + 1) / lam(i), b ** ratio, plan=where))
+        st.claim(Claim("lambda_0", lam(0), 2 * sp.pi * (b ** sp.Rational(1, 2) if mutation == "lambda0" else 1), plan=where))
+        d = sp.Symbol("d", positive=True)
+        claim = _largest_claim(prof, odd, d)
+        if mutation == "largest" and prof.shift is not None:
+            claim = 1 - 2 / d  # Vaswani's closed form claimed for tensor2tensor
+        if mutation == "drop" and prof.shift is None and not odd:
+            claim = sp.Integer(1)  # the -2/d term dropped
+        top = df.plan.n_labels(N) - 1
+        st.claim(Claim("lambda_(N-1), the largest", lam(top), 2 * sp.pi * b ** claim.subs(d, 2 * N + int(odd)),
+                       plan=where, rhs_says=f"2*pi*b**({show(claim)})"))
+        if n0 > 1:  # below the domain: n = 1 (d = 2, 3) holds one frequency, w_0 = 1
+            one = df.plan.n_labels(1) - 1
+            st.claim(Claim("lambda_(N-1), the largest", lam(sp.Integer(one)).subs(N, 1), 2 * sp.pi, plan=f"{name}, {parity}, n = 1"))
 
     @staticmethod
     def _witness() -> str:
@@ -217,7 +250,7 @@ class Injectivity:
     mutations = ("sin-for-cos", "drop", "real-positions", "no-pi-axiom", "kernel-sqrt2", "sigma-any", "alpha-any")
     axioms = (AX_EXP_KERNEL, AX_PI_IRRATIONAL)
 
-    def prove(self, mutation: str | None = None) -> ProofResult:
+    def prove(self, mutation: str | None = None, witness: bool = True) -> ProofResult:
         if mutation not in (None, *self.mutations):
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
@@ -255,12 +288,14 @@ class Injectivity:
         st.check(period.is_rational is False, f"{period} is irrational (AX-PI-IRRATIONAL), so m = 0")
         # (7) m = 0: sigma (p - q) = 0 and sigma != 0 give p = q
         st.check(sigma.is_zero is False, f"sigma = {sigma} is nonzero, so sigma (p - q) = 0 gives p = q")
-        wtext = self._witness()
+        st.says(f"PE(p) = PE(q) implies p = q, for p, q {assumption_words(p)} (integers in particular), alpha "
+                f"{assumption_words(alpha)}, sigma {assumption_words(sigma)}, o {assumption_words(T.OFFSET)}",
+                p, q, alpha, sigma, T.OFFSET)
+        wtext = self._witness() if witness else "not run (--no-witness)"
         names = [pl.name for pl in T.PLANS]
         axioms = [AX_EXP_KERNEL] + ([AX_PI_IRRATIONAL] if mutation != "no-pi-axiom" else [])
-        return _result(self.id, self.method, t0, st, wtext, names, axioms, mutation,
-                       {"d": "every d >= 2", "alpha": "symbolic real, nonzero", "sigma": "symbolic rational, nonzero",
-                        "o": "symbolic real", "positions": "rational (integers in particular)", "schedule": "every preset's"})
+        return _result(self.id, self.method, t0, st, wtext, names, axioms, mutation, ("alpha", "sigma", "o"),
+                       "every d >= 2 (every plan holds sin_0 and cos_0), every preset's schedule")
 
     @staticmethod
     def _groebner(st: Steps, mutation: str | None) -> None:
@@ -298,7 +333,7 @@ class NonPermutation:
     axioms = (AX_PI_GT_3,)
     PAIRS = (("t2t", "vaswani-concat"), ("t2t-cos", "vaswani-concat-cos"), ("t2t", "vaswani"))
 
-    def prove(self, mutation: str | None = None) -> ProofResult:
+    def prove(self, mutation: str | None = None, witness: bool = True) -> ProofResult:
         if mutation not in (None, *self.mutations):
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
@@ -317,10 +352,11 @@ class NonPermutation:
             ia, ib = Instance(PRESETS[a_name], 2), Instance(PRESETS[b_name], 2)
             for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P))):
                 st.obligation(Obligation(f"{a_name} vs {b_name}, d=2: column {j} equal", x, y))
-        wtext = self._witness()
-        return _result(self.id, self.method, t0, st, wtext, names, list(self.axioms), mutation,
-                       {"d": "every even d >= 4 (and d = 2)", "alpha": "1", "sigma": "1", "o": "0",
-                        "schedule": "tensor2tensor (D = n - 1) vs Vaswani (D = n)"})
+        st.says("no column permutation maps the tensor2tensor table to the Vaswani table (" + ", ".join(
+            f"{a} vs {b}" for a, b in self.PAIRS) + ") at even d >= 4; at d = 2 they are equal")
+        wtext = self._witness() if witness else "not run (--no-witness)"
+        return _result(self.id, self.method, t0, st, wtext, names, list(self.axioms), mutation, (),
+                       "every even d >= 4 (and d = 2); the presets' alpha = 1, sigma = 1, o = 0")
 
     @staticmethod
     def _separate(A_: Profile, B_: Profile, n_min: int, st: Steps, tag: str, mutation: str | None = None) -> None:
@@ -400,7 +436,7 @@ class Attention:
     axioms = (AX_CHARACTERS,)
     M_, N_, T_ = sp.symbols("m n t", real=True)
 
-    def prove(self, mutation: str | None = None) -> ProofResult:
+    def prove(self, mutation: str | None = None, witness: bool = True) -> ProofResult:
         if mutation not in (None, *self.mutations):
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
@@ -420,9 +456,11 @@ class Attention:
                 break  # one failed step decides; the rest would only cost time
             names.append(inst.name)
             self._commutant(inst, st, mutation)
-        return _result(self.id, self.method, t0, st, f"score difference enclosure {enc.str(8)}", names, list(self.axioms), mutation,
-                       {"d": "(a) d = 2; (b) 'iff' at d in {2 (generic pair), 4, 5}: vaswani 4, vaswani-concat 4, t2t-cos 4, "
-                        "vaswani-concat-cos 5", "alpha": "1", "sigma": "1", "o": "0"})
+        st.says(f"(a) PE(m)^T W PE(n) is not a function of n - m for W = {list(W)} at vaswani d = 2; (b) at "
+                + ", ".join(names[1:]) + " it is one for all m, n iff W is block-diagonal with 2x2 blocks a*I + b*J "
+                "(entries in the row or column of a zero column free)")
+        return _result(self.id, self.method, t0, st, f"score difference enclosure {enc.str(8)}", names, list(self.axioms),
+                       mutation, (), "(a) d = 2; (b) 'iff' at d in {2 (generic pair), 4, 5}: " + ", ".join(names[1:]))
 
     def _commutant(self, inst: Instance, st: Steps, mutation: str | None) -> None:
         n = len(inst.cols())

@@ -91,9 +91,12 @@ class Schedule:
 
     @staticmethod
     def _over(i: Any, den: Any) -> Any:
+        """i / den: exactly 0 for i = 0; a Fraction for int i over a Fraction den, else SymPy's quotient."""
         if isinstance(i, int) and i == 0:
             return Fraction(0)
-        return (Fraction(i) if isinstance(i, int) and isinstance(den, Fraction) else i) / den
+        if isinstance(i, int) and isinstance(den, Fraction):
+            return Fraction(i * den.denominator, den.numerator)  # = i / den, one normalisation
+        return i / den
 
 
 def schedule(profile: Profile, odd: bool) -> Schedule:
@@ -248,15 +251,29 @@ class ChannelPlan:
 
     def at(self, n: int) -> tuple[Column, ...]:
         """What each of the d = 2n (+1) columns holds (ValueError if the segments do not tile [0, d))."""
-        out: list[Column | None] = [None] * self.d(n)
+        kinds, labels = self.tables(n)
+        return tuple(Column(kind, k) for kind, k in zip(kinds, labels))
+
+    def tables(self, n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """``(kinds, labels)`` of the d = 2n (+1) columns, each segment copied as a slice (ValueError if the
+        segments do not tile [0, d): a column written twice, outside, or not at all)."""
+        d = self.d(n)
+        kinds: list[str | None] = [None] * d
+        labels = [0] * d
         for s in self.segments():
-            for i, j in zip(s.labels(n), s.columns(n)):
-                if not 0 <= j < len(out) or out[j] is not None:
-                    raise ValueError(f"plan {self.name}: segment {s.kind} writes column {j} at n={n}")
-                out[j] = Column(s.kind, 0 if s.kind == "zero" else i)
-        if None in out:
-            raise ValueError(f"plan {self.name}: column {out.index(None)} unset at n={n}")
-        return tuple(c for c in out if c is not None)
+            cols, labs = s.columns(n), s.labels(n)
+            if len(cols) and (cols.start < 0 or cols[-1] >= d or cols[-1] < 0):
+                raise ValueError(f"plan {self.name}: segment {s.kind} writes column {cols[-1] if cols[-1] >= d else cols.start} "
+                                 f"at n={n}")
+            sl = slice(cols.start, cols.stop if cols.stop >= 0 else None, cols.step)
+            if any(kinds[j] is not None for j in cols):
+                j = next(j for j in cols if kinds[j] is not None)
+                raise ValueError(f"plan {self.name}: segment {s.kind} writes column {j} at n={n}")
+            kinds[sl] = [s.kind] * len(cols)
+            labels[sl] = [0] * len(cols) if s.kind == "zero" else list(labs)
+        if None in kinds:
+            raise ValueError(f"plan {self.name}: column {kinds.index(None)} unset at n={n}")
+        return tuple(kinds), tuple(labels)  # type: ignore[arg-type]
 
 
 _ZERO, _ONE, _N = Lin(0, 0), Lin(0, 1), Lin(1, 0)
@@ -344,22 +361,25 @@ class Definition:
     amplitude: Any
     name: str = ""
 
+    def value(self, kind: str, i: Any, n: Any, p: Any, ops: Backend) -> Any:
+        """The value of label (kind, i) at position p for d = 2n (+1): what :func:`value` of :meth:`at` gives,
+        with i, n, p and the parameters possibly SymPy expressions (the proofs)."""
+        w = weight(self.schedule.exponent(n, i), self.base, ops)
+        return entry(kind, theta(p, w, self.offset, self.scale, ops), self.amplitude, ops)
+
     def at(self, d: int) -> "ColumnData":
         """The column data at width d (its parity must be the plan's)."""
         check_width(d)
         if d % 2 != int(self.plan.odd):
             raise ValueError(f"plan {self.plan.name} read at d={d}")
         n = d // 2
-        cols = self.plan.at(n)
+        kinds, labels = self.plan.tables(n)
         nf = self.plan.n_labels(n)
         if nf > 1 and self.schedule.denominator(n) <= 0:
             raise ValueError(f"frequency schedule undefined: D = floor(d/2) - shift = {self.schedule.denominator(n)} "
                              f"<= 0 at d={d} with {nf} frequencies")
-        where = {(c.kind, c.k): j for j, c in enumerate(cols)}
-        partner = tuple(where.get(("cos" if c.kind == "sin" else "sin", c.k)) if c.kind != "zero" else None for c in cols)
-        return ColumnData(d, tuple(c.kind for c in cols), tuple(c.k for c in cols),
-                          self.schedule.exponents(n, nf), partner,
-                          self.base, self.scale, self.offset, self.amplitude, self.name)
+        return ColumnData(d, kinds, labels, nf, self.schedule, self.base, self.scale, self.offset, self.amplitude,
+                          self.name)
 
 
 @lru_cache(maxsize=1024)
@@ -390,17 +410,25 @@ class ColumnData:
     d: int
     kinds: tuple[str, ...]
     labels: tuple[int, ...]
-    exponents: tuple[Fraction, ...]
-    partner: tuple[int | None, ...]
+    n_frequencies: int
+    schedule: Schedule
     base: Fraction
     scale: Fraction
     offset: Fraction
     amplitude: Fraction
     name: str = field(default="", compare=False)
 
-    @property
-    def n_frequencies(self) -> int:
-        return len(self.exponents)
+    @cached_property
+    def exponents(self) -> tuple[Fraction, ...]:
+        """e_0 .. e_(N-1) of the schedule at n = floor(d/2)."""
+        return self.schedule.exponents(self.d // 2, self.n_frequencies)
+
+    @cached_property
+    def partner(self) -> tuple[int | None, ...]:
+        """Per column, the column of the other function with the same label (None: a zero or unpaired column)."""
+        where = {(f, k): j for j, (f, k) in enumerate(zip(self.kinds, self.labels))}
+        return tuple(where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None
+                     for f, k in zip(self.kinds, self.labels))
 
     @cached_property
     def columns(self) -> tuple[Column, ...]:
@@ -512,9 +540,30 @@ def channel_value(kind: str, theta: Any, ops: Any, amplitude: Any = None) -> Any
     return v if amplitude is None else amplitude * v
 
 
+def _num(ops: Backend, x: Any) -> Any:
+    """A parameter in the backend: an exact rational converted, a SymPy symbol (the proofs' generic parameters)
+    taken as it is."""
+    return ops.num(Fraction(x)) if isinstance(x, (int, Fraction)) and not isinstance(x, bool) else x
+
+
+def weight(e: Any, base: Any, ops: Backend) -> Any:
+    """w = base ** (-e) in the backend (DEF-SCHEDULE-*), exactly 1 for e = 0."""
+    return geometric(e, lambda x: ops.pow(_num(ops, base), _num(ops, x)), _num(ops, Fraction(1)))
+
+
+def theta(p: Any, w: Any, offset: Any, scale: Any, ops: Backend) -> Any:
+    """scale * (p + offset) * w (DEF-FAMILY), no rounding step for offset 0 or scale 1."""
+    return angle(_num(ops, p), w, _num(ops, offset) if offset != 0 else None, _num(ops, scale) if scale != 1 else None)
+
+
+def entry(kind: str, th: Any, amplitude: Any, ops: Backend) -> Any:
+    """amplitude * f(th), f = sin, cos or the zero function (DEF-FAMILY)."""
+    return channel_value(kind, th, ops, _num(ops, amplitude) if amplitude != 1 else None)
+
+
 def frequency(cd: ColumnData, k: int, ops: Backend) -> Any:
     """w_k = base ** (-e_k) in the backend (exactly 1 for e_k = 0)."""
-    return geometric(cd.exponents[k], lambda e: ops.pow(ops.num(cd.base), ops.num(e)), ops.num(Fraction(1)))
+    return weight(cd.exponents[k], cd.base, ops)
 
 
 def phase(cd: ColumnData, k: int, p: Any, ops: Backend, w: Any = None) -> Any:
@@ -522,16 +571,12 @@ def phase(cd: ColumnData, k: int, p: Any, ops: Backend, w: Any = None) -> Any:
 
     ``w`` may pass a precomputed ``frequency(cd, k, ops)`` (callers that loop over positions).
     """
-    if isinstance(p, (int, Fraction)):
-        p = ops.num(Fraction(p))
-    return angle(p, frequency(cd, k, ops) if w is None else w,
-                 ops.num(cd.offset) if cd.offset != 0 else None,
-                 ops.num(cd.scale) if cd.scale != 1 else None)
+    return theta(p, frequency(cd, k, ops) if w is None else w, cd.offset, cd.scale, ops)
 
 
 def value(cd: ColumnData, kind: str, theta: Any, ops: Backend) -> Any:
     """amplitude * f(theta), f the function ``kind`` names ('sin', 'cos', 'zero')."""
-    return channel_value(kind, theta, ops, ops.num(cd.amplitude) if cd.amplitude != 1 else None)
+    return entry(kind, theta, cd.amplitude, ops)
 
 
 def row(cd: ColumnData, p: Any, ops: Backend) -> list[Any]:

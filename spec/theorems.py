@@ -26,70 +26,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import sympy as sp
 
-from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, angle, channel_plan, channel_value, column_data, columns, geometric,
-                         pairs_denominator, pairs_n_frequencies, phase, value)
+from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, Definition, Schedule, channel_plan, column_data, columns,
+                         pairs_denominator, pairs_n_frequencies, phase, theta, value, weight)
 from .profiles import PRESETS, Profile, get_profile
 
-P, Q, K, A, B = sp.symbols("p q k a b", real=True)
+P, Q, K, A, B = sp.symbols("p q k s t", real=True)  # s, t: the shifts of M_s M_t = M_(s+t)
 # The shift -k as a symbol of its own, substituted by the procedure after its rewrite to exponentials
 # (``at=((KNEG, -K),)``): built with -k, cos(-x) would become cos(x) before any procedure ran.
 KNEG = sp.Symbol("k_neg", real=True)
 AT_NEG = ((KNEG, -K),)
 OMEGA = sp.Symbol("omega", positive=True)
 
-# id -> (title, plain-text statement). SPEC.md section 5 states the same, numbered.
-STATEMENTS: dict[str, tuple[str, str]] = {
-    "THM-LIFT": ("lifting lemma",
-                 "For every d, the column plan of each layout and odd rule (written symbolically in n = floor(d/2)) "
-                 "is a bijection from the labels {sin_i, cos_i : i < n} (+ the odd column) onto the d columns, so "
-                 "M_k is block-diagonal up to that permutation and sums over columns are sums over labels."),
-    "THM-SHIFT": ("shift is linear",
-                  "PE(p+k) = M_k PE(p) on every paired column, M_k the rotation blocks [[cos wk, sin wk], "
-                  "[-sin wk, cos wk]] in (sin, cos) order, conjugated by the layout's column permutation; "
-                  "a zero column maps to itself; an unpaired odd-d column is no fixed linear image of PE(p)."),
-    "THM-DOT": ("dot product",
-                "PE(p).PE(p+k) = sum_i cos(w_i k) over the pairs (independent of p); an unpaired odd-d "
-                "column adds its own term u(p)u(p+k)."),
-    "THM-EVEN": ("even symmetry",
-                 "f(k) = sum_i cos(w_i k) is even, so PE(p).PE(p+k) = PE(p).PE(p-k) when every column is paired "
-                 "or zero: the dot product cannot tell k from -k."),
-    "THM-ROT": ("M_k is a rotation group",
-                "M_k^T M_k = I, det M_k = 1, M_a M_b = M_(a+b), M_0 = I, M_(-k) = M_k^T, M_k M_(-k) = I."),
-    "THM-NORM": ("constant norm",
-                 "|PE(p)|^2 = d/2 for even d; for odd d it is floor(d/2) plus u(p)^2 for an unpaired column u "
-                 "(constant floor(d/2) under zero-pad, not constant under trailing-sin / ceil-split)."),
-    "THM-BOUND": ("bound and origin",
-                  "|PE(p)[j]| <= |alpha| for every column, and PE(-o)[j] = alpha on cos columns, 0 on sin and zero "
-                  "columns (so PE(0) = (0,alpha,0,alpha,...) interleaved when o = 0)."),
-    "THM-WAVE": ("wavelengths",
-                 "lambda_i = 2 pi / w_i = 2 pi b^(i/D) is geometric with ratio b^(1/D); lambda_0 = 2 pi; the largest "
-                 "is 2 pi b^((N-1)/D) (2 pi b^(1-2/d) Vaswani, 2 pi b tensor2tensor, even d); #{i : lambda_i <= L} = "
-                 "min(N, floor(D log_b(L/(2 pi))) + 1) for L >= 2 pi, else 0."),
-    "THM-INJ": ("injective on integers",
-                "p != q rationals (integers in particular) => PE(p) != PE(q) for every d >= 2 when alpha != 0 and "
-                "sigma != 0 is rational; the proof uses that pi is irrational (Lambert)."),
-    "THM-LAYOUT": ("layouts are column permutations",
-                   "For every d, a concatenated table (sin-cos with any odd rule; cos-sin even, trailing-sin or "
-                   "zero-pad) equals the interleaved table with the same schedule under a fixed column permutation, "
-                   "so norms and dot products agree; cos-sin with ceil-split (odd column cos_n) is no such permutation."),
-    "THM-NONPERM": ("schedules are not permutations",
-                    "For every even d >= 4 no column permutation maps the tensor2tensor table (D = d/2 - 1) to the "
-                    "Vaswani table (D = d/2); at d = 2 the two tables are equal."),
-    "THM-ATTN": ("attention",
-                 "p_m^T W p_n is not in general a function of n - m (W = e_0 e_0^T, (m,n) = (0,1), (1,2)); at the "
-                 "generic pair and at vaswani d=4, vaswani-concat d=4, t2t-cos d=4, vaswani-concat-cos d=5 it is one "
-                 "for all m, n iff W is block-diagonal with each 2x2 block a I + b J (entries in the row or column of "
-                 "a zero column are never seen and stay free)."),
-    "THM-DIR": ("direction",
-                "PE(p)^T J PE(p+k) = sum_i sin(w_i k), J the block 90-degree rotation; odd in k, so a fixed "
-                "bilinear form tells k from -k."),
-    "THM-CPLX": ("complex form",
-                 "cos(w_i p) + i sin(w_i p) = exp(i w_i p) for each pair, and shifting by k multiplies it by "
-                 "exp(i w_i k)."),
+# id -> title, in SPEC.md section 5's order. A statement's text is not typed: each theorem's is printed from the
+# claims its obligations are built from (Claim.text, statement_text), with the symbols they quantify over.
+STATEMENTS: dict[str, str] = {
+    "THM-LIFT": "lifting lemma",
+    "THM-SHIFT": "shift is linear",
+    "THM-DOT": "dot product",
+    "THM-EVEN": "even symmetry",
+    "THM-ROT": "M_k is a rotation group",
+    "THM-NORM": "constant norm",
+    "THM-BOUND": "bound and origin",
+    "THM-WAVE": "wavelengths",
+    "THM-INJ": "injective on rationals",
+    "THM-LAYOUT": "layouts are column permutations",
+    "THM-NONPERM": "schedules are not permutations",
+    "THM-ATTN": "attention",
+    "THM-DIR": "direction",
+    "THM-CPLX": "complex form",
 }
 
 
@@ -100,8 +68,9 @@ class Obligation:
     name: str
     lhs: sp.Expr
     rhs: sp.Expr
-    method: str = "laurent"  # 'laurent' | 'groebner' | 'sos'
+    method: str = "laurent"  # 'laurent' | 'groebner' | 'sos' | 'normal'
     at: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    plan: str = ""  # the channel plan it is about ("" for a per-label or a concrete-table statement)
 
 
 class OpaqueFrequency:
@@ -243,7 +212,7 @@ def rotation_obligations(inst: Instance) -> list[Obligation]:  # THM-ROT (fully 
     MaMb, MMneg = Ma * Mb, M * Mneg
     for i in range(n):
         for j in range(n):
-            out.append(Obligation(f"{inst.name}: (M_a M_b)[{i},{j}] = M_(a+b)[{i},{j}]", MaMb[i, j], Mab[i, j]))
+            out.append(Obligation(f"{inst.name}: (M_s M_t)[{i},{j}] = M_(s+t)[{i},{j}]", MaMb[i, j], Mab[i, j]))
             out.append(Obligation(f"{inst.name}: M_0[{i},{j}] = {int(i == j)}", M[i, j], sp.Integer(int(i == j)), at=((K, sp.Integer(0)),)))
             out.append(Obligation(f"{inst.name}: M_(-k)[{i},{j}] = M_k^T[{i},{j}]", Mneg[i, j], M[j, i]))
             out.append(Obligation(f"{inst.name}: (M_k M_(-k))[{i},{j}] = {int(i == j)}", MMneg[i, j], sp.Integer(int(i == j))))
@@ -307,7 +276,7 @@ def symbolic_n_frequencies(profile: Profile, n: sp.Expr = N, odd: bool = False) 
     return pairs_n_frequencies(profile, n, odd)
 
 
-# ---------------------------------------------------------------- every d: the symbolic column plan and statements
+# ---------------------------------------------------------------- every d: the symbolic Definition and statements
 
 # Symbols of the every-d statements: n = floor(d/2) pairs, i a frequency index, alpha, sigma, o the profile's
 # amplitude, phase scale and offset, b the base and D > 0 the schedule's denominator (every schedule with one
@@ -318,6 +287,8 @@ SIGMA = sp.Symbol("sigma", real=True)
 OFFSET = sp.Symbol("o", real=True)
 BASE = sp.Symbol("b", positive=True)
 DEN = sp.Symbol("D", positive=True)
+# the statement's parameters by name (a scope lists exactly those its obligations use, with their assumptions)
+PARAMETERS = ("alpha", "sigma", "o", "b", "D", "log_b")
 
 
 @dataclass(frozen=True)
@@ -371,22 +342,38 @@ def symbolic_plan(layout: str, odd_rule: str, odd: bool) -> SymbolicPlan:
 PLANS: tuple[SymbolicPlan, ...] = tuple(
     symbolic_plan(layout, rule, odd) for layout in LAYOUTS
     for rule, odd in (("trailing-sin", False), ("trailing-sin", True), ("zero-pad", True), ("ceil-split", True)))
+ALL_PLANS: tuple[str, ...] = tuple(pl.name for pl in PLANS)
+PAIRED_PLANS: tuple[str, ...] = tuple(pl.name for pl in PLANS if pl.unpaired() in (None, "zero"))
+
+
+class OpaqueSchedule:
+    """DEF-SCHEDULE-* for every schedule at once: e_i = i / D with D a positive symbol (the definition's own
+    :meth:`~sinpe.spec.definition.Schedule._over`, so e_0 = 0 exactly)."""
+
+    def exponent(self, n: Any, i: Any) -> Any:
+        return Schedule._over(i, DEN)
+
+
+# The definition with every parameter a symbol: the proofs evaluate the same `Definition.value` the kernels'
+# ColumnData evaluates (weight, theta, entry), for every schedule, base, amplitude, phase scale and offset.
+GENERIC_DEFINITION = Definition(channel_plan("interleaved", "trailing-sin", False), OpaqueSchedule(),  # type: ignore[arg-type]
+                                BASE, SIGMA, OFFSET, ALPHA, "every profile")
 
 
 def omega(i: sp.Expr = I_) -> sp.Expr:
-    """w_i = b**(-i/D) (w_0 = 1), by the definition's schedule with a symbolic exponent."""
-    return geometric(i / DEN, lambda e: BASE ** e)
+    """w_i = b**(-i/D) (w_0 = 1), by the definition's ``weight`` with a symbolic exponent."""
+    return weight(OpaqueSchedule().exponent(N, i), BASE, SYMPY)
 
 
 def theta_sym(i: sp.Expr, p: sp.Expr) -> sp.Expr:
-    """theta_i(p) = sigma*(p + o)*w_i: the definition's ``angle`` with symbolic offset and scale."""
-    return angle(p, omega(i), OFFSET, SIGMA)
+    """theta_i(p) = sigma*(p + o)*w_i: the definition's ``theta`` with symbolic offset and scale."""
+    return theta(p, omega(i), OFFSET, SIGMA, SYMPY)
 
 
 def val(kind: str, i: sp.Expr, p: sp.Expr) -> sp.Expr:
-    """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (the definition's
-    ``channel_value`` with a symbolic amplitude)."""
-    return channel_value(kind, theta_sym(i, p), SYMPY, ALPHA)
+    """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (``Definition.value`` of the
+    generic definition)."""
+    return GENERIC_DEFINITION.value(kind, i, N, p, SYMPY)
 
 
 def plan_sum(plan: SymbolicPlan, f: Any) -> sp.Expr:
@@ -405,7 +392,61 @@ def pair_sum(f: Any) -> sp.Expr:
     return sp.Sum(f(j), (j, 0, N - 1))
 
 
-# ---------------------------------------------------------------- every-d obligations (method 'normal': RULE-SUM-LINEARITY)
+# ---------------------------------------------------------------- statements are claims, printed from their objects
+
+def show(e: Any) -> str:
+    """A claimed value as the statement prints it (SymPy's ``sstr``; dummy names without their underscore)."""
+    return sp.sstr(e).replace("_Dummy", "")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One clause of a theorem's statement: ``says`` (what is computed from the definition, in notation)
+    ``relation`` ``rhs`` (the claimed value: a SymPy expression or Matrix, printed as it is, or described by
+    ``rhs_says`` when the right side is itself computed from the definition), at the substitution ``at``, for
+    the plan ``plan`` ("" for a per-label claim, lifted to every plan by RULE-REINDEX). The obligations are
+    built from the claim (:meth:`obligations`) and the statement printed from it (:meth:`text`): one source."""
+
+    says: str
+    lhs: Any
+    rhs: Any
+    method: str = "normal"
+    at: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    plan: str = ""
+    relation: str = "="
+    rhs_says: str = ""
+
+    def text(self) -> str:
+        at = ", ".join(f"{show(s)} = {show(v)}" for s, v in self.at if s is not KNEG)
+        return f"{self.says} {self.relation} {self.rhs_says or show(self.rhs)}" + (f" at {at}" if at else "")
+
+    def obligations(self) -> list[Obligation]:
+        if isinstance(self.rhs, sp.MatrixBase):
+            return [Obligation(f"{self.plan + ': ' if self.plan else ''}{self.says}[{r},{c}] {self.relation} "
+                               f"{self.rhs_says or 'the claimed matrix'}[{r},{c}]", self.lhs[r, c], self.rhs[r, c],
+                               self.method, self.at, self.plan)
+                    for r in range(self.rhs.rows) for c in range(self.rhs.cols)]
+        return [Obligation(f"{self.plan + ': ' if self.plan else ''}{self.text()}", self.lhs, self.rhs, self.method,
+                           self.at, self.plan)]
+
+
+def statement_text(claims: Sequence[Claim], plans: Sequence[str] = ()) -> str:
+    """The statement, clause by clause: each distinct clause once, with the plans it is claimed for (every plan
+    of ``plans`` for a per-label clause)."""
+    where: dict[str, list[str]] = {}
+    for c in claims:
+        where.setdefault(c.text(), [])
+        if c.plan and c.plan not in where[c.text()]:
+            where[c.text()].append(c.plan)
+    out = []
+    for text, ps in where.items():
+        if ps and set(ps) != set(plans):
+            text += f" [{'; '.join(ps)}]"
+        out.append(text)
+    return "; ".join(out)
+
+
+# ---------------------------------------------------------------- every-d claims (method 'normal': RULE-SUM-LINEARITY)
 
 def _row(kind: str, i: sp.Expr, shift: sp.Expr) -> sp.Expr:
     """(M_shift PE(p))[label (kind, i)] for a paired label: the rotation block R(sigma w_i shift)."""
@@ -415,9 +456,9 @@ def _row(kind: str, i: sp.Expr, shift: sp.Expr) -> sp.Expr:
     return -sp.sin(phi) * val("sin", i, P) + sp.cos(phi) * val("cos", i, P)
 
 
-def every_d_shift() -> list[Obligation]:  # THM-SHIFT, every d: one block identity per kind, i symbolic
-    return [Obligation(f"every d: PE(p+k)[{kind}_i] = (M_k PE(p))[{kind}_i]", val(kind, I_, P + K), _row(kind, I_, K), "normal")
-            for kind in ("sin", "cos")] + [Obligation("every d: PE(p+k)[zero] = PE(p)[zero]", val("zero", I_, P + K), val("zero", I_, P), "normal")]
+def every_d_shift() -> list[Claim]:  # THM-SHIFT, every d: one block identity per kind, i symbolic
+    return ([Claim(f"PE(p+k)[{kind}_i]", val(kind, I_, P + K), _row(kind, I_, K)) for kind in ("sin", "cos")]
+            + [Claim("PE(p+k)[zero]", val("zero", I_, P + K), val("zero", I_, P))])
 
 
 def dot_lhs(plan: SymbolicPlan, shift: sp.Expr = K) -> sp.Expr:
@@ -430,34 +471,30 @@ def dot_rhs_sym(plan: SymbolicPlan, shift: sp.Expr = K) -> sp.Expr:
     return pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * shift)) + extra
 
 
-def every_d_dot(plan: SymbolicPlan) -> list[Obligation]:  # THM-DOT
-    return [Obligation(f"{plan.name}: PE(p).PE(p+k) = alpha^2 sum_i cos(sigma w_i k) [+ u(p)u(p+k)]", dot_lhs(plan), dot_rhs_sym(plan), "normal")]
+def every_d_dot(plan: SymbolicPlan) -> list[Claim]:  # THM-DOT
+    return [Claim("PE(p).PE(p+k)", dot_lhs(plan), dot_rhs_sym(plan), plan=plan.name)]
 
 
-def every_d_even(plan: SymbolicPlan) -> list[Obligation]:  # THM-EVEN
+def every_d_even(plan: SymbolicPlan) -> list[Claim]:  # THM-EVEN
     f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))  # noqa: E731
-    out = [Obligation(f"{plan.name}: f(-k) = f(k)", f(KNEG), f(K), "normal", AT_NEG)]
+    out = [Claim("f(-k)", f(KNEG), f(K), "normal", AT_NEG, plan.name, rhs_says=f"f(k), f(k) = {show(f(K))}")]
     if plan.unpaired() in (None, "zero"):
-        out.append(Obligation(f"{plan.name}: PE(p).PE(p-k) = PE(p).PE(p+k)", dot_lhs(plan, KNEG), dot_lhs(plan, K), "normal", AT_NEG))
+        out.append(Claim("PE(p).PE(p-k)", dot_lhs(plan, KNEG), dot_lhs(plan, K), "normal", AT_NEG, plan.name,
+                         rhs_says="PE(p).PE(p+k)"))
     return out
 
 
-def every_d_rotation() -> list[Obligation]:  # THM-ROT: the 2x2 block R(sigma w_i k), i symbolic
+def every_d_rotation() -> list[Claim]:  # THM-ROT: the 2x2 block R(sigma w_i k), i symbolic
     def R(s: sp.Expr) -> sp.Matrix:
         phi = SIGMA * omega(I_) * s
         return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])
-    out = []
-    RtR, RaRb, RRn = R(K).T * R(K), R(A) * R(B), R(K) * R(KNEG)
-    for r in range(2):
-        for c in range(2):
-            one = sp.Integer(int(r == c))
-            out.append(Obligation(f"every d: (R_k^T R_k)[{r},{c}] = {one}", RtR[r, c], one, "groebner"))
-            out.append(Obligation(f"every d: (R_a R_b)[{r},{c}] = R_(a+b)[{r},{c}]", RaRb[r, c], R(A + B)[r, c], "normal"))
-            out.append(Obligation(f"every d: R_0[{r},{c}] = {one}", R(K)[r, c], one, "normal", ((K, sp.Integer(0)),)))
-            out.append(Obligation(f"every d: R_(-k)[{r},{c}] = R_k^T[{r},{c}]", R(KNEG)[r, c], R(K)[c, r], "normal", AT_NEG))
-            out.append(Obligation(f"every d: (R_k R_(-k))[{r},{c}] = {one}", RRn[r, c], one, "normal", AT_NEG))
-    out.append(Obligation("every d: det R_k = 1", R(K).det(), sp.Integer(1), "groebner"))
-    return out
+    eye = sp.eye(2)
+    return [Claim("R_k^T R_k", R(K).T * R(K), eye, "groebner"),
+            Claim("R_s R_t", R(A) * R(B), R(A + B), rhs_says="R_(s+t)"),
+            Claim("R_k", R(K), eye, at=((K, sp.Integer(0)),)),
+            Claim("R_(-k)", R(KNEG), R(K).T, at=AT_NEG, rhs_says="R_k^T"),
+            Claim("R_k R_(-k)", R(K) * R(KNEG), eye, at=AT_NEG),
+            Claim("det R_k", R(K).det(), sp.Integer(1), "groebner")]
 
 
 def norm_rhs_sym(plan: SymbolicPlan) -> sp.Expr:
@@ -465,40 +502,75 @@ def norm_rhs_sym(plan: SymbolicPlan) -> sp.Expr:
     return ALPHA**2 * N + (val(u, N, P) ** 2 if u in ("sin", "cos") else 0)
 
 
-def every_d_norm(plan: SymbolicPlan) -> list[Obligation]:  # THM-NORM
-    out = [Obligation(f"{plan.name}: |PE(p)|^2 = alpha^2 n [+ u(p)^2]", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2), norm_rhs_sym(plan), "normal")]
-    if not plan.odd:
-        d = sp.Symbol("d", positive=True, integer=True)
-        out.append(Obligation(f"{plan.name}: alpha^2 n = alpha^2 d/2 at d = 2n", ALPHA**2 * N, (ALPHA**2 * d / 2).subs(d, plan.d()), "normal"))
+def every_d_norm(plan: SymbolicPlan) -> list[Claim]:  # THM-NORM
+    return [Claim("|PE(p)|^2", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2), norm_rhs_sym(plan), plan=plan.name)]
+
+
+def every_d_bound() -> list[Claim]:  # THM-BOUND: |value| <= |alpha|, and the origin p = -o
+    out = [Claim(f"|PE(p)[{kind}_i]|", val(kind, I_, P), sp.Abs(ALPHA), "sos", relation="<=") for kind in ("sin", "cos")]
+    out.append(Claim("PE(p)[zero]", val("zero", I_, P), sp.Integer(0)))
+    out += [Claim(f"PE(p)[{kind}_i]", val(kind, I_, P), ALPHA if kind == "cos" else sp.Integer(0), at=((P, -OFFSET),))
+            for kind in ("sin", "cos", "zero")]
     return out
 
 
-def every_d_bound() -> list[Obligation]:  # THM-BOUND: |value| <= |alpha|, and the origin p = -o
-    out = [Obligation(f"every d: |PE(p)[{kind}_i]| <= |alpha|", val(kind, I_, P), sp.Abs(ALPHA), "sos") for kind in ("sin", "cos")]
-    out.append(Obligation("every d: PE(p)[zero] = 0", val("zero", I_, P), sp.Integer(0), "normal"))
-    out += [Obligation(f"every d: PE(-o)[{kind}_i] = {ALPHA if kind == 'cos' else 0}", val(kind, I_, P), ALPHA if kind == "cos" else sp.Integer(0),
-                       "normal", at=((P, -OFFSET),)) for kind in ("sin", "cos", "zero")]
-    return out
-
-
-def every_d_direction(plan: SymbolicPlan) -> list[Obligation]:  # THM-DIR: J pairs the sin_i and cos_i columns
+def every_d_direction(plan: SymbolicPlan) -> list[Claim]:  # THM-DIR: J pairs the sin_i and cos_i columns
     g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))  # noqa: E731
     rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))  # noqa: E731
-    return [Obligation(f"{plan.name}: PE(p)^T J PE(p+k) = alpha^2 sum_i sin(sigma w_i k)", g(K), rhs(K), "normal"),
-            Obligation(f"{plan.name}: g(-k) = -g(k)", rhs(KNEG), -rhs(K), "normal", AT_NEG)]
+    return [Claim("PE(p)^T J PE(p+k)", g(K), rhs(K), plan=plan.name),
+            Claim("g(-k)", rhs(KNEG), -rhs(K), "normal", AT_NEG, plan.name, rhs_says="-g(k)")]
 
 
-def every_d_complex() -> list[Obligation]:  # THM-CPLX
+def every_d_complex() -> list[Claim]:  # THM-CPLX
     z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)  # noqa: E731
-    return [Obligation("every d: cos + i sin = alpha exp(i theta_i)", z(P), ALPHA * sp.exp(sp.I * theta_sym(I_, P)), "normal"),
-            Obligation("every d: z_i(p+k) = exp(i sigma w_i k) z_i(p)", z(P + K), sp.exp(sp.I * SIGMA * omega(I_) * K) * z(P), "normal")]
+    step = sp.exp(sp.I * SIGMA * omega(I_) * K)
+    return [Claim("z_i(p) = PE(p)[cos_i] + I*PE(p)[sin_i]", z(P), ALPHA * sp.exp(sp.I * theta_sym(I_, P))),
+            Claim("z_i(p+k)", z(P + K), step * z(P), rhs_says=f"{show(step)}*z_i(p)")]
 
 
-def every_d_layout(plan: SymbolicPlan) -> list[Obligation]:  # THM-LAYOUT: a concatenated plan vs the interleaved one
+def every_d_layout(plan: SymbolicPlan) -> list[Claim]:  # THM-LAYOUT: a concatenated plan vs the interleaved one
     inter = symbolic_plan("interleaved", plan.odd_rule, plan.odd)
-    return [Obligation(f"{plan.name}: dot products agree with interleaved", dot_lhs(plan), dot_lhs(inter), "normal"),
-            Obligation(f"{plan.name}: norms agree with interleaved", plan_sum(plan, lambda kind, i: val(kind, i, P) ** 2),
-                       plan_sum(inter, lambda kind, i: val(kind, i, P) ** 2), "normal")]
+    sq = lambda kind, i: val(kind, i, P) ** 2  # noqa: E731
+    return [Claim("PE(p).PE(p+k)", dot_lhs(plan), dot_lhs(inter), plan=plan.name, rhs_says="the interleaved table's"),
+            Claim("|PE(p)|^2", plan_sum(plan, sq), plan_sum(inter, sq), plan=plan.name, rhs_says="the interleaved table's")]
+
+
+# ---------------------------------------------------------------- what SPEC.md section 1 says, typed apart
+
+# DEF-LAYOUT and DEF-ODD as SPEC.md section 1 words them, written here independently of spec/definition.py:
+# per layout and odd rule, "column a*i + c holds label (kind, i) for lo <= i < hi" (SymPy in n). THM-LIFT
+# decides that the definition's plan places every label where this says, for every n: an edit of the
+# definition (or of this table) alone fails it.
+_n = N
+LAYOUT_RULES: dict[tuple[str, str, bool], tuple[tuple[str, Any, Any, int, Any], ...]] = {}
+for _lay, (_f, _g) in {"sin-cos": ("sin", "cos"), "cos-sin": ("cos", "sin")}.items():
+    _even = ((_f, 0, _n, 1, 0), (_g, 0, _n, 1, _n))  # the first function in columns 0..n-1, the second in n..2n-1
+    LAYOUT_RULES[(_lay, "trailing-sin", False)] = _even
+    LAYOUT_RULES[(_lay, "trailing-sin", True)] = _even + (("sin", _n, _n + 1, 1, _n),)  # sin_n in column 2n
+    LAYOUT_RULES[(_lay, "zero-pad", True)] = _even + (("zero", 0, 1, 0, 2 * _n),)     # a zero column 2n
+    LAYOUT_RULES[(_lay, "ceil-split", True)] = ((_f, 0, _n + 1, 1, 0), (_g, 0, _n, 1, _n + 1))  # first half n + 1
+_inter = (("sin", 0, _n, 2, 0), ("cos", 0, _n, 2, 1))  # interleaved: sin_i in column 2i, cos_i in 2i + 1
+LAYOUT_RULES[("interleaved", "trailing-sin", False)] = _inter
+LAYOUT_RULES[("interleaved", "trailing-sin", True)] = _inter + (("sin", _n, _n + 1, 2, 0),)
+LAYOUT_RULES[("interleaved", "ceil-split", True)] = _inter + (("sin", _n, _n + 1, 2, 0),)  # the same table
+LAYOUT_RULES[("interleaved", "zero-pad", True)] = _inter + (("zero", 0, 1, 0, 2 * _n),)
+
+# DEF-ROPE-LAYOUT: the rotated pairs of a duplicated rotary layout of dim = 2n columns, (first, second member)
+ROTARY_RULES: dict[str, tuple[tuple[str, Any, Any, int, Any], ...]] = {
+    "halves": (("sin", 0, _n, 1, 0), ("cos", 0, _n, 1, _n)),  # rotate-half: (i, i + n)
+    "pairs": (("sin", 0, _n, 2, 0), ("cos", 0, _n, 2, 1)),    # rotate-every-two: (2i, 2i + 1)
+}
+
+_d = sp.Symbol("d", integer=True, positive=True)
+
+
+def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
+    """D of DEF-SCHEDULE-HALF (d/2) or DEF-SCHEDULE-SHIFT (floor(d/2) - s), as SPEC.md words them, at
+    d = 2n (+1): typed here apart from spec/definition.py's Schedule."""
+    d = 2 * N + int(odd)
+    if shift is None:
+        return (_d / 2).subs(_d, d)
+    return (sp.floor(_d / 2) - sp.Rational(shift.numerator, shift.denominator)).subs(_d, d)
 
 
 # Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.

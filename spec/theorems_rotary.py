@@ -10,9 +10,9 @@ RoPE relative is that these rotations compose:
   with opaque frequencies omega_0, omega_1, omega_2 (so for every rule, scaling and base), the
   columns placed by :func:`sinpe.spec.rotary.frequency_index`.
 
->>> obs = rel_obligations()
->>> len(obs), obs[0].name
-(4, 'R(p w)^T R(q w) = R((q-p) w) [0,0]')
+>>> (claim,) = rel_obligations()
+>>> claim.text(), len(claim.obligations())
+('R(p omega)^T R(q omega) = R((q - p) omega)', 4)
 >>> apply_rope([sp.Symbol("x0"), sp.Symbol("x1")], P, "pairs", 2)
 [x0*cos(omega0*p) - x1*sin(omega0*p), x0*sin(omega0*p) + x1*cos(omega0*p)]
 """
@@ -29,20 +29,12 @@ P, Q = sp.symbols("p q", real=True)
 OMEGA = sp.Symbol("omega", positive=True)
 DIMS = (4, 6)
 
-ROTARY_STATEMENTS: dict[str, tuple[str, str]] = {
-    "THM-ROPE-REL": ("rotations compose",
-                     "R(t) = [[cos t, -sin t], [sin t, cos t]]: R(p w)^T R(q w) = R((q - p) w) for every real "
-                     "frequency w (entrywise; generic omega), hence for every rotary rule and scaling."),
-    "THM-ROPE-ATTN": ("rotary attention is relative",
-                      "For every layout (halves, pairs) and every even dim with opaque frequencies, "
-                      "<apply(x, p), apply(y, q)> = <x, apply(y, q - p)>, apply(x, p) = x*cos_cache(p) + "
-                      "rot(x)*sin_cache(p) with the caches of DEF-ROPE-LAYOUT."),
-}
+ROTARY_STATEMENTS: dict[str, str] = {"THM-ROPE-REL": "rotations compose", "THM-ROPE-ATTN": "rotary attention is relative"}
 
 
-def _ob(name: str, lhs: Any, rhs: Any) -> Any:
-    from .theorems import Obligation  # at call time: spec.theorems registers these statements on import
-    return Obligation(name, lhs, rhs, "laurent")
+def _ob(name: str, lhs: Any, rhs: Any, rhs_says: str = "") -> Any:
+    from .theorems import Claim  # at call time: spec.theorems registers these statements on import
+    return Claim(name, lhs, rhs, "laurent", rhs_says=rhs_says)
 
 
 def rotation(t: Any) -> sp.Matrix:
@@ -51,9 +43,8 @@ def rotation(t: Any) -> sp.Matrix:
 
 def rel_obligations() -> list[Any]:
     """THM-ROPE-REL entrywise."""
-    lhs = rotation(P * OMEGA).T * rotation(Q * OMEGA)
-    rhs = rotation((Q - P) * OMEGA)
-    return [_ob(f"R(p w)^T R(q w) = R((q-p) w) [{i},{j}]", lhs[i, j], rhs[i, j]) for i in range(2) for j in range(2)]
+    return [_ob("R(p omega)^T R(q omega)", rotation(P * OMEGA).T * rotation(Q * OMEGA), rotation((Q - P) * OMEGA),
+                "R((q - p) omega)")]
 
 
 def _partner(layout: str, dim: int, j: int) -> tuple[int, int]:
@@ -86,7 +77,7 @@ def attn_obligations() -> list[Any]:
             y = list(sp.symbols(f"y0:{dim}", real=True))
             lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim)))
             rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim)))
-            out.append(_ob(f"{layout} dim {dim}: <R_p x, R_q y> = <x, R_(q-p) y>", lhs, rhs))
+            out.append(_ob(f"{layout} dim {dim}: <apply(x, p), apply(y, q)>", lhs, rhs, "<x, apply(y, q - p)>"))
     return out
 
 
@@ -102,4 +93,5 @@ def attn_pair_obligations() -> list[Any]:
     ap, aq, ad = _apply_pair(x1, x2, P * OMEGA), _apply_pair(y1, y2, Q * OMEGA), _apply_pair(y1, y2, (Q - P) * OMEGA)
     lhs = ap[0] * aq[0] + ap[1] * aq[1]
     rhs = x1 * ad[0] + x2 * ad[1]
-    return [_ob("every dim, one pair: <R(p w) x, R(q w) y> = <x, R((q-p) w) y>", lhs, rhs)]
+    return [_ob("<R(p omega) x, R(q omega) y> on one rotated pair (x_first, x_second), (y_first, y_second)", lhs, rhs,
+                "<x, R((q - p) omega) y>")]

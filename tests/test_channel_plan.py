@@ -39,15 +39,15 @@ def test_proofs_read_the_definitions_plan():  # DEF-CHANNELS, THM-LIFT
 def mutated_at_100(monkeypatch):
     """The definition changed at d = 100 alone: column 1 holds sin_0 (and column 0 cos_0) for interleaved
     tables, a width none of the tests or golden files names (the plan's evaluation at n = 50 edited)."""
-    real = D.ChannelPlan.at
+    real = D.ChannelPlan.tables
 
-    def at(plan, n):
-        cols = real(plan, n)
+    def tables(plan, n):
+        kinds, labels = real(plan, n)
         if n != 50 or plan.layout != "interleaved" or plan.odd:
-            return cols
-        return (cols[1], cols[0]) + cols[2:]
+            return kinds, labels
+        return (kinds[1], kinds[0]) + kinds[2:], labels
 
-    monkeypatch.setattr(D.ChannelPlan, "at", at)
+    monkeypatch.setattr(D.ChannelPlan, "tables", tables)
     _clear_caches()
     yield
     _clear_caches()

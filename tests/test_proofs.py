@@ -47,13 +47,16 @@ def test_results_report_the_interface_fields(results):
 
 
 EVERY_D = ("THM-LIFT", "THM-SHIFT", "THM-DOT", "THM-EVEN", "THM-ROT", "THM-NORM", "THM-BOUND", "THM-WAVE",
-           "THM-LAYOUT", "THM-DIR", "THM-CPLX")
+           "THM-DIR", "THM-CPLX")
 
 
 def test_scope_says_every_d_where_the_statement_does(results):
     for i in EVERY_D:
         assert results[i].to_json()["scope"]["d"].startswith("all"), (i, results[i].scope)
-    assert results["THM-INJ"].scope["d"] == "every d >= 2" and "nonzero" in results["THM-INJ"].scope["sigma"]
+    # THM-LAYOUT: the concatenated plans that are permutations (not cos-sin ceil-split), generated from its coverage
+    lay = results["THM-LAYOUT"].scope["d"]
+    assert "sin-cos, odd d (ceil-split)" in lay and "cos-sin, odd d (ceil-split)" not in lay, lay
+    assert results["THM-INJ"].scope["d"].startswith("every d >= 2") and "nonzero" in results["THM-INJ"].scope["sigma"]
     assert "4" in results["THM-ATTN"].scope["d"]  # narrowed: the 'iff' is proven at listed d only
     for i in ("THM-SHIFT", "THM-DOT", "THM-NORM", "THM-BOUND", "THM-DIR", "THM-CPLX"):
         assert results[i].scope["alpha"].startswith("symbolic") and results[i].scope["o"].startswith("symbolic"), i
@@ -194,15 +197,18 @@ def test_injectivity_needs_both_frequency_one_columns():  # THM-INJ: a cos-only 
 
 def test_scope_lists_every_hypothesis_the_decision_used(results):  # THM-SHIFT, THM-NORM, REQ-PROVE
     """The odd-d clause of THM-SHIFT is decided with alpha, sigma != 0 and log b != 0: the result lists them,
-    and a scope that omits one is refused (the theorem is then not proven)."""
-    import dataclasses
+    and a scope that omits a parameter the decision used, or names one no obligation uses, is refused."""
+    import copy
     from sinpe.proofs.suite import get_theorem
     h = results["THM-SHIFT"].hypotheses
     assert "real, nonzero" in h["alpha"] and "real, nonzero" in h["sigma"] and h["log_b"] == ["real, nonzero"], h
+    assert results["THM-SHIFT"].scope["log_b"] == "symbolic real, nonzero", results["THM-SHIFT"].scope
     t = get_theorem("THM-SHIFT")
-    narrow = {k: v for k, v in t.scope.items() if k != "odd d"}
-    t2 = type(t).__new__(type(t))
-    t2.__dict__.update(dict(t.__dict__, scope=narrow))
-    r = t2.prove()
-    assert r.status == "not-proven" and any("b != 1" in f for f in r.failures), r.failures
-    assert dataclasses.is_dataclass(r)
+    narrow = copy.copy(t)
+    narrow.params = tuple(p for p in t.params if p != "log_b")
+    r = narrow.prove()
+    assert r.status == "not-proven" and any("scope omits log_b" in f for f in r.failures), r.failures
+    wide = copy.copy(get_theorem("THM-ROT"))
+    wide.params = wide.params + ("alpha",)  # M_k has no amplitude: a scope naming alpha claims too much
+    r = wide.prove()
+    assert r.status == "not-proven" and any("names alpha, which no obligation uses" in f for f in r.failures), r.failures

@@ -24,7 +24,7 @@ def test_mutated_statement_is_not_proven(tid, mutation):
         f"python -c \"from sinpe.proofs.suite import get_theorem as g; print(g('{tid}').prove('{mutation}').to_json())\"")
     # the decision procedure itself must reject it: a rejection by the numeric witness alone would
     # let this test pass with a broken procedure (engine.prove also fails a refuted statement)
-    assert not any(f.startswith("numeric witness contradicts") for f in r.failures), (tid, mutation, r.failures)
+    assert not any(f.startswith("internal error") for f in r.failures), (tid, mutation, r.failures)
     if isinstance(t, ObligationTheorem) and mutation not in t.step_mutations:
         # the mutated statement is really false: the numeric smoke test refutes it too
         assert "REFUTED" in r.witness, (tid, mutation, r.witness)
@@ -73,15 +73,16 @@ def test_unknown_mutation_is_an_error():
 
 
 def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
-    # with a Laurent procedure that accepts everything, only the witness rejects the mutant: the
-    # failure text then starts with "numeric witness contradicts", which the test above forbids
+    # with a Laurent procedure that accepts everything, only the witness rejects the mutant: that is an internal
+    # error (exit 3, never a proof and never a kill), which the test above forbids
     from sinpe.proofs import canonical
     from sinpe.proofs.suite import get_theorem
     from sinpe.proofs import normal
     monkeypatch.setattr(canonical, "decide", lambda lhs, rhs: canonical.Verdict(True, 1, sp.Integer(0)))
     monkeypatch.setattr(normal, "decide", lambda lhs, rhs, at=(): normal.Verdict(True, 1))
     r = get_theorem("THM-CPLX").prove("drop")
-    assert r.status == "not-proven" and r.failures[0].startswith("numeric witness contradicts"), r.failures
+    assert r.status == "internal-error" and r.exit_code == 3 and r.failures[0].startswith("internal error"), r.failures
+    assert get_theorem("THM-CPLX").prove("drop", witness=False).status == "proven"  # the procedure alone is fooled
 
 
 def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  # REQ-PROVE, THM-LIFT, THM-INJ
@@ -95,7 +96,7 @@ def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  
     assert {"plan-labels", "kernel-sqrt2", "count", "base-1", "block-partner"} <= kinds, kinds
     t = get_theorem("THM-CPLX")
     real = t.prove
-    monkeypatch.setattr(type(t), "prove", lambda self, m=None: real(None))  # a prover that ignores the mutation
+    monkeypatch.setattr(type(t), "prove", lambda self, m=None, witness=True: real(None, witness))  # ignores the mutation
     rep = mutation_report(only="THM-CPLX")
     assert rep["survivors"] and rep["rate"] == 0.0, rep
     res = run_sinpe("prove", "--mutants", "--only", "THM-DOT")

@@ -2,7 +2,8 @@
 (SPEC.md section 5, 8).
 
 A thin shell over :mod:`sinpe.proofs` (``run_suite``, ``prove_claim``). Exit status: suite: 0 every
-theorem proven, 1 some theorem not proven, 2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input,
+theorem proven, 1 some theorem not proven, 3 an internal error (the witness refutes what the procedures proved),
+2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input,
 3 unknown; --check-certificates: 0 verified, 1 a certificate fails (named), 2 unreadable, 3 some uncertified.
 """
 from __future__ import annotations
@@ -21,6 +22,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=CLAIM_TIMEOUT, metavar="SECONDS",
                         help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s; memory: 4 GiB); on expiry the "
                              "claim is unknown (exit 3)")
+    parser.add_argument("--no-witness", action="store_true",
+                        help="prove without the numeric witness (never part of a proof; with it, a witness that refutes "
+                             "what the procedures proved is an internal error, exit 3)")
     parser.add_argument("--mutants", action="store_true",
                         help="run the mutation suite instead: every false variant of every theorem must be refuted; "
                              "prints the kill rate (exit 0 all killed, 1 a mutant survived)")
@@ -68,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         from sinpe.proofs.certificates import write_suite
         results, certs = write_suite(args.certificates, only or None)
     else:
-        results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None)
+        results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None,
+                          witness=not args.no_witness)
     if args.json:
         print(json.dumps([{**r.to_json(), **({"certificates": certs[r.id]} if certs else {})} for r in results], indent=2))
     else:
@@ -81,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         bad = [r.id for r in results if not r.proven]
         total = sum(r.seconds for r in results)
         print(f"{len(results) - len(bad)}/{len(results)} proven in {total:.1f}s" + (f"; not proven: {', '.join(bad)}" if bad else ""))
-    return 1 if any(not r.proven for r in results) else 0
+    return max((r.exit_code for r in results), key=lambda c: (c == 1, c), default=0)
 
 
 def _mutants(only: list[str] | None, as_json: bool) -> int:
