@@ -386,7 +386,9 @@ class ObligationTheorem:
         if self.per_label:
             return []
         from .symbolic import STEP_PLANS
-        covered = {ob.plan for ob in obs if ob.plan} | {STEP_PLANS[w].name for _, _, w in steps if w in STEP_PLANS}
+        # a statement of claims is covered by its claims (steps beside them are premises); a statement of steps
+        # (THM-LIFT) by the plans its steps decide
+        covered = {ob.plan for ob in obs if ob.plan} or {STEP_PLANS[w].name for _, _, w in steps if w in STEP_PLANS}
         out = [f"the statement claims {p}, which no obligation or step covers" for p in self.plans if p not in covered]
         out += [f"obligations cover {p}, which the statement does not claim" for p in sorted(covered - set(self.plans))]
         return out

@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import sympy as sp
 
@@ -225,10 +226,23 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
                     ok = False
                     break
                 kinds[j], labels[j] = kind, (0 if kind == "zero" else i)
-        if not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels:
+        if not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels or not _copies_agree(cd, kinds, labels):
             bad.append(d)
     return [(not bad, len(ds), f"{plan.name}: symbolic plan = the kernels' column data at {len(ds)} "
              f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
+
+
+def _copies_agree(cd: Any, kinds: list[str], labels: list[int]) -> bool:
+    """The kernels' copy instructions (``cd.index``: column dst[f] takes frequency src[f] of function f) put
+    exactly the plan's labels where the plan puts them."""
+    ci = cd.index
+    for f in ("sin", "cos"):
+        dst, src = ci.dst[f], ci.src[f]
+        dst = list(range(cd.d)[dst]) if isinstance(dst, slice) else [int(j) for j in dst]
+        src = list(range(cd.n_frequencies + 1)[src]) if isinstance(src, slice) else [int(k) for k in src]
+        if sorted(dst) != [j for j in range(cd.d) if kinds[j] == f] or [labels[j] for j in dst] != src:
+            return False
+    return sorted(ci.zero) == [j for j in range(cd.d) if kinds[j] == "zero"]
 
 
 def odd_shift_steps(plan: SymbolicPlan, mutation: str | None = None) -> list[Step]:

@@ -28,6 +28,10 @@ def _all() -> tuple[Instance, ...]:
     return GENERIC + T.CONCRETE
 
 
+def _family() -> tuple[Instance, ...]:
+    return T.CONCRETE + T.FAMILY_VARIANTS
+
+
 def _paired() -> tuple[Instance, ...]:
     return tuple(i for i in _all() if T.fully_paired(i))
 
@@ -178,7 +182,8 @@ THEOREMS = [
                       concrete=_over(T.norm_obligations, _all), steps=norm_steps, rules=(RULE_REINDEX, RULE_SUM),
                       step_symbols=(ALPHA_NZ, SIGMA_NZ)),
     ObligationTheorem("THM-BOUND", "sum-of-squares remainder mod <s^2+c^2-1> (real phases, real alpha) + (E) at p = -o",
-                      T.every_d_bound, FAMILY, per_label=True, concrete=_over(T.bound_obligations, _all),
+                      T.every_d_bound, FAMILY, per_label=True,
+                      concrete=lambda: _over(T.bound_obligations, _all)() + _over(T.family_obligations, _family)(),
                       mutations=("tighten", "origin-at-0")),  # |x| <= |alpha| survives sign flips and sin-for-cos
     ObligationTheorem("THM-DIR", f"{_E} + a ball-certified nonzero value", _plans(T.every_d_direction), FAMILY,
                       concrete=_over(T.direction_obligations, _all), steps=direction_steps, rules=(RULE_REINDEX, RULE_SUM)),

@@ -15,17 +15,21 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     steps on :func:`sinpe.spec.definition.rotary_pairs`), each pair where DEF-ROPE-LAYOUT puts it (rotate-half
     (i, i + n), rotate-every-two (2i, 2i + 1): ``ROTARY_RULES``, typed apart); mutation 'pair-offset' moves a
     segment, 'pairs-swapped' claims each layout's pairs for the other."""
-    from sinpe.spec.definition import rotary_pairs
-    from sinpe.spec.theorems import ROTARY_RULES, symbolic
+    from sinpe.spec.definition import rotary_definition, rotary_pairs
+    from sinpe.spec.theorems import N, ROTARY_RULES, symbolic
 
-    from .symbolic import STEP_PLANS, conformance_steps, label_steps, mutate_plan, plan_steps
+    from .symbolic import STEP_PLANS, conformance_steps, label_steps, mutate_plan, plan_steps, rational_identity
     out = []
     for layout in ("halves", "pairs"):
         pl = symbolic(rotary_pairs(layout))
         pl = mutate_plan(pl, "plan-offset") if mutation == "pair-offset" else pl
         rules = ROTARY_RULES[{"halves": "pairs", "pairs": "halves"}[layout] if mutation == "pairs-swapped" else layout]
+        den = rotary_definition(layout).schedule.denominator(N)
+        claim = N + 1 if mutation == "rotary-schedule" else N  # DEF-ROPE-FREQ-DEFAULT: e_k = 2k/dim = k/n
+        sched = [(rational_identity(den, claim), 1, f"rotary schedule: D = {den}, as DEF-ROPE-FREQ-DEFAULT says "
+                  f"(w_k = b^(-2k/dim), D = dim/2 = {claim})")]
         mine = [(ok, n, f"{layout}: {what}") for ok, n, what in
-                plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT")]
+                plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT") + sched]
         STEP_PLANS.update({what: pl for _, _, what in mine})  # certified by the plan (sinpe prove --certificates)
         out += mine
     return out
@@ -42,9 +46,9 @@ def describe_pairs() -> str:
 _DIMS = "all even head dimensions (halves, pairs: the pairs of the layout's channel plan)"
 THEOREMS = (
     ObligationTheorem("THM-ROPE-REL", "laurent", R.rel_obligations, (), per_label=True, steps=pair_plan_steps,
-                      step_mutations=("pair-offset", "pairs-swapped"), d=_DIMS, describe=describe_pairs),
+                      step_mutations=("pair-offset", "pairs-swapped", "rotary-schedule"), d=_DIMS, describe=describe_pairs),
     ObligationTheorem("THM-ROPE-ATTN", "laurent per pair + the layouts' plans decided as bijections (THM-LIFT's steps)",
                       R.attn_pair_obligations, (), per_label=True, concrete=R.attn_obligations, steps=pair_plan_steps,
-                      step_mutations=("pair-offset", "pairs-swapped"), d=_DIMS + "; cross-check at " + str(list(R.DIMS)),
+                      step_mutations=("pair-offset", "pairs-swapped", "rotary-schedule"), d=_DIMS + "; cross-check at " + str(list(R.DIMS)),
                       describe=describe_pairs),
 )

@@ -10,12 +10,13 @@ Facts taken as axioms are named in the result's ``axioms`` (THM-INJ depends on p
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import time
 
 import sympy as sp
 
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import SYMPY, definition, exponent, n_frequencies, pairs_exponent, weight
+from sinpe.spec.definition import SYMPY, column_data, definition, exponent, n_frequencies, pairs_exponent, weight
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Claim, Instance, Obligation, show, statement_text
 
@@ -162,11 +163,39 @@ class Wavelengths:
                 names.append(f"{name} ({'odd' if odd else 'even'} d)")
                 self._preset(st, name, prof, odd, mutation)
         _count_steps(st, mutation)
+        checked = self._kernel_exponents(st) if mutation is None else 0
         st.says("for b > 1 and L > 0: #{i < N : lambda_i <= L} = 0 if L < 2*pi, else min(N, floor(D*log_b(L/(2*pi))) + 1)",
                 sp.Symbol("b", positive=True), sp.Symbol("D", positive=True))
         wtext = self._witness() if witness else "not run (--no-witness)"
         return _result(self.id, self.method, t0, st, wtext, names, [RULE_FLOOR], mutation, self.params,
-                       "all (each preset's schedule, both parities; tensor2tensor's shifted schedule where D > 0: d >= 4)")
+                       "all (each preset's schedule, both parities; tensor2tensor's shifted schedule where D > 0: d >= 4)",
+                       checked)
+
+    @staticmethod
+    def _kernel_exponents(st: "Steps", widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
+                                                                         4095, 4096, 4097)) -> int:
+        """Cross-check (not the proof): the exponents the kernels read (``column_data``) are k / D with
+        DEF-SCHEDULE's D, for every schedule of the presets and every d in ``widths``."""
+        seen, checked = set(), 0
+        for name, prof in PRESETS.items():
+            if prof.shift in seen:
+                continue
+            seen.add(prof.shift)
+            for odd in (False, True):
+                q, r = ([0, 0] + sp.Poly(T.schedule_rule(prof.shift, odd), N).all_coeffs())[-2:]
+                q, r = Fraction(int(q.p), int(q.q)), Fraction(int(r.p), int(r.q))
+                bad = []
+                for d in (w for w in widths if w % 2 == odd):
+                    n = d // 2
+                    den, nf = q * n + r, n + int(odd and prof.odd != "zero-pad")
+                    if nf > 1 and den <= 0:
+                        continue
+                    checked += 1
+                    if column_data(prof, d).exponents != tuple(Fraction(k) / den if k else Fraction(0) for k in range(nf)):
+                        bad.append(d)
+                st.check(not bad, f"cross-check {name} ({'odd' if odd else 'even'} d): the kernels' exponents are k/D at "
+                         f"every d <= {widths[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
+        return checked
 
     @staticmethod
     def _preset(st: "Steps", name: str, prof: Profile, odd: bool, mutation: str | None) -> None:

@@ -456,12 +456,18 @@ def _column_data(profile: Profile, d: int) -> ColumnData:
     return definition(profile, bool(d % 2)).at(d)
 
 
+def rotary_definition(layout: str) -> Definition:
+    """A duplicated rotary layout as a :class:`Definition` (DEF-ROPE-LAYOUT, DEF-ROPE-FREQ-DEFAULT): the pairing
+    plan of :func:`rotary_pairs` ('sin' = the first member of each rotated pair, 'cos' = the second) and
+    DEF-SCHEDULE-HALF's schedule at even dim (D = n, e_k = 2k/dim). The rotary profile's rule (spec/rotary.py)
+    makes the frequencies from these exponents; base, scale, offset and amplitude here are placeholders."""
+    return Definition(rotary_pairs(layout), Schedule(Fraction(1), Fraction(0)), Fraction(10000), Fraction(1),
+                      Fraction(0), Fraction(1), f"rotary {layout}")
+
+
 @lru_cache(maxsize=256)
 def rotary_data(layout: str, dim: int) -> ColumnData:
-    """A duplicated rotary layout at head dimension ``dim`` as column data (DEF-ROPE-LAYOUT,
-    DEF-ROPE-FREQ-DEFAULT): the pairing plan of :func:`rotary_pairs` ('sin' = the first member of each rotated
-    pair, 'cos' = the second; ``partner`` the other member) with DEF-SCHEDULE-HALF's exponents e_k = 2k/dim.
-    The rule of the rotary profile (spec/rotary.py) makes the frequencies from these exponents.
+    """:func:`rotary_definition` at head dimension ``dim`` (``partner``: the other member of each pair).
 
     >>> cd = rotary_data("halves", 8)
     >>> cd.labels, cd.partner[:2], cd.exponents[1]
@@ -469,9 +475,7 @@ def rotary_data(layout: str, dim: int) -> ColumnData:
     """
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2 or dim % 2:
         raise ValueError(f"rotary dim must be an even integer >= 2; got {dim!r}")
-    return Definition(rotary_pairs(layout), Schedule(Fraction(1), Fraction(0)), Fraction(10000), Fraction(1),
-                      Fraction(0), Fraction(1), f"rotary {layout}").at(dim)
-
+    return rotary_definition(layout).at(dim)
 
 def columns(profile: Profile, d: int) -> tuple[Column, ...]:
     """The column plan of DEF-LAYOUT and DEF-ODD: ``columns(P, d)[j]`` is what column j holds."""

@@ -236,6 +236,26 @@ def bound_obligations(inst: Instance) -> list[Obligation]:  # THM-BOUND
     return out
 
 
+def family_obligations(inst: Instance) -> list[Obligation]:  # DEF-FAMILY, cross-check of THM-BOUND
+    """Each column of the definition's table is alpha * f(sigma * (p + o) * b**(-k/D)) with the profile's own
+    fields and DEF-SCHEDULE's D (``schedule_rule``), written here apart from ``Definition``/``ColumnData``:
+    a parameter of the profile read into the wrong place changes a table and fails this."""
+    prof, n = inst.profile, inst.d // 2
+    D = schedule_rule(prof.shift, bool(inst.d % 2)).subs(N, n)
+    a, s, o, b = (sp.Rational(x.numerator, x.denominator) for x in (prof.amplitude, prof.phase_scale, prof.offset, prof.base))
+    out = []
+    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P))):
+        want = sp.Integer(0) if c.kind == "zero" else a * getattr(sp, c.kind)(s * (P + o) * b ** (-sp.Integer(c.k) / D if c.k else 0))
+        out.append(Obligation(f"{inst.name}: PE(p)[{j}] = alpha {c.kind}(sigma (p + o) b^(-{c.k}/D)), D = {D}", x, want))
+    return out
+
+
+# Profiles away from the presets' alpha = sigma = 1, o = 0, b = 10^4: the cross-check of DEF-FAMILY's parameters
+FAMILY_VARIANTS: tuple[Instance, ...] = tuple(
+    Instance(get_profile(name, amplitude=Fraction(1, 8), phase_scale=Fraction(3, 2), offset=Fraction(-7, 2), base=500), d)
+    for name in PRESETS for d in (1, 2, 3, 4, 5, 6))
+
+
 def direction_obligations(inst: Instance) -> list[Obligation]:  # THM-DIR
     J, x = inst.direction_matrix(), sp.Matrix(inst.pe(P))
 

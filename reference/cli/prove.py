@@ -28,6 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mutants", action="store_true",
                         help="run the mutation suite instead: every false variant of every theorem must be refuted; "
                              "prints the kill rate (exit 0 all killed, 1 a mutant survived)")
+    parser.add_argument("--kind", metavar="KIND", help="with --mutants: only these kinds (comma-separated: statement, "
+                        "scope, procedure, definition; default all, or statement,scope with --only)")
     parser.add_argument("--certificates", metavar="DIR", help="also write each theorem's certificate to DIR/<ID>.json (REQ-PROVE-CERT)")
     parser.add_argument("--check-certificates", metavar="DIR",
                         help="re-verify the certificates in DIR with exact rational arithmetic (standard library only): "
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if args.mutants:
         if args.certificates is not None:
             raise ValueError("--mutants runs the mutation suite; --certificates is for the proofs")
-        return _mutants(only or None, args.json)
+        return _mutants(only or None, args.json, [k.strip() for k in args.kind.split(",")] if args.kind else None)
     certs: dict = {}
     if args.certificates is not None:
         from sinpe.proofs.certificates import write_suite
@@ -89,22 +91,25 @@ def run(args: argparse.Namespace) -> int:
     return max((r.exit_code for r in results), key=lambda c: (c == 1, c), default=0)
 
 
-def _mutants(only: list[str] | None, as_json: bool) -> int:
+def _mutants(only: list[str] | None, as_json: bool, kinds: list[str] | None) -> int:
     """``sinpe prove --mutants``: the kill rate of the mutation suite (exit 0 every mutant killed, 1 not)."""
     from sinpe.proofs.suite import mutation_report, tty_progress
-    rep = mutation_report(only, progress=tty_progress if sys.stderr.isatty() else None)
+    rep = mutation_report(only, progress=tty_progress if sys.stderr.isatty() and not as_json else None, kinds=kinds)
     if as_json:
         print(json.dumps(rep, indent=2))
     else:
         per: dict[str, list[int]] = {}
         for m in rep["mutants"]:
-            k = per.setdefault(m["theorem"], [0, 0])
+            k = per.setdefault(m["theorem"] if m["kind"] in ("statement", "scope") else f"{m['kind']} mutants", [0, 0])
             k[0] += m["killed"]
             k[1] += 1
         for tid, (k, n) in per.items():
-            print(f"{tid:<14} {k:>3}/{n:<3} mutants killed")
+            print(f"{tid:<20} {k:>3}/{n:<3} mutants killed")
+        for m in rep["mutants"]:
+            if m["kind"] == "definition":
+                print(f"  definition {m['mutation']:<28} {m['verdict']:<9} {m['theorem'] or '-':<14} {m['failure'][:90]}")
         for s in rep["survivors"]:
-            print(f"SURVIVED: {s}  (reproduce: sinpe prove --mutants --only {s.split(':')[0]} --json)")
+            print(f"SURVIVED: {s}  (reproduce: sinpe prove --mutants --json)")
         print(f"mutation suite: {rep['killed']}/{rep['total']} killed ({100 * rep['rate']:.1f} %)")
     return 0 if rep["killed"] == rep["total"] else 1
 
