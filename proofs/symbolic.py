@@ -159,13 +159,6 @@ def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
     return dataclasses.replace(plan, paired=(a, b))
 
 
-def rule_text(rules: tuple) -> str:
-    """A rule table (``LAYOUT_RULES``/``ROTARY_RULES`` entry) as the statement prints it."""
-    i = sp.Symbol("i")
-    return ", ".join(f"column {sp.sstr(a * i + c) if a else sp.sstr(c)} holds {kind if kind == 'zero' else kind + '_i'}"
-                     + ("" if kind == "zero" else f" ({sp.sstr(lo)} <= i < {sp.sstr(hi)})") for kind, lo, hi, a, c in rules)
-
-
 def conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Step]:
     """The plan places every label where ``rules`` (the table SPEC.md words, typed apart from the definition:
     ``sinpe.spec.theorems.LAYOUT_RULES``) says, for every n: each segment of the plan lies inside a rule of its
@@ -188,7 +181,7 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[St
             return a == s.a and rational_identity(c, s.c)
         hit = next((r for r in rs if r[0] == s.kind and _nonneg(s.lo - r[1]) and _nonneg(r[2] - s.hi) and same_map(r)), None)
         out.append((hit is not None, 1, f"{plan.name}: {_label(s)} (labels {s.kind}_i, {s.lo} <= i < {s.hi}) is where "
-                    f"{source} puts them" + ("" if hit else f": {rule_text(tuple(rules))}")))
+                    f"{source} puts them" + ("" if hit else f": {T.rule_text(tuple(rules))}")))
     for kind in ("sin", "cos", "zero"):
         mine = sum((s.hi - s.lo for s in plan.segments() if s.kind == kind), sp.Integer(0))
         told = sum((r[2] - r[1] for r in rs if r[0] == kind), sp.Integer(0))

@@ -19,7 +19,7 @@ from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
 from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, block_shift, conformance_steps, label_steps,
-                       layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps, rule_text)
+                       layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps)
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -155,7 +155,7 @@ def lift_all_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
 
 def describe_layouts() -> str:
     return "per layout and odd rule the definition's columns hold: " + "; ".join(
-        f"{lay} {'odd d, ' + rule if odd else 'even d'}: {rule_text(rules)}" for (lay, rule, odd), rules in T.LAYOUT_RULES.items()) \
+        f"{lay} {'odd d, ' + rule if odd else 'even d'}: {T.rule_text(rules)}" for (lay, rule, odd), rules in T.LAYOUT_RULES.items()) \
         + "; each plan is a bijection of its d labels onto the d columns"
 
 

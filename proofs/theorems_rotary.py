@@ -38,7 +38,7 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
 def describe_pairs() -> str:
     from sinpe.spec.theorems import ROTARY_RULES
 
-    from .symbolic import rule_text
+    from sinpe.spec.theorems import rule_text
     return "the rotated pairs (first member 'sin', second 'cos') of a layout of dim = 2n columns: " + "; ".join(
         f"{lay}: {rule_text(rules)}" for lay, rules in ROTARY_RULES.items())
 

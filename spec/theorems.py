@@ -581,6 +581,19 @@ ROTARY_RULES: dict[str, tuple[tuple[str, Any, Any, int, Any], ...]] = {
     "pairs": (("sin", 0, _n, 2, 0), ("cos", 0, _n, 2, 1)),    # rotate-every-two: (2i, 2i + 1)
 }
 
+def rule_text(rules: tuple) -> str:
+    """A rule table (a ``LAYOUT_RULES`` or ``ROTARY_RULES`` entry) as the statement prints it."""
+    i = sp.Symbol("i")
+    return ", ".join(f"column {sp.sstr(a * i + c) if a else sp.sstr(c)} holds {kind if kind == 'zero' else kind + '_i'}"
+                     + ("" if kind == "zero" else f" ({sp.sstr(lo)} <= i < {sp.sstr(hi)})") for kind, lo, hi, a, c in rules)
+
+
+def layout_rules_text() -> str:
+    """``LAYOUT_RULES`` as SPEC.md's DEF-CHANNELS block prints it (one line per layout and odd rule)."""
+    return "\n".join(f"- `{lay}`, " + (f"odd d, {rule}" if odd else "even d") + ": " + rule_text(r)
+                     for (lay, rule, odd), r in LAYOUT_RULES.items())
+
+
 _d = sp.Symbol("d", integer=True, positive=True)
 
 

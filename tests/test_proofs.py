@@ -218,3 +218,10 @@ def test_scope_lists_every_hypothesis_the_decision_used(results):  # THM-SHIFT, 
     wide.params = wide.params + ("alpha",)  # M_k has no amplitude: a scope naming alpha claims too much
     r = wide.prove()
     assert r.status == "not-proven" and any("names alpha, which no obligation uses" in f for f in r.failures), r.failures
+
+
+def test_spec_md_states_the_layout_table_the_proofs_use():  # DEF-CHANNELS, DEF-LAYOUT, DEF-ODD, THM-LIFT
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "spec" / "SPEC.md").read_text()
+    block = text.split("<!-- BEGIN LAYOUT-RULES -->\n", 1)[1].split("\n<!-- END LAYOUT-RULES -->", 1)[0]
+    assert block == T.layout_rules_text(), "SPEC.md's DEF-CHANNELS block differs from spec/theorems.py LAYOUT_RULES"
