@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import columns, exponent
+from sinpe.spec.definition import column_data, columns
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, PRESETS, Profile, to_fraction
 
 from sinpe.reference.checking.loaders import read_rows, release_pages
@@ -129,6 +129,15 @@ class _Cand:
     extra: dict[str, Any]  # out-of-family deviations this plan stands for
 
 
+def plan_arrays(prof: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(kind per column: 0 sin, 1 cos, 2 zero; exponent per column, 0 in zero columns) from the column data
+    (ValueError where the profile has no table at d)."""
+    cd = column_data(prof, d)
+    ew = [float(e) for e in cd.exponents]
+    return (np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds]),
+            np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels)]))
+
+
 def _family_candidates(w: int) -> list[_Cand]:
     out = []
     for d in (w, w + 1, w - 1):
@@ -142,18 +151,15 @@ def _family_candidates(w: int) -> list[_Cand]:
                 for odd in odds:
                     if layout == "interleaved" and odd == "ceil-split":
                         continue  # identical to trailing-sin
-                    prof = Profile(None, layout, shift, odd=odd)
                     try:
-                        cols = columns(prof, d)
-                        es = [float(exponent(prof, d, c.k)) if c.kind != "zero" else 0.0 for c in cols]
+                        kinds, es = plan_arrays(Profile(None, layout, shift, odd=odd), d)
                     except ValueError:
                         continue
-                    kinds = [{"sin": 0, "cos": 1, "zero": 2}[c.kind] for c in cols]
                     if d == w + 1:
                         kinds, es = kinds[:w], es[:w]
                     elif d == w - 1:
-                        kinds, es = kinds + [-1], es + [0.0]
-                    out.append(_Cand(f"{layout}/{shift}/{odd}/d={d}", np.array(kinds), np.array(es), d,
+                        kinds, es = np.append(kinds, -1), np.append(es, 0.0)
+                    out.append(_Cand(f"{layout}/{shift}/{odd}/d={d}", kinds, es, d,
                                      layout, shift, odd if d % 2 else None, {}))
     return out
 
@@ -161,10 +167,8 @@ def _family_candidates(w: int) -> list[_Cand]:
 def _outside_candidates(w: int) -> list[_Cand]:
     out = []
     # cos first in every interleaved pair (sin/cos swapped)
-    prof = Profile(None, "interleaved", None)
-    cols = columns(prof, w)
-    kinds = np.array([{"sin": 1, "cos": 0, "zero": 2}[c.kind] for c in cols])
-    es = np.array([float(exponent(prof, w, c.k)) if c.kind != "zero" else 0.0 for c in cols])
+    kinds, es = plan_arrays(Profile(None, "interleaved", None), w)
+    kinds = np.where(kinds == 2, 2, 1 - kinds)  # sin and cos exchanged
     out.append(_Cand("interleaved cos-first", kinds, es, w, "interleaved", None, None, {"sin_cos_swapped": True}))
     # a separate exponent per column: 10000^(2j/d) for column j
     kinds = np.array([0 if j % 2 == 0 else 1 for j in range(w)])
@@ -559,14 +563,13 @@ def _fit_plans(data: Any, y: np.ndarray, p: np.ndarray, w: int, d: int | None,
     om, qual = column_frequencies(y)
     alpha0 = float(np.max(np.abs(y))) if y.size else 1.0  # amplitude guess: the largest |value|
     floor = _noise_floor(data, y, p)
-    results = []
-    for c in _family_candidates(w) + _outside_candidates(w):
-        f = _fit(c, y, p, om, qual, alpha0, floor, w if d is None else d, float(against.base))
-        if f is not None:
-            results.append((f[0], c, f[1], f[2]))
+    cands = _family_candidates(w) + _outside_candidates(w)
+    fit = lambda cs, rows: sorted(((f[0], c, f[1], f[2]) for c in cs if (  # noqa: E731
+        f := _fit(c, y[rows], p[rows], om, qual, alpha0, floor, w if d is None else d, float(against.base))) is not None),
+        key=lambda t: t[0])
+    results = _screened(cands, fit, len(p))
     if not results:
         raise ValueError("no candidate plan fits this table")
-    results.sort(key=lambda t: t[0])
     corrupted: list[int] = []
     bad_rows: list[str] = []
     if results[0][3]["residual"] > 0.05:
@@ -579,6 +582,24 @@ def _fit_plans(data: Any, y: np.ndarray, p: np.ndarray, w: int, d: int | None,
     if not results[0][2] or results[0][3]["residual"] > 10 * floor:
         results = _with_precision(results, y, p, against, floor)
     return results, corrupted, bad_rows
+
+
+SCREEN_ROWS = 16  # rows every candidate is first scored on (REQ-DETECT-FIT's screen)
+SCREEN_KEEP = 6   # the best screened candidates fitted on every sampled row
+
+
+def _screened(cands: list[_Cand], fit: Any, rows: int) -> list[Any]:
+    """Every candidate scored on the first SCREEN_ROWS rows, the best SCREEN_KEEP of them (and any within 10x of
+    the best) on all the sampled rows; when even the best is a poor fit (residual > 0.05: corrupted columns,
+    another precision), every candidate on all the rows, as without the screen."""
+    if rows <= 2 * SCREEN_ROWS:
+        return fit(cands, slice(None))
+    screen = fit(cands, slice(0, SCREEN_ROWS))
+    keep = [c for i, (score, c, _, _) in enumerate(screen) if i < SCREEN_KEEP or score <= 10 * screen[0][0]]
+    results = fit(keep, slice(None))
+    if results and results[0][3]["residual"] <= 0.05:
+        return results
+    return fit(cands, slice(None))
 
 
 def _named(det: Detection, best: _Cand, params: dict[str, float], floor: float, bad_rows: list[str],
@@ -647,9 +668,7 @@ def _prefer_against(c: _Cand, against: Profile) -> _Cand:
     if c.extra:
         return c
     try:
-        cols = columns(against, c.d)
-        e = np.array([float(exponent(against, c.d, x.k)) if x.kind != "zero" else 0.0 for x in cols])
-        kinds = np.array([{"sin": 0, "cos": 1, "zero": 2}[x.kind] for x in cols])
+        kinds, e = plan_arrays(against, c.d)
     except ValueError:
         return c
     if len(kinds) == len(c.kinds) == c.d and np.array_equal(kinds, c.kinds) and np.allclose(e, c.e, rtol=0, atol=1e-15):
@@ -714,9 +733,7 @@ def _with_precision(results: list[Any], y: np.ndarray, p: np.ndarray, against: P
 def _sin_cos_by_row(y: np.ndarray, p: np.ndarray, w: int, against: Profile) -> Detection | None:
     """sin on even positions and cos on odd ones, at the frequencies of ``against`` (a row-parity bug)."""
     try:
-        prof = against.replace(layout="interleaved")
-        cols = columns(prof, w)
-        e = np.array([float(exponent(prof, w, c.k)) if c.kind != "zero" else 0.0 for c in cols])
+        _, e = plan_arrays(against.replace(layout="interleaved"), w)
     except ValueError:
         return None
     th = (p[:, None] + float(against.offset)) * (float(against.base) ** (-e))[None, :] * float(against.phase_scale)

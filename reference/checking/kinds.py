@@ -717,8 +717,11 @@ def _detect_table(target: Any, req: Request, against: Any, first: bool) -> Found
     one = {"found": det is not None and det.profile_flags is not None and "no_fit" not in det.deviations,
            **({"profile": det.profile, "profile_flags": det.profile_flags, "sentence": det.sentence}
               if det is not None else {"reason": why})}
-    if one["found"] and first:
-        skipped = {"found": False, "reason": "not tried: the 1-D reading names a member"}
+    if one["found"] and (first or _one_d_conforms(table, pos, det, req)):
+        # the fast path (REQ-DETECT-KINDS): a 1-D reading that names a member is the answer when asked for the first
+        # reading, and when its check conforms (a conforming 1-D reading is chosen over a grid or rotary one anyway)
+        why = "names a member" if first else "names a member whose check conforms"
+        skipped = {"found": False, "reason": f"not tried: the 1-D reading {why}"}
         readings = {"1d": one, "grid": skipped, "rotary": dict(skipped)}
     else:
         readings = {**other_readings(table.data, pos, det, dtype=req.dtype, tier=req.tier), "1d": one}
