@@ -400,6 +400,8 @@ def _patch_count() -> Any:
 
 
 def _patch_cyclotomic() -> Any:
+    import sympy as sp
+
     from . import normal
     real = normal.atom_table
 
@@ -407,7 +409,6 @@ def _patch_cyclotomic() -> Any:
         t = real(exprs)
         t.relations[:] = [(X, X - 1) if t.meaning[X].args[0].has(sp.pi) else (X, rel) for X, rel in t.relations]
         return t
-    import sympy as sp
     return _replaced(normal, "atom_table", order_one)
 
 
