@@ -330,11 +330,13 @@ def _pid_at(d: int, target: str = "attacks:pid") -> int:
 
 
 def test_one_child_serves_every_call_of_a_run(in_here):
+    from hostile_inputs import alive
     with isolate.run():
         first = [_pid_at(d) for d in (1, 2, 4)]
-    assert len(set(first)) == 1
+        other = _pid_at(2, "attacks:raises_at_3")      # a second target: a worker of its own
+        assert _pid_at(8) == first[0] and alive(other)   # neither call ends the other target's worker
+    assert len(set(first)) == 1 and other != first[0]
     assert _pid_at(1) != first[0]                      # outside a run: a child of its own
-    from hostile_inputs import alive
     assert not alive(first[0])                          # the run's worker ended with the run
 
 

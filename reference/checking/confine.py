@@ -163,8 +163,11 @@ def _as_nobody(libc: Any, keep_bounding: bool = False) -> None:
 def confine(plan: dict[str, Any], scratch: str, target: str) -> dict[str, Any]:
     """Apply the plan (Landlock, capabilities, seccomp) to this single-threaded child; what held, by
     mechanism. Raises OSError when a mechanism the kernel offers refuses to apply (nothing is then run)."""
+    held: dict[str, Any] = {"uid": os.getuid() if hasattr(os, "getuid") else -1}
+    if not sys.platform.startswith("linux"):
+        return {**held, "landlock": 0, "caps": "not available", "netns": "not available (not Linux)",
+                "seccomp": "not available (not Linux)"}
     off, libc = set(plan["off"]), _libc()
-    held: dict[str, Any] = {"uid": os.getuid()}
     tree = module_tree(target)
     abi = int(plan.get("abi", 0)) if "landlock" not in off else 0
     reads = abi > 0 and "landlock-read" not in off
@@ -196,7 +199,8 @@ def _needs_search(tree: list[str], reads: bool) -> bool:
 
 def module_tree(target: str) -> list[str]:
     """The directories of the named module's top-level package (or the directory holding a single-file
-    module), found as the child will import it (the current directory first), without running it."""
+    module, data files beside it included), found as the child will import it (the current directory
+    first), without running it."""
     import importlib.machinery
     import importlib.util
     top = target.partition(":")[0].split(".")[0]
@@ -385,8 +389,8 @@ def _caps_words(held: dict[str, Any]) -> str:
     if not isinstance(caps, dict):
         return "capabilities: not available"
     eff, bnd, amb = (int(caps.get(k, "0"), 16) for k in ("eff", "bnd", "amb"))
-    kept = "none" if not eff else ("CAP_DAC_READ_SEARCH only (uid 65534 cannot reach the module without it; "
-                                   "reads confined by Landlock)" if eff == 1 << CAP_DAC_READ_SEARCH else f"{eff:#x}")
+    kept = "none" if not eff else ("CAP_DAC_READ_SEARCH only (uid 65534 cannot reach the interpreter or the "
+                                   "module without it; reads confined by Landlock)" if eff == 1 << CAP_DAC_READ_SEARCH else f"{eff:#x}")
     bound = "bounding set empty" if not bnd else "bounding set kept (no CAP_SETPCAP to drop it; no_new_privs)"
     return f"capabilities: {kept}, ambient {'empty' if not amb else hex(amb)}, {bound}"
 
@@ -416,7 +420,8 @@ def child_main(argv: list[str]) -> int:
     """``python -P -c ... SCRATCH CTL RES``: read the plan, confine, answer what held, then serve calls
     (:func:`sinpe.reference.checking.isolate.serve`)."""
     scratch, ctl, res = argv[0], int(argv[1]), int(argv[2])
-    _libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # die with the parent (set after the identity change)
+    if sys.platform.startswith("linux"):
+        _libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # die with the parent (set after the identity change)
     inbox = os.fdopen(ctl, "r", encoding="utf-8")
     outbox = os.fdopen(res, "w", encoding="utf-8")
     setup = json.loads(inbox.readline() or "{}")

@@ -63,6 +63,7 @@ _DTYPES = ("float64", "float32", "float16", "bfloat16")
 _CHILD = ("import os, sys; from sinpe.reference.checking.confine import child_main; "
           "os._exit(child_main(sys.argv[1:]))")
 _RUNS: list[dict[tuple[Any, ...], "Worker"]] = []
+_LIVE: set[int] = set()         # process IDs of the workers alive in this process (spared between calls)
 
 
 class CallTimeout(LoadError):
@@ -153,7 +154,7 @@ class Worker:
         self.scratch = tempfile.mkdtemp(prefix="sinpe-call-")
         guard.give_to_child(self.scratch)
         self.env = guard.child_env(self.scratch)
-        self.keep = frozenset(guard.descendants(os.getpid()))  # the host's own children (the API in a long process)
+        self.keep = _host_processes()  # the host's own children (the API in a long process)
         ctl_r, ctl_w = os.pipe()
         res_r, res_w = os.pipe()
         plan = confine.plan(guard.landlock_abi())
@@ -174,6 +175,7 @@ class Worker:
             err.close()
             os.close(ctl_r)
             os.close(res_w)
+        _LIVE.add(self.proc.pid)
         self._inbox, self._outbox, self._buffer = os.fdopen(ctl_w, "w", encoding="utf-8"), res_r, b""
         self._send({"target": self.target, "cwd": os.getcwd(), "plan": plan})
 
@@ -204,6 +206,7 @@ class Worker:
     def _request(self, positions: np.ndarray | None, d: int | None, call: str, key: str | None, limit: int,
                  deadline: float, timeout: float) -> Table:
         self.calls += 1
+        self.keep = _host_processes()
         where = os.path.join(self.scratch, f"call-{self.calls}")
         os.mkdir(where)
         guard.give_to_child(where)
@@ -218,7 +221,7 @@ class Worker:
         if msg is None or msg.get("n") != self.calls:
             raise self._ended()
         table = _collect(where, self.target, limit)
-        guard.kill_descendants(self.keep, frozenset({self.proc.pid}) if self.proc else frozenset())
+        guard.kill_descendants(self.keep, frozenset(_LIVE))  # what the call started; the workers stay
         if self._printed() > printed:
             table.notes.append(f"the callable printed {self._printed() - printed} bytes (captured, not shown)")
         table.notes.append(f"isolation: {guard.protection(self.held, sorted(self.env))}")
@@ -250,9 +253,10 @@ class Worker:
     def close(self) -> None:
         """End the child, everything it started, and its scratch directory."""
         if self.proc is not None:
+            _LIVE.discard(self.proc.pid)
             _kill_group(self.proc)
             self.proc.wait()
-            guard.kill_descendants(self.keep)
+            guard.kill_descendants(self.keep, frozenset(_LIVE))
             self.proc = None
         try:
             if self._inbox is not None:
@@ -265,6 +269,15 @@ class Worker:
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = ""
+
+
+def _host_processes() -> frozenset[int]:
+    """Every process below this one that is not a live worker or below one: the host's own, never killed."""
+    me = os.getpid()
+    below = guard.descendants(me)
+    for pid in _LIVE:
+        below -= guard.descendants(pid) | {pid}
+    return frozenset(below)
 
 
 def _before_exec(plan: dict[str, Any], memory: int | None) -> Any:
