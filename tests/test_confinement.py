@@ -190,7 +190,7 @@ def test_with_landlock_reads_off_the_protected_file_is_read(secret_file, monkeyp
     old child kept it) the same callable reads the file."""
     _needs("Landlock")
     monkeypatch.setattr(confine, "OFF", {"landlock-read", "caps"} if os.geteuid() == 0 else {"landlock-read"})
-    assert outcome("attacks:reads_file").startswith("GOT '")
+    assert outcome("attacks:reads_file").startswith("GOT ")
 
 
 @linux

@@ -32,7 +32,7 @@ from typing import Any
 MECHANISMS = ("env", "caps", "landlock", "landlock-read", "netns", "seccomp")
 OFF: set[str] = set()   # mechanisms switched off (tests only, in the parent; sent to the child in its plan)
 NOBODY = 65534
-PR_SET_PDEATHSIG, PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 8, 24, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 8, 24, 38
 PR_SET_SECCOMP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, PR_CAP_AMBIENT_CLEAR_ALL = 22, 47, 2, 4
 CAP_DAC_READ_SEARCH, CAP_SETPCAP = 2, 8
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
@@ -100,6 +100,7 @@ def _own_network(libc: Any, root: bool) -> None:
     uid, gid = os.getuid(), os.getgid()
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
         return
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # inherited from the non-dumpable parent: /proc/self/*_map were root's
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         try:
             fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
