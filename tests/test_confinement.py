@@ -68,6 +68,14 @@ ATTACKS = textwrap.dedent('''
         proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
         return np.full((len(p), d), float(proc.pid))
 
+    def forges_an_answer(p, d):          # answers for another call on sinpe's channel (its fd is in argv)
+        os.write(int(sys.argv[-1]), b'{"n": 99}\\n')
+        return pid(p, d)
+
+    def closes_the_channel(p, d):
+        os.close(int(sys.argv[-1]))
+        time.sleep(3600)
+
     def torch_loaded(p, d):
         return np.full((len(p), d), float("torch" in sys.modules))
 ''')
@@ -350,6 +358,13 @@ def test_the_worker_is_restarted_after_a_failure_or_a_time_out(in_here):
         with pytest.raises(isolate.CallTimeout, match="did not return within 2 s"):
             isolate.call_isolated("attacks:sleeps_at_3", np.arange(2), 3, timeout=2)
         assert _pid_at(4, "attacks:sleeps_at_3") > 0   # the next call runs under its own limit, in a new child
+
+
+@pytest.mark.parametrize("name", ["forges_an_answer", "closes_the_channel"])
+def test_a_child_that_breaks_the_protocol_is_one_error_and_killed(in_here, name):
+    with pytest.raises(LoadError, match="broke the call protocol"):
+        isolate.call_isolated(f"attacks:{name}", np.arange(2), 2, timeout=20)
+    assert not isolate._LIVE
 
 
 @linux

@@ -56,7 +56,7 @@ _SYSTEM_READS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib
                  "/etc/ld.so.cache", "/sys/devices/system/cpu", "/dev/urandom")
 
 
-def _libc() -> Any:
+def load_libc() -> Any:
     import ctypes
     return ctypes.CDLL(None, use_errno=True)
 
@@ -71,7 +71,7 @@ def landlock_abi() -> int:
     if platform.system() != "Linux" or platform.machine() not in ("x86_64", "aarch64"):
         return 0
     try:
-        return max(0, int(_libc().syscall(_LL_CREATE, None, 0, _LL_VERSION_FLAG)))
+        return max(0, int(load_libc().syscall(_LL_CREATE, None, 0, _LL_VERSION_FLAG)))
     except (OSError, AttributeError):
         return 0
 
@@ -80,7 +80,8 @@ def landlock_abi() -> int:
 
 def before_exec(plan: dict[str, Any], libc: Any) -> None:
     """The parent's ``preexec_fn``: network namespace, bounding set, identity, no_new_privs (see the module
-    docstring). Nothing here raises: the child reports what held (:func:`describe`)."""
+    docstring). What the kernel refuses is skipped (the child reports what held, :func:`describe`), but a
+    failed change of identity raises: the child is then not started."""
     root = os.geteuid() == 0
     if "netns" not in plan["off"]:
         _own_network(libc, root)
@@ -168,7 +169,7 @@ def confine(plan: dict[str, Any], scratch: str, target: str) -> dict[str, Any]:
     if not sys.platform.startswith("linux"):
         return {**held, "landlock": 0, "caps": "not available", "netns": "not available (not Linux)",
                 "seccomp": "not available (not Linux)"}
-    off, libc = set(plan["off"]), _libc()
+    off, libc = set(plan["off"]), load_libc()
     tree = module_tree(target)
     abi = int(plan.get("abi", 0)) if "landlock" not in off else 0
     reads = abi > 0 and "landlock-read" not in off
@@ -422,7 +423,7 @@ def child_main(argv: list[str]) -> int:
     (:func:`sinpe.reference.checking.isolate.serve`)."""
     scratch, ctl, res = argv[0], int(argv[1]), int(argv[2])
     if sys.platform.startswith("linux"):
-        _libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # die with the parent (set after the identity change)
+        load_libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # die with the parent (set after the identity change)
     inbox = os.fdopen(ctl, "r", encoding="utf-8")
     outbox = os.fdopen(res, "w", encoding="utf-8")
     setup = json.loads(inbox.readline() or "{}")

@@ -219,7 +219,7 @@ class Worker:
             self.held = self._ready(deadline, timeout)
         msg = self._receive(deadline, timeout)
         if msg is None or msg.get("n") != self.calls:
-            raise self._ended()
+            raise self._ended(msg is None)
         table = _collect(where, self.target, limit)
         guard.kill_descendants(self.keep, frozenset(_LIVE))  # what the call started; the workers stay
         if self._printed() > printed:
@@ -231,7 +231,7 @@ class Worker:
     def _ready(self, deadline: float, timeout: float) -> dict[str, Any]:
         msg = self._receive(deadline, timeout)
         if msg is None:
-            raise self._ended()
+            raise self._ended(True)
         if "confine_error" in msg or not isinstance(msg.get("held"), dict):
             raise LoadError(f"the child could not be confined ({escape(str(msg.get('confine_error')))[:300]}); "
                             f"nothing was run")
@@ -240,14 +240,15 @@ class Worker:
     def _printed(self) -> int:
         return sum(os.path.getsize(os.path.join(self.scratch, s)) for s in ("stdout", "stderr"))
 
-    def _ended(self) -> LoadError:
-        """How the child ended before answering (it is given a moment to exit, then killed)."""
+    def _ended(self, closed: bool) -> LoadError:
+        """How the child ended before answering: its channel ``closed`` (it is given a moment to exit), or a
+        message that is not the answer to this call (it is killed at once)."""
         assert self.proc is not None
         try:
-            status = self.proc.wait(timeout=2)
+            status = self.proc.wait(timeout=2 if closed else 0)
         except subprocess.TimeoutExpired:
-            _kill_group(self.proc)
-            status = self.proc.wait()
+            return LoadError(f"{self.target} broke the call protocol (closed or garbled its channel to sinpe); "
+                             f"the child was killed")
         return _ended(self.target, self.scratch, status)
 
     def close(self) -> None:
@@ -282,7 +283,7 @@ def _host_processes() -> frozenset[int]:
 
 def _before_exec(plan: dict[str, Any], memory: int | None) -> Any:
     """The child's limits and its confinement before exec (:func:`confine.before_exec`)."""
-    libc = confine._libc() if sys.platform.startswith("linux") else None
+    libc = confine.load_libc() if sys.platform.startswith("linux") else None
     fsize = MAX_CALL_ENTRIES * 8 + _SLACK
 
     def limits() -> None:  # in the child, before exec
