@@ -3,7 +3,8 @@ REQ-CHECK-ISOLATION), on the parent's side. Used by :mod:`sinpe.reference.checki
 child that runs user code:
 
 - :func:`preload` imports, before the child starts, every sinpe module the verdict is computed and
-  reported with: nothing the child changes on disk is imported afterwards;
+  reported with: nothing the child changes on disk is imported afterwards (where Landlock confines its
+  writes to its scratch directory it can change nothing sinpe imports, and nothing is preloaded);
 - :func:`protect_parent`: on Linux the parent becomes a *child subreaper* (``PR_SET_CHILD_SUBREAPER``:
   a grandchild that double-forks or calls ``setsid`` is re-parented to sinpe, never to init) and
   non-dumpable (``PR_SET_DUMPABLE 0``: a process of the same user cannot open ``/proc/<pid>/fd/1``);
@@ -49,9 +50,16 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+def writes_confined() -> bool:
+    """Whether the child can write nothing outside its scratch directory: Landlock is offered (the child then
+    confines itself or runs nothing, :mod:`.confine`) and not switched off."""
+    return landlock_abi() > 0 and "landlock" not in confine.OFF
+
+
 def preload() -> None:
-    """Import every module of :data:`VERDICT_PACKAGES` (and what they import) once, before a child runs."""
-    if _state["preloaded"]:
+    """Import every module of :data:`VERDICT_PACKAGES` (and what they import) once, before a child runs;
+    unneeded where :func:`writes_confined` (the child cannot change a file sinpe imports)."""
+    if _state["preloaded"] or writes_confined():
         return
     for name in VERDICT_PACKAGES:
         pkg = importlib.import_module(name)
