@@ -12,11 +12,13 @@ Each figure is the faster of two runs (the warm one), each command in a fresh pr
 
     python benchmarks/bench_isolate.py
 
-Measured (2 cores, shared machine, 2026-12-02, root, Landlock ABI 7): ``check mod:fn --d 64`` 0.76-0.97 s
-before (0f1533a, a child per call) and after; ``check-apply --dim 128`` 2.4-3.0 s before, 2.1 s after (the
-parent imports no torch: 403 -> 266 MB RSS); the plugin's default run 5.2-5.7 s before, 4.2-4.4 s after
-(11 widths, one child instead of 11); a sleeping implementation with ``--sinpe-timeout 3``: 38 s before
-(a time-out per width), 7.7 s after.
+Measured (2 cores shared with other jobs, load 4-5, 2026-12-02, root, Landlock ABI 7), 0f1533a -> this
+version, interleaved: ``check mod:fn --d 64`` 0.88-2.8 s -> 0.49-1.45 s (parent RSS 108 -> 66 MB: no SymPy
+preload where Landlock confines the child's writes); ``check-apply --dim 128`` 4.2-11 s -> 1.6-5.0 s (the
+parent imports no torch: RSS 404 -> 265 MB); the plugin's default run 7.7-13.7 s -> 7.0-10 s (5.2-5.7 s ->
+4.2-4.4 s on a quieter machine: one child instead of 11); a sleeping implementation under
+``--sinpe-timeout 3``: 44-46 s -> 15.7 s (one time-out instead of 11). This benchmark at load 5: check
+ratio 0.99, check-apply ratio 0.68, plugin 6.5 s.
 """
 from __future__ import annotations
 
