@@ -187,15 +187,20 @@ def leaves_a_grandchild(p, d):
     return good(p, d)
 
 # --- the code under test attacks the verdict or outlives the check (REQ-CHECK-ISOLATION) ---
+def _beside(name):
+    # what the test hands the callable: a file beside this module (the child sees none of the test's environment)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)) as fh:
+        return fh.read()
+
 def _orphan(*, parent_fd=False):
-    # a grandchild in a new session (setsid), optionally holding sinpe's stdout; $SINPE_MARK in its argv lets
+    # a grandchild in a new session (setsid), optionally holding sinpe's stdout; the mark in its argv lets
     # the test find it in /proc (the child may write nothing outside its scratch directory: REQ-CHECK-ISOLATION)
     code = ("import os, sys, time\\n"
             "if len(sys.argv) > 2:\\n"
             "    try: os.open('/proc/%s/fd/1' % sys.argv[2], os.O_WRONLY)\\n"
             "    except OSError: pass\\n"
             "time.sleep(300)\\n")
-    args = [sys.executable, "-c", code, os.environ["SINPE_MARK"]] + ([str(os.getppid())] if parent_fd else [])
+    args = [sys.executable, "-c", code, _beside("mark.txt")] + ([str(os.getppid())] if parent_fd else [])
     subprocess.Popen(args, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
     time.sleep(0.5)  # long enough for the test's /proc watcher to see it
@@ -233,8 +238,8 @@ def forges_stdout(p, d):
     return np.zeros((len(p), d))
 
 def writes_outside(p, d):
-    # every file named in $SINPE_TARGETS (a world-writable directory, a file the user owns) is attempted
-    for path in os.environ["SINPE_TARGETS"].split(os.pathsep):
+    # every file named in targets.txt (a world-writable directory, a file the user owns) is attempted
+    for path in _beside("targets.txt").split(os.pathsep):
         try:
             with open(path, "w") as fh:
                 fh.write("written by the code under test")
@@ -254,16 +259,17 @@ def listens_tcp(p, d):
     return good(p, d)
 
 def writes_sinpe(p, d):
-    import sinpe
-    root = os.path.dirname(os.path.dirname(os.path.abspath(sinpe.__file__)))
-    for dirpath, _, files in os.walk(root):
-        for f in files:
-            if f.endswith(".py"):
-                try:
-                    os.close(os.open(os.path.join(dirpath, f), os.O_WRONLY | os.O_APPEND))
-                except OSError:
-                    continue
-                raise RuntimeError("could open sinpe's " + f + " for writing")
+    # every source file of sinpe's this process imported (known by name: the child may not list directories)
+    files = [m.__file__ for m in list(sys.modules.values())
+             if getattr(m, "__name__", "").startswith("sinpe") and getattr(m, "__file__", None)]
+    if not files:
+        raise RuntimeError("found no file of sinpe's to try")
+    for f in files:
+        try:
+            os.close(os.open(f, os.O_WRONLY | os.O_APPEND))
+        except OSError:
+            continue
+        raise RuntimeError("could open sinpe's " + f + " for writing")
     return good(p, d)
 
 def forges_notes(p, d):

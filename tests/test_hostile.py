@@ -20,7 +20,7 @@ import pytest
 
 import hostile_inputs as H
 
-from sinpe.reference.checking import guard, isolate
+from sinpe.reference.checking import confine, guard, isolate
 
 MB_LIMIT = 300  # peak RSS of a command that rejects an oversized input
 
@@ -419,12 +419,13 @@ class _Watcher:
 
 
 @pytest.fixture
-def pids(tmp_path):
-    """The environment that marks the hostile callables' grandchildren, and the watcher that sees them;
+def pids(work, tmp_path):
+    """The mark of the hostile callables' grandchildren (mark.txt beside them), and the watcher that sees them;
     afterwards every one must be gone (checked by PID); any survivor is killed so the test leaves nothing."""
     mark = f"sinpe-orphan-{os.getpid()}-{tmp_path.name}"
+    (work / "mark.txt").write_text(mark)
     w = _Watcher(mark)
-    yield {"SINPE_MARK": mark}, w
+    yield {}, w
     for pid in w.stop():
         if H.alive(pid):
             os.kill(pid, 9)
@@ -475,8 +476,8 @@ def test_the_child_cannot_write_the_parents_stdout(work):
     assert rep["verdict"] == "fails" and "conforms" not in r.stderr
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
-                    reason="the child drops to nobody only when sinpe runs as root")
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.isdir("/proc/self"),
+                    reason="the child drops to nobody only when sinpe runs as root (Linux)")
 def test_the_child_cannot_write_sinpes_files(work):
     r = H.sinpe("check", "hostile_impls:writes_sinpe", "--d", "8", "--json", cwd=work)
     assert r.rc == 0, r.stderr
@@ -500,8 +501,8 @@ def _targets(tmp_path: Path) -> list[Path]:
 @landlock
 def test_the_child_writes_nothing_outside_its_scratch_directory(work, tmp_path):
     paths = _targets(tmp_path)
-    r = H.sinpe("check", "hostile_impls:writes_outside", "--d", "8", "--json", "--no-detect", cwd=work,
-                env={"SINPE_TARGETS": os.pathsep.join(map(str, paths))})
+    (work / "targets.txt").write_text(os.pathsep.join(map(str, paths)))
+    r = H.sinpe("check", "hostile_impls:writes_outside", "--d", "8", "--json", "--no-detect", cwd=work)
     assert r.rc == 1, r.stderr  # zeros: an honest finding, computed by a parent the child could not touch
     assert not paths[0].exists() and paths[1].read_text() == "the user's file"
     assert any("Landlock ABI" in n for n in json.loads(r.stdout)["notes"])  # the report says it held
@@ -511,9 +512,10 @@ def test_the_child_writes_nothing_outside_its_scratch_directory(work, tmp_path):
 def test_without_landlock_the_same_child_does_write(work, tmp_path, monkeypatch):
     """The test above could fail: with the confinement off (in process only), the writes happen."""
     paths = _targets(tmp_path)
-    monkeypatch.setitem(guard._state, "landlock", 0)
+    # Landlock off; capabilities as before (a root child keeps CAP_DAC_READ_SEARCH, which writes nothing)
+    monkeypatch.setattr(confine, "OFF", {"landlock", "caps"})
+    (work / "targets.txt").write_text(os.pathsep.join(map(str, paths)))
     monkeypatch.chdir(work)
-    monkeypatch.setenv("SINPE_TARGETS", os.pathsep.join(map(str, paths)))
     isolate.call_isolated("hostile_impls:writes_outside", np.arange(4.0), 8, timeout=60)
     assert paths[0].exists() and paths[1].read_text() != "the user's file"
 
@@ -532,7 +534,8 @@ def test_the_parent_imports_nothing_after_the_child_ran(work):
     import subprocess
     import sys
     code = ("import sys\n"
-            "from sinpe.reference.checking import isolate, targets\n"
+            "from sinpe.reference.checking import confine, isolate, targets\n"
+            "confine.OFF.update({'landlock', 'caps'})  # writes unconfined: the preload is what protects\n"
             "from sinpe.spec.profiles import get_profile\n"
             "real = isolate._spawn\n"
             "seen = {}\n"

@@ -46,6 +46,14 @@ def patches(positions, d):          # monkeypatches the harness into a pass, the
     h.impl_table = lambda *a, **k: np.zeros((len(positions), d))
     return np.zeros((len(positions), d))
 
+def sleeps(positions, d):           # never returns
+    import time
+    time.sleep(3600)
+
+def pid(positions, d):              # every entry the process ID of the process that computed it
+    import os
+    return np.full((len(positions), d), float(os.getpid()), dtype=np.float32)
+
 def swapped(positions, d):          # sin and cos of the first pair exchanged
     t = good(positions, d)
     if d >= 2:
@@ -188,6 +196,34 @@ def test_summary_one_line_per_cause_and_the_hint_once(impl_dir):  # REQ-PLUGIN-S
     assert f"{n} at t2t float32 d=65: raised ValueError: odd d" in tail, tail
     assert res.stdout.count("hint: its signature is raising_t2t") == 1
     assert "pass --sinpe-odd error" in tail
+
+
+def test_after_a_time_out_the_implementation_is_not_called_again(impl_dir, tmp_path):  # REQ-PLUGIN-RUN, issue 26.5
+    """A sleeping implementation times out once (at the first width); every later width fails with the same
+    error without a call (the message names d=1), and the summary has one line for it."""
+    import xml.etree.ElementTree as ET
+    junit = tmp_path / "r.xml"
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:sleeps", "--sinpe-d", "1,4,8", "--sinpe-timeout", "2",
+                     "--tb=no", f"--junitxml={junit}")
+    assert res.returncode == 1, res.stdout[-1000:]
+    failed = {c.get("name"): c.find("failure").get("message") for c in ET.parse(junit).iter("testcase")}
+    assert all("did not return within 2 s at d=1 (--sinpe-timeout)" in m for m in failed.values()), failed
+    assert {name.split("[")[1].split("-")[1] for name in failed} == {"d1", "d4", "d8"}
+    tail = res.stdout.split("sinpe conformance summary")[1]
+    assert len([ln for ln in tail.splitlines() if " at vaswani float32 d=" in ln]) == 1, tail
+    assert "marked failed for the rest of the run" in tail
+
+
+def test_one_child_serves_every_width(impl_dir):  # REQ-PLUGIN-RUN, issue 28.2
+    """The implementation's worker is started once per session: every width computed by the same process
+    (the process ID in every entry, compared across widths through the failure messages' values)."""
+    res = run_pytest(impl_dir, "--sinpe-impl", "plugin_impls:pid", "--sinpe-d", "2,4,8", "--tb=short",
+                     "--sinpe-max-position", "0")
+    assert res.returncode == 1
+    import re
+    pids = set(re.findall(r"value ([0-9.e+]+), exact", res.stdout))
+    widths = set(re.findall(r"vaswani d=(\d+) position", res.stdout))
+    assert widths == {"2", "4", "8"} and len(pids) == 1, (widths, pids)
 
 
 def test_failures_say_what_the_cli_says(impl_dir):  # REQ-PLUGIN-SUMMARY: the CLI's cause sentence

@@ -186,10 +186,14 @@ def allowed(x: np.ndarray, ang: Angles, layout: str, dtype: str, e_c: np.ndarray
 
 
 def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
-    """x rounded to ``dtype`` (round to nearest even, by torch's cast), as float64."""
-    import torch
-    from sinpe.reference.checking.apply_call import _torch_dtype
-    return torch.from_numpy(np.array(x, dtype=np.float64, order="C")).to(_torch_dtype(dtype)).to(torch.float64).numpy()
+    """x rounded to ``dtype`` as torch casts a float64 tensor (round to nearest even; to float16 and bfloat16
+    through float32, a double rounding), as float64 -- without importing torch."""
+    from sinpe.reference.numerics.rounding import round_array
+    x = np.array(x, dtype=np.float64)
+    if dtype == "float64":
+        return x
+    with np.errstate(over="ignore"):
+        return round_array(x.astype(np.float32).astype(np.float64), dtype)
 
 
 def reach(x: np.ndarray, ang: Angles, layout: str) -> np.ndarray:

@@ -30,6 +30,8 @@ from sinpe.reference.checking.loaders import LoadError, call_table, resolve_call
 from sinpe.reference.numerics.rounding import round_array
 
 _TABLES: dict[tuple[Any, ...], Any] = {}
+_WORKERS: dict[str, Any] = {}       # one isolated worker per implementation for the session
+_TIMED_OUT: dict[str, str] = {}     # implementations that timed out, and the error every later width gets
 
 
 def select_cases(profile: str, dtype: str, widths: list[int] | None = None,
@@ -109,10 +111,14 @@ def odd_error_widths(cases: list[dict[str, Any]], profile: str, overrides: dict[
 def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...], *, isolated: bool = True,
                timeout: float | None = None) -> np.ndarray | str:
     """The implementation's table at these positions (cached), or a one-line error string. ``isolated`` (the
-    default, REQ-PLUGIN-RUN): called in a child process as ``sinpe check`` calls a ``module:callable``
-    (:func:`sinpe.reference.checking.isolate.call_isolated`, with its time and memory limits), so that the
-    code under test cannot end, patch or outlive the pytest session; otherwise imported and called here."""
+    default, REQ-PLUGIN-RUN): called in a child process as ``sinpe check`` calls a ``module:callable``, one
+    worker for the session (:class:`sinpe.reference.checking.isolate.Worker`, each call with its time and
+    memory limits), so that the code under test cannot end, patch or outlive the pytest session; otherwise
+    imported and called here. After a time-out the implementation is not called again: every later width
+    gets the same error (one summary line)."""
     key = (impl, call, d, positions, isolated)
+    if impl in _TIMED_OUT:
+        return _TIMED_OUT[impl]
     if key not in _TABLES:
         try:
             t = _call(impl, call, d, _position_array(positions), isolated, timeout)
@@ -121,7 +127,16 @@ def impl_table(impl: str, call: str, d: int, positions: tuple[str, ...], *, isol
             _TABLES[key] = np.asarray(t.data, dtype=np.float64)
         except LoadError as e:
             _TABLES[key] = str(e)
+            if type(e).__name__ == "CallTimeout":
+                _TABLES[key] = _TIMED_OUT[impl] = (f"{impl} did not return within {_seconds(timeout)} at d={d} "
+                                                   f"(--sinpe-timeout); the call was killed and the implementation "
+                                                   f"is marked failed for the rest of the run")
     return _TABLES[key]
+
+
+def _seconds(timeout: float | None) -> str:
+    from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
+    return f"{DEFAULT_TIMEOUT if timeout is None else timeout:g} s"
 
 
 def _position_array(positions: tuple[str, ...]) -> np.ndarray:
@@ -133,9 +148,26 @@ def _position_array(positions: tuple[str, ...]) -> np.ndarray:
 
 def _call(impl: str, call: str, d: int, arg: np.ndarray, isolated: bool, timeout: float | None) -> Any:
     if isolated:
-        from sinpe.reference.checking.isolate import call_isolated
-        return call_isolated(impl, arg, d, call=call, timeout=timeout)
+        return _worker(impl).call(arg, d, call=call, timeout=timeout)
     return call_table(resolve_callable(impl), impl, arg, d, call=call)
+
+
+def _worker(impl: str) -> Any:
+    """The session's isolated worker for ``impl`` (started at its first call, restarted after a failure)."""
+    if impl not in _WORKERS:
+        import atexit
+        from sinpe.reference.checking.isolate import Worker
+        if not _WORKERS:
+            atexit.register(close_workers)
+        _WORKERS[impl] = Worker(impl)
+    return _WORKERS[impl]
+
+
+def close_workers() -> None:
+    """End every worker of the session (the plugin's ``pytest_sessionfinish``; at exit otherwise)."""
+    for w in _WORKERS.values():
+        w.close()
+    _WORKERS.clear()
 
 
 def split_hint(message: str) -> tuple[str, str]:

@@ -14,7 +14,8 @@ Run the suite against your implementation::
 ``fn(positions, d)`` returns the table (rows = positions, columns = channels); see
 :mod:`sinpe.reference.checking.loaders` for the adapters (``--sinpe-call n|buffer|forward``). Test IDs are
 ``<profile>-d<d>-<dtype>-p<position>-c<column>-<golden id>``. The implementation runs in a child process, as
-``sinpe check`` runs a ``module:callable`` (``--sinpe-timeout``; ``--sinpe-in-process`` to import it here): it
+``sinpe check`` runs a ``module:callable`` (one child for the session, each width one call under
+``--sinpe-timeout``; after a time-out it is not called again; ``--sinpe-in-process`` to import it here): it
 cannot end, patch or outlive the session (REQ-PLUGIN-RUN). The session ends with one summary line per
 (profile, dtype, cause) with the widths and counts, each hint printed once (REQ-PLUGIN-SUMMARY).
 
@@ -29,6 +30,7 @@ entry matching nothing is reported as a warning.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -165,6 +167,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any)
         for line in summary_lines(_FAILURES):
             terminalreporter.write_line(line)
         terminalreporter.write_line("  (pytest --tb=no -rN ... prints this summary without the per-test sections)")
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    """End the isolated workers of the session's implementations (REQ-PLUGIN-RUN), if any was started."""
+    harness = sys.modules.get("sinpe.reference.conformance.harness")
+    if harness is not None:
+        harness.close_workers()
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
