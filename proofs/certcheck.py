@@ -496,6 +496,10 @@ def _c_pow(t: tuple, cx: Ctx) -> tuple:
             return rf_pow(conv(b[1], cx), k)  # |y|**2m = y**2m for real y
         return rf_pow(conv(b, cx), k)
     base, ex = conv(b, cx), conv(e, cx)
+    k = fold(ex)
+    if k[1] == const(Fraction(1)) and set(k[0]) <= {ONE} and k[0].get(ONE, C0)[1] == 0 \
+            and k[0].get(ONE, C0)[0].denominator == 1:  # the exponent is an integer once substituted
+        return rf_pow(base, int(k[0].get(ONE, C0)[0]))
     if cx.mode in ("E", "L") and rf_nonzero(base):  # b**e = exp(e log b), SymPy's principal branch, b != 0
         return _rf(exp_of(mul(as_poly(ex), as_poly(log_rf(base), "the log of a base"))))
     return _atom_rf(f"pow[{rfkey(base)}|{rfkey(ex)}]", ("fn", "pow", base, ex))
@@ -568,7 +572,17 @@ def _c_e(t: tuple, cx: Ctx) -> tuple:
 
 
 def _c_log(t: tuple, cx: Ctx) -> tuple:
-    return log_rf(conv(t[1], cx))
+    """log(x y) = log x + log y and log(b**e) = e log b for positive x, y, b and real e (rules on the declared
+    assumptions; not under a substitution, which could change them); else :func:`log_rf`."""
+    a = t[1]
+    if not cx.env and a[0] == "*" and all("positive" in props(f) for f in a[1:]):
+        out = _rf({})
+        for f in a[1:]:
+            out = rf_add(out, _c_log(("log", f), cx))
+        return out
+    if not cx.env and a[0] == "^" and "positive" in props(a[1]) and "real" in props(a[2]):
+        return rf_mul(conv(a[2], cx), _c_log(("log", a[1]), cx))
+    return log_rf(conv(a, cx))
 
 
 def _c_abs(t: tuple, cx: Ctx) -> tuple:
@@ -1383,11 +1397,17 @@ def _k_bound(e: dict) -> None:
 
 def _r_rational(e: dict) -> str:
     lhs, rhs = _trees(e, "lhs", "rhs")
-    return f"{render(lhs)} = {render(rhs)} as rational functions  [{where(lhs, rhs)}]"
+    at = _at_pairs(e.get("at"))
+    sub = f" at {', '.join(f'{render(s)} = {render(v)}' for s, v in at)}" if at else ""
+    return f"{render(lhs)} = {render(rhs)}{sub} as rational functions  [{where(lhs, rhs, *[x for p in at for x in p])}]"
 
 
 def _k_rational(e: dict) -> None:
-    decide_equal(*_trees(e, "lhs", "rhs"), "R")
+    lhs, rhs = _trees(e, "lhs", "rhs")
+    at = _at_pairs(e.get("at"))
+    if lhs == rhs and not at:
+        raise Failed("no evidence: lhs and rhs are the same tree")
+    decide_equal(lhs, rhs, "R", at)
 
 
 def _var(e: dict, name: str = "var") -> tuple:
@@ -1651,7 +1671,7 @@ def _k_match(e: dict) -> None:
 # kind -> (fields besides name, kind and text; the text rendered from them; the check)
 FACTS = {
     "identity": (("procedure", "lhs", "rhs", "at"), _r_identity, _k_identity),
-    "rational-identity": (("lhs", "rhs"), _r_rational, _k_rational),
+    "rational-identity": (("lhs", "rhs", "at"), _r_rational, _k_rational),
     "positivity": (("expr", "var", "from"), _r_positivity, _k_positivity),
     "assumption": (("expr", "property"), _r_assumption, _k_assumption),
     "ball-sign": (("expr", "sign"), _r_ball, _k_ball),

@@ -236,7 +236,8 @@ def _point(gens: list, circles: list) -> dict:
 def _fact_of(kind: str, data: dict, out: Any) -> dict:
     t = _Trees()
     make = {
-        "rational-identity": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"])},
+        "rational-identity": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
+                                      "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
         "identity": lambda: {"procedure": "E", "lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
                              "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
         "positivity": lambda: {"expr": t(data["expr"]), "var": t(data["var"]), "from": int(data["start"])},
@@ -272,10 +273,16 @@ def step_entry(what: str, facts: list[tuple], certificate: Any = None) -> dict:
     elif not found:
         return uncertified(what, "the step recorded no fact")
     else:
-        out = {json.dumps(f, sort_keys=True): f for f in (_fact_of(*x) for x in found)}
+        out = {json.dumps(f, sort_keys=True): f for f in (_fact_of(*x) for x in found) if not _as_built(f)}
         return {"name": what, "kind": "step", "facts": list(out.values())}
     e["text"] = certcheck.render_entry(e)
     return e
+
+
+def _as_built(f: dict) -> bool:
+    """An identity whose two sides are one tree (true as SymPy built it, e.g. a label index compared with
+    itself) is no evidence: left out (a step with no other fact is then no certificate)."""
+    return f["kind"] in ("identity", "rational-identity") and f["lhs"] == f["rhs"] and not f["at"]
 
 
 def uncertified(name: str, why: str) -> dict:

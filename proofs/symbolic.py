@@ -41,10 +41,10 @@ RULE_BLOCK = ("RULE-BLOCK: for M = P^T diag(B_i) P with P a permutation, M^T M, 
               "block by block (det M = prod det B_i)")
 
 
-@records("rational-identity", "lhs", "rhs")
-def rational_identity(a: sp.Expr, b: sp.Expr) -> bool:
-    """a == b as rational functions: the numerator of together(a - b) expands to 0."""
-    num, _ = sp.fraction(sp.together(sp.sympify(a) - sp.sympify(b)))
+@records("rational-identity", "lhs", "rhs", "at")
+def rational_identity(a: sp.Expr, b: sp.Expr, at: tuple = ()) -> bool:
+    """a == b as rational functions (at the substitution ``at``): the numerator of together(a - b) expands to 0."""
+    num, _ = sp.fraction(sp.together((sp.sympify(a) - sp.sympify(b)).subs(list(at))))
     return sp.expand(num) == 0
 
 

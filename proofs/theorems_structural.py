@@ -145,19 +145,21 @@ class Wavelengths:
                 n0 = 2 if prof.shift is not None else 1  # domain of the schedule: D > 0
                 st.check(positive_from(D, N, n0), f"{name}: D = {D} > 0 for n >= {n0}, so lambda_i increases")
                 lam0 = sp.Rational(1, 2) if mutation == "lambda0" else 0  # lambda_0 = 2 pi b^(e_0), e_0 = 0
-                st.check(rational_identity(e(0), lam0), f"{name}: e_0 = {lam0}")
+                st.check(rational_identity(e(i), lam0, ((i, 0),)), f"{name}: e_0 = {lam0}")  # at i = 0: e(0) is built as 0
                 claim = _largest_claim(prof, odd, d)
                 if mutation == "largest" and prof.shift is not None:
                     claim = 1 - 2 / d  # Vaswani's closed form claimed for tensor2tensor
                 if mutation == "drop" and prof.shift is None and not odd:
                     claim = sp.Integer(1)  # the -2/d term dropped
                 dn = 2 * N + 1 if odd else 2 * N
-                st.check(rational_identity(e(Nf - 1), claim.subs(d, dn)),
+                st.check(rational_identity(e(i), claim, ((i, Nf - 1), (d, dn))),
                          f"{name}: e_(N-1) = {e(Nf - 1)} vs claimed {claim}")
         # count: lambda_i <= L <=> e_i <= log_b(L/2pi) <=> i <= D log_b(L/2pi) (b > 1, D > 0): an initial segment
         bsym, L = sp.symbols("b L", positive=True)
         D = sp.Symbol("D", positive=True)
         lhs = sp.expand_log(sp.log(2 * sp.pi * bsym ** (i / D)), force=True) / sp.log(bsym)
+        fact("rational-identity", lhs=sp.log(2 * sp.pi * bsym ** (i / D)) / sp.log(bsym),
+             rhs=sp.log(2 * sp.pi) / sp.log(bsym) + i / D)  # the statement before SymPy's expand_log
         st.check(rational_identity(sp.expand(lhs - sp.log(2 * sp.pi) / sp.log(bsym)), i / D), "log_b lambda_i = log_b(2 pi) + i/D")
         _count_steps(st, mutation)
         wtext = self._witness()
@@ -236,10 +238,11 @@ class Injectivity:
             st.check({"sin", "cos"} <= kinds, f"{plan.name}: labels sin_0 and cos_0 exist for n >= 1")
         for name, prof in PRESETS.items():  # (2) e_0 = 0 for every schedule, so theta_0 = sigma (p + o)
             for odd in (False, True):
-                st.check(rational_identity(pairs_exponent(prof, N, odd, sp.Integer(0)), 0), f"{name}: e_0 = 0 (odd={odd})")
+                st.check(rational_identity(pairs_exponent(prof, N, odd, T.I_), 0, ((T.I_, 0),)), f"{name}: e_0 = 0 (odd={odd})")
         sub = {T.SIGMA: sigma, T.ALPHA: alpha}
         th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)  # noqa: E731
-        st.check(rational_identity(th(p), sigma * (p + T.OFFSET)), f"theta_0(p) = {th(p)} = sigma (p + o)")
+        st.check(rational_identity(T.theta_sym(T.I_, p).xreplace(sub), sigma * (p + T.OFFSET), ((T.I_, 0),)),
+                 f"theta_0(p) = {th(p)} = sigma (p + o)")
         # (3) alpha != 0: equality of alpha sin, alpha cos gives equality of sin, cos
         st.check(assumed(alpha, "nonzero"), f"alpha = {alpha} is nonzero (assumptions {alpha.assumptions0.get('nonzero')})")
         self._groebner(st, mutation)
