@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,7 +241,28 @@ def test_an_unsound_prover_writes_certificates_the_checker_rejects(tmp_path, mon
     monkeypatch.undo()
     code, out = _check(tmp_path, only="THM-DOT")
     failed = [line for line in out.splitlines() if line.startswith("FAILED: THM-DOT.json")]
-    assert code == 1 and failed and all("(E) leaves" in line for line in failed), out
+    assert code == 1 and sum("(E) leaves" in line for line in failed) == 3, out  # its 3 obligations, re-decided
+    standalone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(tmp_path), "--only", "THM-DOT"],
+                                capture_output=True, text=True, timeout=TIMEOUT)
+    assert standalone.returncode == 1 and standalone.stdout.count("(E) leaves") == 3, standalone.stdout
+
+
+def test_a_true_statement_in_place_of_the_theorems_is_rejected(proof_certificates, tmp_path):
+    """lhs = lhs + 0 holds: the standard-library checker alone verifies it, and `sinpe prove --check-certificates`
+    refuses it because it is not the statement this suite decides there."""
+    d = _copy(proof_certificates[0], tmp_path)
+
+    def trivial(doc):  # noqa: ANN001, ANN202
+        e = doc["entries"][0]
+        e["rhs"] = ["+", e["lhs"], ["n", "0"]]
+        e["text"] = certcheck.render_entry(e)
+    _edit(d, "THM-DOT", trivial)
+    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", ONLY],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    assert alone.returncode == 0, alone.stdout
+    code, out = _check(d)
+    assert code == 1 and "FAILED: THM-DOT.json / interleaved, even d: PE(p).PE(p+k)" in out \
+        and "not the statement this suite decides there" in out, out
 
 
 @pytest.mark.parametrize("value", ["1e308", "inf", "nan", "-1", "0"])

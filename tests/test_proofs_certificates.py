@@ -337,12 +337,17 @@ def test_no_statement_mutant_of_the_suite_verifies():
 # ---------------------------------------------------------------------------------------- counts, input
 
 def test_an_uncertified_entry_is_exit_3_and_a_missing_one_exit_1(proof_certificates, tmp_path):
+    """The standard-library checker counts an uncertified entry (exit 3); `sinpe prove --check-certificates` also
+    refuses it as not the entry this suite writes (exit 1)."""
     d = _copy(proof_certificates[0], tmp_path)
     doc = _doc(d, "THM-DOT")
     doc["entries"][0] = {"name": doc["entries"][0]["name"], "kind": "uncertified", "why": "test"}
     _save(d, "THM-DOT", doc)
-    code, out = _check(d)
+    code, reports, problems = certcheck.check_directory(str(d), list(CERTIFIED_SUBSET))
+    out = "\n".join(certcheck.report_lines(code, reports, problems))
     assert code == 3 and "1 undecided, 0 failed" in out.splitlines()[-1] and "UNDECIDED: THM-DOT.json" in out, out
+    code, out = _check(d)
+    assert code == 1 and "not the statement this suite decides there" in out, out
     doc["entries"].pop()  # an entry removed: fewer entries than decided statements
     _save(d, "THM-DOT", doc)
     code, out = _check(d)

@@ -27,8 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--certificates", metavar="DIR", help="also write each theorem's certificate to DIR/<ID>.json (REQ-PROVE-CERT)")
     parser.add_argument("--check-certificates", metavar="DIR",
                         help="re-derive and re-decide every statement of the certificates in DIR (standard library "
-                             "only; with --only, DIR must hold exactly those theorems): exit 0 verified, 1 a certificate "
-                             "fails, 2 unreadable, 3 some entry undecided")
+                             "only), then require each to be the statement this suite decides; with --only, DIR must "
+                             "hold exactly those theorems: exit 0 verified, 1 a certificate fails, 2 unreadable, 3 "
+                             "some entry undecided")
 
 
 CLAIM_TIMEOUT = 60.0
@@ -161,6 +162,9 @@ def _check_certificates(directory: str, as_json: bool, only: list[str] | None = 
     code, reports, problems = certcheck.check_directory(directory, only)
     if code == 2:
         raise ValueError(problems[0])
+    from sinpe.proofs.certificates import suite_mismatches
+    problems += suite_mismatches(directory, [r["theorem"] for r in reports])  # this suite's statements (regenerated)
+    code = 1 if problems else code
     if as_json:
         print(json.dumps({"exit": code, "files": reports, "problems": problems}, indent=2, sort_keys=True))
     else:
