@@ -442,13 +442,13 @@ class Attention:
         def s(a: sp.Expr, b: sp.Expr, Wm: sp.Matrix) -> sp.Expr:
             return (sp.Matrix(inst.pe(a)).T * Wm * sp.Matrix(inst.pe(b)))[0, 0]
 
-        conds = coefficients(s(m + t, nn + t, W) - s(m, nn, W), (m, nn, t))
+        f = s(m + t, nn + t, W) - s(m, nn, W)
+        conds = coefficients(f, (m, nn, t))
         A, _ = sp.linear_eq_to_matrix(conds, ws)
         nullity = n * n - A.rank()
         fam, params = _block_family(inst, mutation, invisible=True)
         sub = dict(zip(ws, fam))
         ok_in = all(sp.expand(c.xreplace(sub)) == 0 for c in conds)
-        f = s(m + t, nn + t, W) - s(m, nn, W)
         fact("linear-family", claim="contains", expr=f, unknowns=ws, variables=(m, nn, t), family=list(fam), params=params)
         st.check(ok_in, f"{inst.name}: the claimed family a I + b J satisfies every coefficient condition")
         # the family's dimension (its parameters are independent entries) must equal the solution space's
