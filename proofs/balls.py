@@ -15,6 +15,8 @@ from __future__ import annotations
 import flint
 import sympy as sp
 
+from .evidence import records
+
 _FUNCS = {"sin": lambda x: flint.arb(x).sin(), "cos": lambda x: flint.arb(x).cos(), "pi": flint.arb.pi()}
 
 
@@ -29,6 +31,7 @@ def enclosure(e: sp.Expr) -> "flint.arb":
     return flint.arb(f(*[flint.arb(int(r.p)) / int(r.q) for r in rats]))
 
 
+@records("ball-sign", "expr")  # a certificate re-decides the sign with rational intervals (proofs/certcheck.py)
 def certified_sign(e: sp.Expr) -> int | None:
     """+1 or -1 when the ball excludes 0, else None."""
     b = enclosure(e)

@@ -1,102 +1,91 @@
-"""Proof certificates (REQ-PROVE-CERT, SPEC.md section 5): what each decision computed, as exact data.
+"""Proof certificates (REQ-PROVE-CERT, SPEC.md section 5): every decided statement as data.
 
 ``sinpe prove --certificates DIR`` proves each theorem while recording it, then writes ``DIR/<ID>.json``
-(deterministic bytes) and ``DIR/index.json``. Per decided obligation, one entry:
+(deterministic bytes) and ``DIR/index.json``. One entry per decided statement, each carrying the statement
+itself, never a polynomial the prover computed from it:
 
-- (E), (L): ``normal-form``: both sides as numerator/denominator polynomials (exponent vectors over named
-  atoms, Gaussian-rational coefficients "p/q" or ["p/q", "r/s"]); the atoms' meanings as text; cofactors of
-  the cyclotomic / log-power relations the reduction used;
-- (G): ``ideal-membership``: f, the generators (Pythagorean s**2 + c**2 - 1, or a named hypothesis), the
-  quotients and the remainder 0;
-- (S): ``sos``: the same with the remainder, a manifest sum of squares, and the variables that are real;
-- any other decided step (rational identities in n, positivity, assumption-engine facts, linear algebra,
-  ball signs): ``uncertified`` with the reason: its internal form is not exported.
+- an obligation of (E), (L), (G): ``identity``: lhs, rhs and its ``at`` substitution as expression trees
+  (:func:`tree`: numbers "p/q", symbols with their assumptions, + * ^, sin cos tan exp log Abs Min Max, I pi E,
+  Sum); of (S): ``bound`` (|lhs| <= rhs);
+- a plan step: ``plan`` (the plan's integer linear forms), THM-LAYOUT's ``plan-match``;
+- any other step: ``step`` with the facts its decision rests on (recorded by :mod:`.evidence` at the step
+  site: rational identities, positivity on an integer range, assumption facts, ball signs, plan lookups,
+  ideal memberships, linear systems and families, ...), each as data.
 
-The witness's Arb balls (midpoint and radius as exact dyadic rationals) at its seeded points are recorded
-too. :mod:`.certcheck` (standard library only) re-verifies the files; every entry is also checked by it
-before it is written, and one that does not verify is written as ``uncertified`` (never pretended).
-Recording is off unless asked: :func:`note_obligation`, :func:`note_step` and the witness hook cost
-nothing otherwise.
+Each entry's ``text`` is rendered by :mod:`.certcheck` from its data. The witness's Arb balls (midpoint and
+radius as exact dyadic rationals) at its seeded points are recorded too. :mod:`.certcheck` (standard library
+only) re-derives and re-decides every entry; nothing the prover computed is trusted. An entry the exporter
+cannot put into data is written ``uncertified`` (with the reason), never pretended.
 
 >>> import sympy as sp
 >>> from sinpe.spec.theorems import Obligation, K
->>> e = export_obligation(Obligation("pythagoras", sp.sin(K)**2 + sp.cos(K)**2, sp.Integer(1), "groebner"))
->>> e["kind"], e["variables"], e["quotients"], certcheck.check_entry(e)
-('ideal-membership', ['s0', 'c0'], [[[[0, 0], '1']]], None)
->>> export_obligation(Obligation("double angle", sp.sin(2*K), 2*sp.sin(K)*sp.cos(K), "normal"))["procedure"]
-'E'
+>>> e = obligation_entry(Obligation("pythagoras", sp.sin(K)**2 + sp.cos(K)**2, sp.Integer(1), "groebner"))
+>>> e["kind"], e["procedure"], e["text"], certcheck.check_entry(e)
+('identity', 'G', 'cos(k)^2 + sin(k)^2 = 1  [k: real]', 'identity')
+>>> tree(sp.Rational(-3, 4) * sp.Symbol("n", integer=True, positive=True))
+['*', ['n', '-3/4'], ['s', 'n', ['integer', 'nonnegative', 'nonzero', 'positive', 'rational', 'real'], '']]
 """
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import stat
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from fractions import Fraction
-from math import gcd
 from typing import Any, Iterator
 
 import sympy as sp
 
-from . import canonical, certcheck, groebner, normal, witness
+from . import certcheck, evidence, witness
 from .certcheck import SCHEMA
 
 PROCEDURE = {"normal": "E", "laurent": "L", "groebner": "G", "sos": "S"}
-TRUSTED = ("the rewrite of each statement into the recorded polynomials (each variable's meaning is recorded as text)",
-           "assumption-engine facts (signs, realness, integrality) and the preconditions they discharge",
-           "entries of kind 'uncertified' (counted, never verified)")
+TRUSTED = ("that the entries are the theorem's obligations and steps and together prove its statement (the "
+           "proof's structure: which statements a theorem needs, each entry's name and the 'about' description "
+           "are the prover's)",
+           "the axioms the result names (AX-CHARACTERS, AX-PI-IRRATIONAL, AX-EXP-KERNEL, AX-PI-GT-3, RULE-FLOOR)",
+           "entries of kind 'uncertified' (none in the suite: counted, never verified)")
 
 
 class Unexportable(ValueError):
-    """The procedure's internal form has no exact polynomial export (the entry is 'uncertified')."""
+    """The statement has a node the certificate format does not carry (the entry is 'uncertified')."""
 
 
 # ------------------------------------------------------------------------------ recording
 
-@dataclass
-class Recorder:
-    items: list[tuple] = field(default_factory=list)  # ("obligation", ob) | ("step", what, certificate)
-    points: list[dict] = field(default_factory=list)  # the witness's balls
+@contextmanager
+def recording() -> Iterator[tuple[evidence.Recorder, list[dict]]]:
+    """Record the decided obligations, steps and facts (:mod:`.evidence`) and the witness's balls."""
+    points: list[dict] = []
+    before = witness.RECORD
 
-    def point(self, ob: Any, env: dict, a: Any, b: Any) -> None:
-        self.points.append({"obligation": ob.name, "relation": "<=" if ob.method == "sos" else "==",
-                            "env": {s.name: ball(v) for s, v in sorted(env.items(), key=lambda kv: kv[0].name)},
-                            "lhs": ball(a), "rhs": ball(b)})
-
-
-_ACTIVE: Recorder | None = None
+    def point(ob: Any, env: dict, a: Any, b: Any) -> None:
+        points.append({"obligation": ob.name, "relation": "<=" if ob.method == "sos" else "==",
+                       "env": {s.name: ball(v) for s, v in sorted(env.items(), key=lambda kv: kv[0].name)},
+                       "lhs": ball(a), "rhs": ball(b)})
+    with evidence.recording() as rec:
+        witness.RECORD = point
+        try:
+            yield rec, points
+        finally:
+            witness.RECORD = before
 
 
 def note_obligation(ob: Any) -> None:
     """A structural proof decided ``ob`` through its procedure (recorded only while certificates are written)."""
-    if _ACTIVE is not None:
-        _ACTIVE.items.append(("obligation", ob))
+    evidence.note_obligation(ob)
 
 
-def note_step(what: str, certificate: groebner.Certificate | None = None) -> None:
-    """A structural proof decided a step; ``certificate``: its ideal membership, exported when given."""
-    if _ACTIVE is not None:
-        _ACTIVE.items.append(("step", what, certificate))
+def note_step(what: str, certificate: Any = None) -> None:
+    """A structural proof decided a step; ``certificate``: its ideal membership (a Groebner certificate)."""
+    evidence.note_step(what, certificate)
 
-
-@contextmanager
-def recording() -> Iterator[Recorder]:
-    global _ACTIVE
-    rec, before = Recorder(), (_ACTIVE, witness.RECORD)
-    _ACTIVE, witness.RECORD = rec, rec.point
-    try:
-        yield rec
-    finally:
-        _ACTIVE, witness.RECORD = before
-
-
-# ------------------------------------------------------------------------------ exact data
 
 def dyadic(x: Any) -> str:
     """An exact Arb number (a midpoint or a radius) as "p/q" with q a power of two."""
     man, exp = x.man_exp()
-    v = Fraction(int(man)) * Fraction(2) ** int(exp)
-    return str(v)
+    return str(Fraction(int(man)) * Fraction(2) ** int(exp))
 
 
 def ball(z: Any) -> dict:
@@ -104,225 +93,289 @@ def ball(z: Any) -> dict:
     return {"re": [dyadic(z.real.mid()), dyadic(z.real.rad())], "im": [dyadic(z.imag.mid()), dyadic(z.imag.rad())]}
 
 
-def _coefficient(c: sp.Expr) -> str | list[str]:
-    re_, im = sp.re(c), sp.im(c)
-    if not (re_.is_Rational and im.is_Rational):
-        raise Unexportable(f"coefficient {c} is not a Gaussian rational")
-    return str(re_) if im == 0 else [str(re_), str(im)]
+# ------------------------------------------------------------------------------ expression trees
+
+_HEADS = {sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.exp: "exp", sp.log: "log", sp.Abs: "Abs", sp.Min: "Min",
+          sp.Max: "Max"}
+_WORDS = ("integer", "negative", "nonnegative", "nonpositive", "positive", "rational", "real")
 
 
-def terms(e: sp.Expr, index: dict[sp.Symbol, int]) -> list:
-    """The expanded (Laurent) polynomial ``e`` as sorted [[exponents], coefficient] over ``index``'s variables."""
-    acc: dict[tuple[int, ...], sp.Expr] = {}
-    for t in sp.Add.make_args(sp.expand(e)):
-        if t == 0:
-            continue
-        c, exps = sp.Integer(1), [0] * len(index)
-        for f in sp.Mul.make_args(t):
-            base, x = f.as_base_exp()
-            if f.is_number:
-                c *= f
-            elif base in index and x.is_Integer:
-                exps[index[base]] += int(x)
-            else:
-                raise Unexportable(f"factor {f} is not a power of a named variable")
-        key = tuple(exps)
-        acc[key] = acc.get(key, sp.Integer(0)) + c
-    return [[list(k), _coefficient(v)] for k, v in sorted(acc.items()) if sp.expand(v) != 0]
+def _assumptions(s: sp.Symbol) -> list[str]:
+    a = s.assumptions0
+    words = [w for w in _WORDS if a.get(w) is True] + (["nonzero"] if s.is_zero is False else [])
+    return sorted(words)
 
 
-def variables(exprs: list[sp.Expr], first: list[sp.Symbol] = ()) -> tuple[dict[sp.Symbol, int], list[str]]:
-    """Index and unique names of the free symbols of ``exprs`` (``first`` in order, then by name)."""
-    syms = list(dict.fromkeys(first))
-    rest = set().union(*(sp.sympify(e).free_symbols for e in exprs)) - set(syms)
-    syms += sorted(rest, key=lambda s: (not isinstance(s, sp.Dummy), s.name, sp.srepr(s)))
-    names: list[str] = []
-    for s in syms:
-        name, k = s.name, 1
-        while name in names:
+def tree(e: Any, names: dict | None = None) -> list:
+    """The SymPy expression ``e`` as a JSON expression tree (the checker's input; children of + and * sorted,
+    so the bytes do not depend on SymPy's internal order). ``names``: distinct Dummies keep distinct names."""
+    e = sp.sympify(e)
+    names = {} if names is None else names
+    if e.is_Rational:
+        return ["n", str(e)]
+    if e in (sp.I, sp.pi, sp.E):
+        return [{sp.I: "I", sp.pi: "pi", sp.E: "E"}[e]]
+    if isinstance(e, sp.Symbol):
+        return _symbol(e, names)
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return ["+" if isinstance(e, sp.Add) else "*", *_sorted(e.args, names)]
+    if isinstance(e, sp.Pow):
+        return ["^", tree(e.base, names), tree(e.exp, names)]
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        j, lo, hi = e.limits[0]
+        return ["Sum", tree(e.function, names), tree(j, names), tree(lo, names), tree(hi, names)]
+    if e.func in _HEADS:
+        args = _sorted(e.args, names) if e.func in (sp.Min, sp.Max) else [tree(a, names) for a in e.args]
+        return [_HEADS[e.func], *args]
+    raise Unexportable(f"{type(e).__name__} ({str(e)[:60]}) has no place in a certificate's expression tree")
+
+
+def _sorted(args: tuple, names: dict) -> list:
+    return sorted((tree(a, names) for a in args), key=lambda t: json.dumps(t, sort_keys=True))
+
+
+def _symbol(s: sp.Symbol, names: dict) -> list:
+    if s not in names:
+        if not certcheck._NAME.match(s.name):
+            raise Unexportable(f"symbol name {s.name!r}")
+        words, tag = tuple(_assumptions(s)), "dummy" if isinstance(s, sp.Dummy) else ""
+        taken, name, k = set(names.values()), s.name, 1
+        while (name, words, tag) in taken:  # two Dummies of one name: kept apart
             k += 1
             name = f"{s.name}_{k}"
-        names.append(name)
-    return {s: i for i, s in enumerate(syms)}, names
+        names[s] = (name, words, tag)
+    name, words, tag = names[s]
+    return ["s", name, list(words), tag]
 
 
-# ------------------------------------------------------------------------------ per procedure
+class _Trees:
+    """Trees of one entry, its symbols named consistently."""
 
-def _prepared(ob: Any) -> tuple[sp.Expr, sp.Expr]:
-    lhs, rhs = sp.sympify(ob.lhs), sp.sympify(ob.rhs)
-    if ob.at and ob.method != "normal":  # (E) substitutes ``at`` after its rewrite, as the engine does
-        lhs, rhs = lhs.subs(dict(ob.at)), rhs.subs(dict(ob.at))
-    canonical.reject_floats(lhs, rhs)
-    return lhs, rhs
+    def __init__(self) -> None:
+        self.names: dict = {}
 
+    def __call__(self, e: Any) -> list:
+        return tree(e, self.names)
 
-def _side(num: sp.Expr, den: sp.Expr, index: dict) -> dict:
-    return {"num": terms(num, index), "den": terms(den, index)}
-
-
-def _normal(ob: Any) -> dict:
-    lhs, rhs = _prepared(ob)
-    L, R, table, sums, _ = normal.normal_sides(lhs, rhs, ob.at)
-    (ln, ld), (rn, rd) = (tuple(sp.expand(x) for x in sp.fraction(sp.together(s))) for s in (L, R))
-    polys = [ln, ld, rn, rd]
-    meaning = {**table.meaning, **table.opaque, **{S: sp.Sum(dep, (normal.JC, lo, hi)) for (dep, lo, hi), S in sums.items()}}
-    rels, cofactors = _relations(table, ln * rd - rn * ld)
-    index, names = variables(polys + [r for _, r in rels] + cofactors, [X for X in meaning if any(p.has(X) for p in polys)])
-    return {"kind": "normal-form", **_named(index, names, meaning), "lhs": _side(ln, ld, index), "rhs": _side(rn, rd, index),
-            "relations": [_relation(X, rel, q, table, index, names) for (X, rel), q in zip(rels, cofactors)]}
+    def all(self, es: Any) -> list:
+        return [self(e) for e in es]
 
 
-def _relations(table: normal.Table, diff: sp.Expr) -> tuple[list, list]:
-    """The relations the reduction uses and their cofactors: diff = sum q_j rel_j (remainder 0, checked later)."""
-    rels, cofactors, rest = [], [], sp.expand(diff)
-    for X, rel in table.relations:
-        if rest.has(X):
-            q, rest = sp.div(rest, rel, X)
-            rels.append((X, rel))
-            cofactors.append(sp.expand(q))
-    return rels, cofactors
+# ------------------------------------------------------------------------------ entries
+
+def obligation_entry(ob: Any) -> dict:
+    """One decided obligation as an ``identity`` or ``bound`` entry: the statement's trees and its text."""
+    t = _Trees()
+    e = {"name": ob.name, "kind": "bound" if ob.method == "sos" else "identity", "procedure": PROCEDURE[ob.method],
+         "lhs": t(ob.lhs), "rhs": t(ob.rhs)}
+    if ob.method == "sos":
+        if ob.at:
+            raise Unexportable("a bound at a substitution")
+    else:
+        e["at"] = [[t(s), t(v)] for s, v in ob.at]
+    e["text"] = certcheck.render_entry(e)
+    return e
 
 
-def _relation(X: sp.Symbol, rel: sp.Expr, q: sp.Expr, table: normal.Table, index: dict, names: list[str]) -> dict:
-    out = {"variable": names[index[X]], "poly": terms(rel, index), "cofactor": terms(q, index)}
-    g = sp.expand(table.meaning[X].args[0] / (sp.I * sp.pi))
-    if g.is_Rational:
-        u, v = int(g.p), int(g.q)
-        return {**out, "kind": "cyclotomic", "order": (2 * v) // gcd(u, 2 * v)}
-    raise Unexportable(f"the relation {rel} (X**v = x**u for X = exp((u/v) log x)) is not re-derivable by the checker")
+def _linear_n(e: Any) -> list[int]:
+    from sinpe.spec.theorems import N
+    return _integer_form(e, (N,))
 
 
-def _named(index: dict, names: list[str], meaning: dict) -> dict:
-    return {"variables": names, "meaning": {names[i]: str(meaning.get(s, "a symbol of the statement")) for s, i in index.items()}}
+def _column(e: Any) -> list[int]:
+    from sinpe.spec.theorems import I_, N
+    return _integer_form(e, (I_, N))
 
 
-def _laurent(ob: Any) -> dict:
-    lhs, rhs = _prepared(ob)
-    rewrite, meaning = canonical.atom_table(lhs, rhs)
-    L, R = canonical.laurent(lhs, rewrite), canonical.laurent(rhs, rewrite)
-    index, names = variables([L, R], [X for X in meaning if L.has(X) or R.has(X)])
-    return {"kind": "normal-form", **_named(index, names, meaning), "lhs": _side(L, sp.Integer(1), index),
-            "rhs": _side(R, sp.Integer(1), index), "relations": []}
+def _integer_form(e: Any, vs: tuple) -> list[int]:
+    e = sp.expand(sp.sympify(e))
+    cs = [e.coeff(v) for v in vs] + [e.subs({v: 0 for v in vs})]
+    if sp.expand(sum((c * v for c, v in zip(cs, vs)), sp.Integer(0)) + cs[-1] - e) != 0 or not all(c.is_Integer for c in cs):
+        raise Unexportable(f"{e} is not an integer linear form in {vs}")
+    return [int(c) for c in cs]
 
 
-def _generator(g: sp.Expr, index: dict, names: list[str]) -> dict:
-    syms = sorted(g.free_symbols, key=lambda s: index.get(s, -1))
-    if len(syms) == 2 and sp.expand(g - syms[0] ** 2 - syms[1] ** 2 + 1) == 0:
-        return {"poly": terms(g, index), "pythagorean": [names[index[s]] for s in syms]}
-    return {"poly": terms(g, index), "hypothesis": str(g)}
+def _plan(plan: Any) -> dict:
+    from .symbolic import plan_json
+    return plan_json(plan)
 
 
-def ideal(c: groebner.Certificate, kind: str = "ideal-membership") -> dict:
-    """A (re-checked) Groebner certificate f = sum q_i g_i + r as exact data."""
-    if not c.proven:
-        raise Unexportable(f"not proven: {c.reason}")
-    polys = [c.f, c.remainder, *c.generators, *c.quotients]
-    index, names = variables(polys, list(c.variables))
-    out = {"kind": kind, "variables": names, "meaning": {n: "an indeterminate for sin / cos of a phase" if s in c.variables
-                                                          else "a symbol of the statement" for s, n in zip(index, names)},
-           "f": terms(c.f, index), "generators": [_generator(g, index, names) for g in c.generators],
-           "quotients": [terms(q, index) for q in c.quotients], "remainder": terms(c.remainder, index)}
-    if kind == "sos":
-        out["real"] = [n for s, n in zip(index, names) if s in c.variables or s.is_real is True]
-    return out
+def _lookup(plan: Any, col: Any, row: Any, out: Any = None) -> dict:
+    data = {"plan": _plan(plan), "row": {"lo": _linear_n(row.lo), "hi": _linear_n(row.hi)}, "column": _column(col)}
+    return {**data, "label": [out[0], _column(out[1])]} if out is not None and out is not True else data
 
 
-def _groebner(ob: Any) -> dict:
-    lhs, rhs = _prepared(ob)
-    return ideal(groebner.certify(lhs - rhs))
+def _ideal(c: Any) -> dict:
+    """A Groebner certificate f = sum q_i g_i: the generators split into the statement's hypotheses and its
+    circles s**2 + c**2 - 1; the quotients in that order; a rational point where every generator vanishes."""
+    t = _Trees()
+    hyps, circles, qh, qc = [], [], [], []
+    for g, q in zip(c.generators, c.quotients):
+        syms = sorted(g.free_symbols, key=lambda s: c.variables.index(s) if s in c.variables else -1)
+        if len(syms) == 2 and sp.expand(g - syms[0] ** 2 - syms[1] ** 2 + 1) == 0:
+            circles.append(syms)
+            qc.append(q)
+        else:
+            hyps.append(g)
+            qh.append(q)
+    point = _point(c.generators, circles)
+    return {"hypotheses": t.all(hyps), "circles": [t.all(p) for p in circles], "conclusion": t(c.f),
+            "quotients": t.all(qh + qc), "point": [[t(s), str(v)] for s, v in point.items()]}
 
 
-def _sos(ob: Any) -> dict:
-    lhs, rhs = _prepared(ob)
-    out = ideal(groebner.sos_bound(lhs, rhs), "sos")
-    out["premises"] = [f"the bound {rhs} is nonnegative and every symbol and phase is real (assumption engine)",
-                       "f = bound**2 - x**2 >= 0 on the real points gives |x| <= bound"]
-    return out
+def _point(gens: list, circles: list) -> dict:
+    """Every circle at (s, c) = (0, 1) or (1, 0), the other symbols 0: the first such point where all vanish."""
+    others = sorted(set().union(*(g.free_symbols for g in gens)) - {x for p in circles for x in p}, key=str)
+    for s_val, c_val in ((0, 1), (1, 0)):
+        at = {**{p[0]: sp.Integer(s_val) for p in circles}, **{p[1]: sp.Integer(c_val) for p in circles},
+              **{x: sp.Integer(0) for x in others}}
+        if all(sp.expand(g.subs(at)) == 0 for g in gens):
+            return at
+    return {}
 
 
-_EXPORT = {"normal": _normal, "laurent": _laurent, "groebner": _groebner, "sos": _sos}
+def _fact_of(kind: str, data: dict, out: Any) -> dict:
+    t = _Trees()
+    make = {
+        "rational-identity": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
+                                      "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
+        "identity": lambda: {"procedure": "E", "lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
+                             "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
+        "positivity": lambda: {"expr": t(data["expr"]), "var": t(data["var"]), "from": int(data["start"])},
+        "assumption": lambda: {"expr": t(data["expr"]), "property": data["property"]},
+        "ball-sign": lambda: {"expr": t(data["expr"]), "sign": int(out)},
+        "plan": lambda: {"plan": _plan(data["plan"])},
+        "plan-lookup": lambda: _lookup(data["plan"], data["col"], data["row"], out),
+        "plan-range": lambda: _lookup(data["plan"], data["col"], data["row"]),
+        "inconsistent": lambda: {k: t.all(data[k]) if k != "expr" else t(data[k])
+                                 for k in ("expr", "unknowns", "variables", "of")},
+        "linear-family": lambda: {"claim": data["claim"], "expr": t(data["expr"]), "unknowns": t.all(data["unknowns"]),
+                                  "variables": t.all(data["variables"]), "family": t.all(data["family"]),
+                                  "params": t.all(data["params"]),
+                                  **({"dimension": int(data["dimension"])} if data.get("dimension") is not None else {})},
+        "distinct-on-integers": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"]), "var": t(data["var"]),
+                                         "from": int(data["start"])},
+        "ideal": lambda: _ideal(data["certificate"]),
+    }
+    f = {"kind": kind, **make[kind]()}
+    f["text"] = certcheck.render_fact(f)
+    return f
 
 
-def uncertified(name: str, why: str, procedure: str = "step") -> dict:
-    return {"name": name, "procedure": procedure, "kind": "uncertified", "why": why}
-
-
-def export_obligation(ob: Any) -> dict:
-    """One decided obligation as a certificate entry, verified by :mod:`.certcheck` before it is returned."""
-    head = {"name": ob.name, "procedure": PROCEDURE.get(ob.method, ob.method),
-            "statement": {"lhs": str(ob.lhs), "rhs": str(ob.rhs), "at": str(list(ob.at))}}
-    try:
-        entry = {**head, **_EXPORT[ob.method](ob)}
-        certcheck.check_entry(entry)
-        return entry
-    except (certcheck.Failed, certcheck.Malformed) as exc:
-        return {**head, "kind": "uncertified", "why": f"the exported form does not verify: {exc}"}
-    except (Unexportable, canonical.NotCanonical, normal.Unsupported, sp.PolynomialError, KeyError, TypeError) as exc:
-        return {**head, "kind": "uncertified", "why": f"not exportable: {exc}"}
-
-
-def export_step(what: str, certificate: groebner.Certificate | None) -> dict:
-    from .symbolic import STEP_MATCHES, STEP_PLANS, plan_json
-    entry = None
-    if certificate is None and what in STEP_PLANS:  # a plan or label step: the plan, decided again by certcheck
-        entry = {"name": what, "procedure": "P", "kind": "plan", "plan": plan_json(STEP_PLANS[what])}
-    elif certificate is None and what in STEP_MATCHES:  # THM-LAYOUT: the two plans' segments matched again
+def step_entry(what: str, facts: list[tuple], certificate: Any = None) -> dict:
+    """A decided step: its facts as data; a plan step (no facts) certified by its plan."""
+    from .symbolic import STEP_MATCHES, STEP_PLANS
+    found = facts + ([("ideal", {"certificate": certificate}, True)] if certificate is not None else [])
+    if not found and what in STEP_PLANS:
+        e = {"name": what, "kind": "plan", "plan": _plan(STEP_PLANS[what])}
+    elif not found and what in STEP_MATCHES:
         a, b = STEP_MATCHES[what]
-        entry = {"name": what, "procedure": "P", "kind": "plan-match", "plan": plan_json(a), "interleaved": plan_json(b)}
-    if entry is not None:
-        try:
-            certcheck.check_entry(entry)
-            return entry
-        except (certcheck.Failed, certcheck.Malformed) as exc:
-            return uncertified(what, f"its plan does not verify: {exc}", "P")
-    if certificate is None:
-        return uncertified(what, "a decided step (rational identity, polynomial positivity, assumption-engine fact, "
-                                 "linear algebra or a ball sign) whose internal form is not exported")
+        e = {"name": what, "kind": "plan-match", "plan": _plan(a), "interleaved": _plan(b)}
+    elif not found:
+        return uncertified(what, "the step recorded no fact")
+    else:
+        out = {json.dumps(f, sort_keys=True): f for f in (_fact_of(*x) for x in found) if not _as_built(f)}
+        return {"name": what, "kind": "step", "facts": list(out.values())}
+    e["text"] = certcheck.render_entry(e)
+    return e
+
+
+def _as_built(f: dict) -> bool:
+    """An identity whose two sides are one tree (true as SymPy built it, e.g. a label index compared with
+    itself) is no evidence: left out (a step with no other fact is then no certificate)."""
+    return f["kind"] in ("identity", "rational-identity") and f["lhs"] == f["rhs"] and not f["at"]
+
+
+def uncertified(name: str, why: str) -> dict:
+    return {"name": name, "kind": "uncertified", "why": why}
+
+
+def _export(item: tuple) -> dict:
     try:
-        entry = {"name": what, "procedure": "G", **ideal(certificate)}
-        certcheck.check_entry(entry)
-        return entry
-    except (certcheck.Failed, certcheck.Malformed, Unexportable) as exc:
-        return uncertified(what, f"its ideal certificate is not exportable: {exc}", "G")
+        return obligation_entry(item[1]) if item[0] == "obligation" else step_entry(*item[1:])
+    except (Unexportable, certcheck.Malformed) as exc:
+        return uncertified(item[1].name if item[0] == "obligation" else item[1], f"not exportable: {exc}")
 
 
 # ------------------------------------------------------------------------------ theorems and the suite
 
-def _items(t: Any, rec: Recorder) -> tuple[list[tuple], list[str]]:
-    """The decided items of theorem ``t`` (proof obligations, then steps) and its syntactic obligations' names."""
+def _items(t: Any, rec: evidence.Recorder) -> tuple[list[tuple], list[str]]:
+    """The decided items of theorem ``t`` (obligations, then steps with their facts) and its syntactic
+    obligations' names. An ObligationTheorem's steps are listed again (recorded) for their names and facts."""
     from .engine import ObligationTheorem, distinct, is_syntactic
     if not isinstance(t, ObligationTheorem):
         return rec.items, []
     obs, _ = distinct(t.obligations())
     items: list[tuple] = [("obligation", ob) for ob in obs if not is_syntactic(ob)]
-    if t._steps is not None:  # the steps of proofs/symbolic.py: rerun for their names (their form is not exported)
-        items += [("step", what, None) for _, _, what in t._steps(None)]
+    if t._steps is not None:
+        with evidence.recording() as srec:
+            listed = t._steps(None)
+        seen: dict[str, list] = {}
+        for item in srec.items:
+            if item[0] == "step":
+                seen.setdefault(item[1], []).append(item[2:])
+        for _, _, what in listed:
+            facts, cert = seen[what].pop(0) if seen.get(what) else ([], None)
+            items.append(("step", what, facts, cert))
     return items, [ob.name for ob in obs if is_syntactic(ob)]
 
 
 def theorem_certificate(t: Any) -> tuple[Any, dict]:
     """Prove ``t`` while recording; (its ProofResult, its certificate document)."""
-    with recording() as rec:
+    with recording() as (rec, points):
         result = t.prove()
     items, syntactic = _items(t, rec)
-    entries = [export_obligation(i[1]) if i[0] == "obligation" else export_step(i[1], i[2]) for i in items]
-    entries += [uncertified(f"{t.id}: decided step {i + 1} not seen by the recorder", "counted by the proof, not recorded")
-                for i in range(result.obligations - len(entries))]
-    wit = ({"points": rec.points} if rec.points else
-           {"kind": "uncertified", "why": f"this theorem's witness is not balls at seeded points: {result.witness}"})
-    doc = {"schema": SCHEMA, "theorem": t.id, "status": result.status, "method": result.method, "scope": result.scope,
-           "decided": result.obligations, "syntactic": syntactic, "entries": entries, "witness": wit,
-           "axioms": result.axioms, "trusted": list(TRUSTED), "counts": counts(entries)}
+    entries = [_export(i) for i in items]
+    wit = ({"points": points} if points else
+           {"kind": "none", "why": f"this theorem's witness is not balls at seeded points: {result.witness}"})
+    about = {"title": result.title, "statement": result.statement, "method": result.method, "scope": result.scope,
+             "axioms": result.axioms}  # the prover's description of what the entries prove: not re-decided
+    doc = {"schema": SCHEMA, "theorem": t.id, "status": result.status, "decided": result.obligations,
+           "syntactic": syntactic, "entries": entries, "witness": wit, "about": about, "trusted": list(TRUSTED)}
     return result, doc
 
 
+def _live_items(t: Any) -> list[tuple]:
+    """The items this suite decides for ``t``, regenerated by the same code: an ObligationTheorem's obligations
+    built (not decided) and its steps listed; a structural proof run (its facts come from its decisions)."""
+    from .engine import ObligationTheorem
+    if isinstance(t, ObligationTheorem):
+        return _items(t, evidence.Recorder())[0]
+    with recording() as (rec, _):
+        t.prove()
+    return _items(t, rec)[0]
+
+
+def suite_mismatches(directory: str, ids: list[str]) -> list[str]:
+    """REQ-PROVE-CERT, binding to this suite: each certificate's entries must be, in order, the entries this
+    installed suite writes (its statements regenerated, not decided again), so a true statement put in place
+    of the theorem's (lhs = lhs + 0, a weaker bound) is refused. One line per mismatch, the file named."""
+    from .suite import get_theorem
+    out = []
+    for t in [get_theorem(i) for i in ids]:
+        name = f"{t.id}.json"
+        doc = certcheck.parse(certcheck.read_file(os.path.join(directory, name)), name)
+        got = doc.get("entries") if isinstance(doc, dict) and isinstance(doc.get("entries"), list) else []
+        want = [_export(i) for i in _live_items(t)]
+        if len(got) != len(want):
+            out.append(f"{name}: {len(got)} entries where this suite decides {len(want)} statements")
+        bad = [(g, w) for g, w in zip(got, want) if json.dumps(g, sort_keys=True) != json.dumps(w, sort_keys=True)]
+        out += [f"{name} / {str(g.get('name') if isinstance(g, dict) else g)[:120]}: not the statement this suite "
+                f"decides there ({w['name'][:80]})" for g, w in bad[:5]]
+        if len(bad) > 5:
+            out.append(f"{name}: {len(bad) - 5} more entries differ from this suite's")
+    return out
+
+
 def counts(entries: list[dict]) -> dict:
-    """{"certified": {procedure: n}, "uncertified": {procedure: n}}."""
-    out: dict[str, dict[str, int]] = {"certified": {}, "uncertified": {}}
+    """{"entries": {kind: n}, "facts": {kind: n}, "uncertified": n}."""
+    out: dict = {"entries": {}, "facts": {}, "uncertified": 0}
     for e in entries:
-        slot = out["uncertified" if e["kind"] == "uncertified" else "certified"]
-        slot[e["procedure"]] = slot.get(e["procedure"], 0) + 1
-    return {k: dict(sorted(v.items())) for k, v in out.items()}
+        out["entries"][e["kind"]] = out["entries"].get(e["kind"], 0) + 1
+        out["uncertified"] += e["kind"] == "uncertified"
+        for f in e.get("facts", []):
+            out["facts"][f["kind"]] = out["facts"].get(f["kind"], 0) + 1
+    return {k: dict(sorted(v.items())) if isinstance(v, dict) else v for k, v in out.items()}
 
 
 def dumps(doc: dict) -> bytes:
@@ -331,28 +384,62 @@ def dumps(doc: dict) -> bytes:
 
 
 def write_suite(directory: str, only: list[str] | None = None) -> tuple[list[Any], dict[str, dict]]:
-    """Prove the theorems (all, or ``only``) and write their certificates; (results, summary per theorem)."""
+    """Prove the theorems (all, or ``only``) and write their certificates; (results, summary per theorem).
+    Every target is checked before any proof runs: one that is a link, FIFO or device is refused (ValueError)."""
     from .suite import get_theorem, theorems
     todo = [get_theorem(i) for i in only] if only else theorems()
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"--certificates {directory}: {exc.strerror or exc}") from None
+    names = [f"{t.id}.json" for t in todo] + [certcheck.INDEX]
+    for name in names:
+        _refuse_special(directory, name)
     results, summary = [], {}
     for t in todo:
         result, doc = theorem_certificate(t)
-        name = f"{t.id}.json"
-        _write(os.path.join(directory, name), dumps(doc))
+        write_file(directory, f"{t.id}.json", dumps(doc))
         results.append(result)
-        summary[t.id] = {"file": name, **doc["counts"], "witness_points": len(doc["witness"].get("points", []))}
-    index = {"schema": SCHEMA, "files": [s["file"] for s in summary.values()], "theorems": summary}
-    _write(os.path.join(directory, certcheck.INDEX), dumps(index))
+        summary[t.id] = {"file": f"{t.id}.json", **counts(doc["entries"]),
+                         "witness_points": len(doc["witness"].get("points", []))}
+    index = {"schema": SCHEMA, "theorems": [t.id for t in todo], "files": names[:-1]}
+    write_file(directory, certcheck.INDEX, dumps(index))
     return results, summary
 
 
-def _write(path: str, data: bytes) -> None:
+def _refuse_special(directory: str, name: str) -> None:
+    path = os.path.join(directory, name)
     try:
-        with open(path, "wb") as fh:
-            fh.write(data)
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"--certificates: {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"--certificates: {path} exists and is not a regular file (a link, FIFO, device or "
+                         "directory): refused, never followed or replaced")
+
+
+def write_file(directory: str, name: str, data: bytes) -> None:
+    """Write ``directory/name`` whole or not at all: a new temporary file (O_CREAT | O_EXCL | O_NOFOLLOW, in
+    the directory opened once), renamed over the name, which must be absent or a regular file (a link planted
+    there is refused, and a rename never writes through one)."""
+    _refuse_special(directory, name)
+    try:
+        dfd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise ValueError(f"--certificates {directory}: {exc.strerror or exc}") from None
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666, dir_fd=dfd)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError as exc:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        raise ValueError(f"cannot write {os.path.join(directory, name)}: {exc.strerror or exc}") from None
+    finally:
+        os.close(dfd)

@@ -24,7 +24,9 @@ from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import Profile
 from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, Obligation, SymbolicPlan
 
+from . import normal
 from .canonical import NotCanonical, coefficients
+from .evidence import fact, quiet, records, step
 
 Step = tuple[bool, int, str]
 
@@ -40,12 +42,14 @@ RULE_BLOCK = ("RULE-BLOCK: for M = P^T diag(B_i) P with P a permutation, M^T M, 
               "block by block (det M = prod det B_i)")
 
 
-def rational_identity(a: sp.Expr, b: sp.Expr) -> bool:
-    """a == b as rational functions: the numerator of together(a - b) expands to 0."""
-    num, _ = sp.fraction(sp.together(sp.sympify(a) - sp.sympify(b)))
+@records("rational-identity", "lhs", "rhs", "at")
+def rational_identity(a: sp.Expr, b: sp.Expr, at: tuple = ()) -> bool:
+    """a == b as rational functions (at the substitution ``at``): the numerator of together(a - b) expands to 0."""
+    num, _ = sp.fraction(sp.together((sp.sympify(a) - sp.sympify(b)).subs(list(at))))
     return sp.expand(num) == 0
 
 
+@records("positivity", "expr", "var", "start")
 def positive_from(poly: sp.Expr, var: sp.Symbol, start: int) -> bool:
     """poly(var) > 0 for every integer var >= start: after var -> start + m the coefficients are >= 0, constant > 0."""
     m = sp.Dummy("m")
@@ -56,6 +60,23 @@ def positive_from(poly: sp.Expr, var: sp.Symbol, start: int) -> bool:
         cs = pp.all_coeffs()
         ok = ok and all(c.is_Rational and c >= 0 for c in cs) and pp.eval(0) > 0
     return ok
+
+
+@records("identity", "lhs", "rhs", "at")
+def normal_identity(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> bool:
+    """lhs == rhs (``at`` substituted after the rewrite) decided by (E), the exponential normal form."""
+    return normal.decide(lhs, rhs, at).proven
+
+
+_ASSUMED = {"nonzero": lambda e: e.is_zero is False, "positive": lambda e: e.is_positive is True,
+            "negative": lambda e: e.is_negative is True, "nonnegative": lambda e: e.is_nonnegative is True,
+            "rational": lambda e: e.is_rational is True, "irrational": lambda e: e.is_irrational is True}
+
+
+@records("assumption", "expr", "property")
+def assumed(e: sp.Expr, prop: str) -> bool:
+    """``e`` has ``prop`` by SymPy's assumption engine (a certificate re-derives it by explicit rules)."""
+    return _ASSUMED[prop](sp.sympify(e))
 
 
 def _label(s: T.Segment) -> str:
@@ -84,6 +105,7 @@ def plan_json(plan: SymbolicPlan) -> dict:
                          for s in plan.segments()]}
 
 
+@quiet  # certified by the plan itself (the 'plan' entries)
 def plan_steps(plan: SymbolicPlan, n0: int = 1) -> list[Step]:
     """The plan maps its d labels injectively into [0, d) for every n >= n0, hence bijectively (pigeonhole);
     and for odd plans the case n = 0 (d = 1) is computed."""
@@ -117,6 +139,7 @@ def _plan_steps(plan: SymbolicPlan, n0: int) -> list[Step]:
     return out
 
 
+@quiet
 def label_steps(plan: SymbolicPlan) -> list[Step]:
     """The segments hold exactly the labels {sin_i, cos_i : i < n}, plus the odd column's label (sin_n or
     cos_n for an unpaired frequency, or the zero column): per function, its segments' label ranges chain
@@ -258,9 +281,9 @@ def odd_shift_steps(plan: SymbolicPlan, mutation: str | None = None) -> list[Ste
     wn, wi = BASE ** (-N / DEN), BASE ** (-(N - 1 - m) / DEN)
     out: list[Step] = []
     expo = sp.expand(-N / DEN + (N - 1 - m) / DEN)
-    out.append(((expo * log_b).is_zero is False, 1, f"{plan.name}: log(w_n / w_i) = ({expo}) log b != 0 (b != 1, "
-                f"i = n - 1 - m < n), so w_n != w_i"))
-    out.append(((sig * (wn + wi)).is_zero is False, 1, f"{plan.name}: sigma (w_n + w_i) != 0 (sigma != 0, w > 0): sigma w_n != -sigma w_i"))
+    out.append(step(assumed(expo * log_b, "nonzero"), 1, f"{plan.name}: log(w_n / w_i) = ({expo}) log b != 0 (b != 1, "
+                    f"i = n - 1 - m < n), so w_n != w_i"))
+    out.append(step(assumed(sig * (wn + wi), "nonzero"), 1, f"{plan.name}: sigma (w_n + w_i) != 0 (sigma != 0, w > 0): sigma w_n != -sigma w_i"))
     a = sp.Symbol("a_u")
     sub = {SIGMA: sig, ALPHA: alp}
     e = (T.val(u, N, P + K) - a * T.val(u, N, P)).xreplace(sub)
@@ -269,12 +292,14 @@ def odd_shift_steps(plan: SymbolicPlan, mutation: str | None = None) -> list[Ste
         sol = sp.linsolve(conds, [a])
         ok = sol == sp.EmptySet
         why = f"{plan.name}: u(p+k) = a_u u(p) on the characters exp(+-i sigma w_n p): {len(conds)} conditions, solutions {sol}"
+        fact("inconsistent", expr=e, unknowns=[a], variables=[P], of=[K])
     except NotCanonical as exc:
         ok, why = False, f"{plan.name}: {exc}"
-    out.append((ok, 2, why))
+    out.append(step(ok, 2, why))
     return out
 
 
+@quiet  # certified by 'plan-match' entries
 def layout_label_steps(plan: SymbolicPlan, odd_rule: str | None = None) -> list[Step]:
     """THM-LAYOUT: every segment of the plan holds the same labels as a segment of the interleaved plan
     (same odd rule): same function, and label bounds equal as polynomials in n (rational identities), the
@@ -310,6 +335,7 @@ def _nonneg(e: sp.Expr) -> bool:
     return all(c.is_Rational and c >= 0 for c in sp.Poly(sp.expand(sp.sympify(e).subs(N, 1 + n1)), n1).coeffs())
 
 
+@records("plan-lookup", "plan", "col", "row")
 def column_label(plan: SymbolicPlan, col: sp.Expr, row: T.Segment) -> tuple[str, sp.Expr] | None:
     """The label the symbolic column ``col`` (linear in the row's label i, and in n) holds, for every i in the
     row segment's range: the segment U with col = a_U i' + c_U, i' linear with integer coefficients and inside
@@ -324,12 +350,14 @@ def column_label(plan: SymbolicPlan, col: sp.Expr, row: T.Segment) -> tuple[str,
     return None
 
 
+@records("plan-range", "plan", "col", "row")
 def _in_columns(plan: SymbolicPlan, col: sp.Expr, row: T.Segment) -> bool:
     """0 <= col <= d - 1 at both ends of the row's label range (col linear in i), for every n >= 1."""
     ends = [sp.sympify(col).subs(T.I_, row.lo), sp.sympify(col).subs(T.I_, row.hi - 1)]
     return all(_nonneg(x) and _nonneg(plan.d() - 1 - x) for x in ends)
 
 
+@quiet  # a search for partners, not a step
 def block_rows(plan: SymbolicPlan) -> list[tuple[T.Segment, T.Segment | None]]:
     """M_k as a block operator on the plan: each paired segment (label (f, i), column a i + c) with its partner,
     the segment of the other function over the same labels (bounds equal as polynomials in n); a zero segment
@@ -358,7 +386,7 @@ def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[T
         col = s.a * i + s.c
         own = column_label(plan, col, s)
         want = (s.kind, s.lo if s.kind == "zero" else i)
-        steps.append((own is not None and own[0] == want[0] and rational_identity(own[1], want[1]) and _in_columns(plan, col, s), 1,
+        steps.append(step(own is not None and own[0] == want[0] and rational_identity(own[1], want[1]) and _in_columns(plan, col, s), 1,
                       f"{plan.name}: column {col} lies in [0, d) and holds {s.kind}_i ({own})"))
         if s.kind == "zero":
             obs.append(T.Claim(f"PE(p+k)[{col}] (a zero column)", T.val("zero", i, P + K), T.val("zero", i, P),
@@ -366,7 +394,7 @@ def block_shift(plan: SymbolicPlan, mutation: str | None = None) -> tuple[list[T
             continue
         pcol = None if t is None else t.a * i + t.c + (t.a if mutation == "block-partner" else 0)
         other = None if pcol is None else column_label(plan, pcol, s)
-        steps.append((other is not None and other[0] != s.kind and rational_identity(other[1], i) and _in_columns(plan, pcol, s), 1,
+        steps.append(step(other is not None and other[0] != s.kind and rational_identity(other[1], i) and _in_columns(plan, pcol, s), 1,
                       f"{plan.name}: the partner of column {col} is column {pcol} in [0, d), holding {other}"))
         if other is None or own is None:
             continue

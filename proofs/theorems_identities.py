@@ -15,11 +15,12 @@ from sinpe.spec import theorems as T
 from sinpe.spec.profiles import PRESETS
 from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P, PLANS, Obligation
 
-from . import normal
 from .balls import certified_sign
 from .engine import ObligationTheorem
-from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, block_shift, conformance_steps, label_steps,
-                       layout_label_steps, mutate_plan, odd_shift_steps, plan_crosscheck, plan_steps)
+from .evidence import step
+from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, assumed, block_shift, conformance_steps,
+                       label_steps, layout_label_steps, mutate_plan, normal_identity, odd_shift_steps, plan_crosscheck,
+                       plan_steps)
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -90,9 +91,9 @@ def norm_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
         p0, p1 = -OFFSET, -OFFSET + sp.pi / (2 * sig * T.omega(N))
         v0, v1 = (sp.Integer(0), alp**2) if u == "sin" else (alp**2, sp.Integer(0))
         for at, want in ((p0, v0), (p1, v1)):
-            ok = normal.decide(u2.subs(P, at), want).proven
-            out.append((ok, 1, f"{pl.name}: u(p)^2 at p = {at} is {want}"))
-        out.append(((alp**2).is_zero is False, 1, f"{pl.name}: alpha^2 != 0, so u(p)^2 is not constant"))
+            ok = normal_identity(u2, want, ((P, at),))  # at p after the rewrite: sin(0) is not decided when built
+            out.append(step(ok, 1, f"{pl.name}: u(p)^2 at p = {at} is {want}"))
+        out.append(step(assumed(alp**2, "nonzero"), 1, f"{pl.name}: alpha^2 != 0, so u(p)^2 is not constant"))
     return out
 
 
@@ -103,7 +104,7 @@ def direction_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
     g = lambda s: (sp.Matrix(inst.pe(P)).T * J * sp.Matrix(inst.pe(P + s)))[0, 0]  # noqa: E731
     c = sp.expand((g(K) - g(-K)).subs({P: 0, K: 1}))
     sign = certified_sign(c)
-    return [(sign is not None, 1, f"vaswani d=2: g(1) - g(-1) = {c} certified nonzero (ball sign {sign})")]
+    return [step(sign is not None, 1, f"vaswani d=2: g(1) - g(-1) = {c} certified nonzero (ball sign {sign})")]
 
 
 def layout_steps(mutation: str | None) -> list[tuple[bool, int, str]]:

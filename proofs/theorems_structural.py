@@ -23,7 +23,8 @@ from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Claim, Instance, O
 from . import certificates
 from .engine import (STEP_BUDGET, ProofResult, _timed, assumption_words, decide_obligation, hypotheses, is_syntactic,
                      scope_mismatch, scope_of)
-from .symbolic import positive_from, rational_identity
+from .evidence import fact
+from .symbolic import assumed, positive_from, rational_identity
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
 from .groebner import Certificate, recheck
@@ -47,6 +48,7 @@ class Steps:
         self.claims: list[Claim] = []
         self.clauses: list[str] = []
         self.symbols: set[sp.Symbol] = set()
+        self.crosschecked = 0
 
     def check(self, ok: bool, what: str, size: int = 1, certificate: Certificate | None = None) -> bool:
         """Count one decided step; ``certificate`` (an ideal membership) is exported by ``--certificates``."""
@@ -68,6 +70,13 @@ class Steps:
         got, late = _timed(STEP_BUDGET, decide_obligation, ob)
         ok, n, why = got if got is not None else (False, 0, late)
         return self._count(ok, f"{ob.name}: {why}", n)
+
+    def cross_check(self, ok: bool, what: str) -> bool:
+        """A cross-check (never part of the proof, not certified): a failure still fails the theorem."""
+        self.crosschecked += 1
+        if not ok:
+            self.failures.append(f"cross-check {what}")
+        return ok
 
     def claim(self, c: Claim) -> bool:
         """Decide a clause of the statement (its obligations), and record it for the statement's text."""
@@ -121,18 +130,19 @@ def _count_steps(st: "Steps", mutation: str | None) -> None:
     beta, gam = sp.Symbol("beta", positive=True), sp.Symbol("gamma", nonnegative=True)
     D, i, Nn = sp.Symbol("D", positive=True), sp.Symbol("i", integer=True, nonnegative=True), N
     logb = sp.log(1 + beta)
-    st.check(logb.is_positive is True, "b = 1 + beta, beta > 0: log b > 0, so log_b is increasing")
+    st.check(assumed(logb, "positive"), "b = 1 + beta, beta > 0: log b > 0, so log_b is increasing")
     lgr = sp.Symbol("log_r", real=True)  # log(L / 2 pi)
     x = D * lgr / logb
     sign = -1 if mutation == "count-direction" else 1  # the rearrangement with the inequality reversed
     # D * log b * (log_b lambda_i - log_b L) = log b * (i - x): lambda_i <= L <=> i <= x, the factor D log b > 0
-    st.check(rational_identity(D * logb * (i / D - lgr / logb), sign * logb * (i - x)) and (D * logb).is_positive is True,
+    st.check(rational_identity(D * logb * (i / D - lgr / logb), sign * logb * (i - x)) and assumed(D * logb, "positive"),
              "lambda_i <= L <=> i <= x = D log_b(L/2pi) (multiplied by D log b > 0)")
-    st.check(sp.log(1 + gam).is_nonnegative is True, "L = 2 pi (1 + gamma), gamma >= 0: log(L/2pi) >= 0, so x >= 0 and m = floor(x) >= 0")
-    st.check(sp.log(1 / (1 + beta)).is_negative is True, "L = 2 pi / (1 + beta): log(L/2pi) < 0, so x < 0 and no i >= 0 counts: 0")
+    st.check(assumed(sp.log(1 + gam), "nonnegative"), "L = 2 pi (1 + gamma), gamma >= 0: log(L/2pi) >= 0, so x >= 0 and m = floor(x) >= 0")
+    st.check(assumed(sp.log(1 / (1 + beta)), "negative"), "L = 2 pi / (1 + beta): log(L/2pi) < 0, so x < 0 and no i >= 0 counts: 0")
     t = sp.Symbol("t", integer=True, nonnegative=True)
-    claim = (lambda m: sp.Min(Nn, m)) if mutation == "count" else (lambda m: sp.Min(Nn, m + 1))
+    claim = (lambda m, **kw: sp.Min(Nn, m, **kw)) if mutation == "count" else (lambda m, **kw: sp.Min(Nn, m + 1, **kw))
     for case, m in (("m = N - 1 - t <= N - 1", Nn - 1 - t), ("m = N + t >= N", Nn + t)):
+        fact("rational-identity", lhs=sp.Min(Nn - 1, m, evaluate=False) + 1, rhs=claim(m, evaluate=False))
         st.check(sp.expand(sp.Min(Nn - 1, m) + 1 - claim(m)) == 0,
                  f"{case}: sum_(i=0)^(min(N-1, m)) 1 = min(N-1, m) + 1 = {claim(sp.Symbol('m'))}")
 
@@ -163,7 +173,7 @@ class Wavelengths:
                 names.append(f"{name} ({'odd' if odd else 'even'} d)")
                 self._preset(st, name, prof, odd, mutation)
         _count_steps(st, mutation)
-        checked = self._kernel_exponents(st) if mutation is None else 0
+        checked = self._kernel_exponents(st) if mutation is None else 0  # st.crosschecked widths
         st.says("for b > 1 and L > 0: #{i < N : lambda_i <= L} = 0 if L < 2*pi, else min(N, floor(D*log_b(L/(2*pi))) + 1)",
                 sp.Symbol("b", positive=True), sp.Symbol("D", positive=True))
         wtext = self._witness() if witness else "not run (--no-witness)"
@@ -193,8 +203,8 @@ class Wavelengths:
                     checked += 1
                     if column_data(prof, d).exponents != tuple(Fraction(k) / den if k else Fraction(0) for k in range(nf)):
                         bad.append(d)
-                st.check(not bad, f"cross-check {name} ({'odd' if odd else 'even'} d): the kernels' exponents are k/D at "
-                         f"every d <= {widths[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
+                st.cross_check(not bad, f"{name} ({'odd' if odd else 'even'} d): the kernels' exponents are k/D at "
+                               f"every d <= {widths[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
         return checked
 
     @staticmethod
@@ -202,9 +212,12 @@ class Wavelengths:
         i = sp.Symbol("i", integer=True, nonnegative=True)
         df = definition(prof, odd)
         D = df.schedule.denominator(N)
-        D_claim = T.schedule_rule(prof.shift, odd)
+        D_says, D_at = T.schedule_statement(prof.shift, odd)
+        D_claim = D_says.subs(list(D_at))
         parity = "odd d" if odd else "even d"
-        st.check(rational_identity(D, D_claim), f"{name} ({parity}): the definition's D(n) = {D} is DEF-SCHEDULE's {D_claim}")
+        st.check(rational_identity(D, D_says, D_at),
+                 f"{name} ({parity}): the definition's D(n) = {D} is DEF-SCHEDULE's {D_says} at {show(D_at[0][0])} = "
+                 f"{show(D_at[0][1])}")
         # the schedule's domain, decided before any expression in e_i = i/D is built (SymPy cancels (n-1)/(n-1))
         n0 = 1 if prof.shift is None or mutation == "t2t-every-d" else max(1, int(prof.shift) + 1)
         st.check(positive_from(D, N, n0), f"{name} ({parity}): D = {D} > 0 for n >= {n0}")
@@ -220,9 +233,10 @@ class Wavelengths:
             claim = 1 - 2 / d  # Vaswani's closed form claimed for tensor2tensor
         if mutation == "drop" and prof.shift is None and not odd:
             claim = sp.Integer(1)  # the -2/d term dropped
-        top = df.plan.n_labels(N) - 1
-        st.claim(Claim("lambda_(N-1), the largest", lam(top), 2 * sp.pi * b ** claim.subs(d, 2 * N + int(odd)),
-                       plan=where, rhs_says=f"2*pi*b**({show(claim)})"))
+        top = df.plan.n_labels(N) - 1  # the largest is lambda_i at i = N - 1 (above): its exponent is the claim's
+        st.check(rational_identity(df.schedule.exponent(N, top), claim, ((d, 2 * N + int(odd)),)),
+                 f"{name} ({parity}): e_(N-1) = {df.schedule.exponent(N, top)} is {show(claim)} at d = {2 * N + int(odd)}")
+        st.says(f"lambda_(N-1), the largest = 2*pi*b**({show(claim)}) [{where}]")
         if n0 > 1:  # below the domain: n = 1 (d = 2, 3) holds one frequency, w_0 = 1
             one = df.plan.n_labels(1) - 1
             st.claim(Claim("lambda_(N-1), the largest", lam(sp.Integer(one)).subs(N, 1), 2 * sp.pi, plan=f"{name}, {parity}, n = 1"))
@@ -292,31 +306,34 @@ class Injectivity:
         period = {"no-pi-axiom": sp.Symbol("c", positive=True), "kernel-sqrt2": sp.sqrt(2)}.get(mutation, sp.pi)
         for plan in T.PLANS:  # (1) every plan holds sin_0 and cos_0 once n >= 1 (d >= 2)
             kinds = {s.kind for s in plan.paired if s.lo == 0 and positive_from(s.hi - s.lo, N, 1)}
+            fact("plan", plan=plan)
             st.check({"sin", "cos"} <= kinds, f"{plan.name}: labels sin_0 and cos_0 exist for n >= 1")
         for name, prof in PRESETS.items():  # (2) e_0 = 0 for every schedule, so theta_0 = sigma (p + o)
             for odd in (False, True):
-                st.check(pairs_exponent(prof, N, odd, sp.Integer(0)) == 0, f"{name}: e_0 = 0 (odd={odd})")
+                st.check(rational_identity(pairs_exponent(prof, N, odd, T.I_), 0, ((T.I_, 0),)), f"{name}: e_0 = 0 (odd={odd})")
         sub = {T.SIGMA: sigma, T.ALPHA: alpha}
         th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)  # noqa: E731
-        st.check(sp.expand(th(p) - sigma * (p + T.OFFSET)) == 0, f"theta_0(p) = {th(p)} = sigma (p + o)")
+        st.check(rational_identity(T.theta_sym(T.I_, p).xreplace(sub), sigma * (p + T.OFFSET), ((T.I_, 0),)),
+                 f"theta_0(p) = {th(p)} = sigma (p + o)")
         # (3) alpha != 0: equality of alpha sin, alpha cos gives equality of sin, cos
-        st.check(alpha.is_zero is False, f"alpha = {alpha} is nonzero (assumptions {alpha.assumptions0.get('nonzero')})")
+        st.check(assumed(alpha, "nonzero"), f"alpha = {alpha} is nonzero (assumptions {alpha.assumptions0.get('nonzero')})")
         self._groebner(st, mutation)
         # (4) Euler: exp(i(a - b)) = (cos a + i sin a)(cos b - i sin b)
         st.obligation(Obligation("exp(i(a-b)) = (cos a + i sin a)(cos b - i sin b)", sp.exp(sp.I * (th(p) - th(q))),
                                  (sp.cos(th(p)) + sp.I * sp.sin(th(p))) * (sp.cos(th(q)) - sp.I * sp.sin(th(q)))))
         # (5) AX-EXP-KERNEL: theta_p - theta_q = sigma (p - q) = 2 period m, m an integer
-        st.check(sp.expand(th(p) - th(q) - sigma * (p - q)) == 0, "theta_0(p) - theta_0(q) = sigma (p - q)")
+        st.check(rational_identity(th(p) - th(q), sigma * (p - q)), "theta_0(p) - theta_0(q) = sigma (p - q)")
         m = sp.Symbol("m", integer=True, nonzero=True)
         # the constant of the kernel is computed, not typed: exp(2 i c m) = 1 for every integer m only for c = pi
+        fact("identity", lhs=sp.exp(2 * sp.I * period * m, evaluate=False), rhs=sp.Integer(1))
         st.check(sp.exp(2 * sp.I * period * m) == 1, f"exp(2 i {period} m) = {sp.exp(2 * sp.I * period * m)} for every "
                  f"integer m: 2 {period} Z is in the kernel of exp(i x), the kernel AX-EXP-KERNEL names")
         # (6) p - q rational (positions' domain), so period = sigma (p - q)/(2m) would be rational if m != 0
-        st.check((p - q).is_rational is True, f"p - q is rational (positions: {dom})")
-        st.check((sigma * (p - q) / (2 * m)).is_rational is True, "sigma (p - q)/(2m) is rational for m != 0")
-        st.check(period.is_rational is False, f"{period} is irrational (AX-PI-IRRATIONAL), so m = 0")
+        st.check(assumed(p - q, "rational"), f"p - q is rational (positions: {dom})")
+        st.check(assumed(sigma * (p - q) / (2 * m), "rational"), "sigma (p - q)/(2m) is rational for m != 0")
+        st.check(assumed(period, "irrational"), f"{period} is irrational (AX-PI-IRRATIONAL), so m = 0")
         # (7) m = 0: sigma (p - q) = 0 and sigma != 0 give p = q
-        st.check(sigma.is_zero is False, f"sigma = {sigma} is nonzero, so sigma (p - q) = 0 gives p = q")
+        st.check(assumed(sigma, "nonzero"), f"sigma = {sigma} is nonzero, so sigma (p - q) = 0 gives p = q")
         st.says(f"PE(p) = PE(q) implies p = q, for p, q {assumption_words(p)} (integers in particular), alpha "
                 f"{assumption_words(alpha)}, sigma {assumption_words(sigma)}, o {assumption_words(T.OFFSET)}",
                 p, q, alpha, sigma, T.OFFSET)
@@ -399,7 +416,7 @@ class NonPermutation:
         sign = certified_sign(half_turn / 2 - 1)  # AX-PI-GT-3 tied to a computation: 1 < pi/2, by a ball
         st.check(sign == 1, f"{tag}: 1 < {half_turn}/2 (ball sign {sign}; AX-PI-GT-3), so sin is injective on (0, 1]")
         for prof in (A_, B_):
-            st.check(prof.base > 1, f"{tag}: base {prof.base} > 1")
+            st.check(assumed(sp.Add(sp.Rational(prof.base), -1, evaluate=False), "positive"), f"{tag}: base {prof.base} > 1")
             D = T.symbolic_denominator(prof, N)
             st.check(positive_from(D, N, n_min) if (D.subs(N, n_min) > 0) else False,
                      f"{tag}: D = {D} > 0 for n >= {n_min} (exponents k/D >= 0, increasing)")
@@ -408,10 +425,12 @@ class NonPermutation:
         Eb = pairs_exponent(B_, N, False, T.symbolic_n_frequencies(B_, N) - 1)
         num, _ = sp.fraction(sp.together(Ea - Eb))
         num = sp.expand(num)
+        fact("distinct-on-integers", lhs=Ea, rhs=Eb, var=N, start=n_min)
         if not st.check(num != 0, f"{tag}: max exponents {Ea} and {Eb} are the same rational function of n"):
             return
         roots = sp.Poly(num, N).all_roots() if sp.Poly(num, N).degree() > 0 else []
         bad = [r for r in roots if r.is_integer and r >= n_min]
+        fact("distinct-on-integers", lhs=Ea, rhs=Eb, var=N, start=n_min)
         st.check(not bad, f"{tag}: max exponents {Ea} vs {Eb} coincide at n = {bad} (d = {[2 * r for r in bad]})",
                  len(sp.Add.make_args(num)))
 
@@ -500,15 +519,19 @@ class Attention:
         def s(a: sp.Expr, b: sp.Expr, Wm: sp.Matrix) -> sp.Expr:
             return (sp.Matrix(inst.pe(a)).T * Wm * sp.Matrix(inst.pe(b)))[0, 0]
 
-        conds = coefficients(s(m + t, nn + t, W) - s(m, nn, W), (m, nn, t))
+        f = s(m + t, nn + t, W) - s(m, nn, W)
+        conds = coefficients(f, (m, nn, t))
         A, _ = sp.linear_eq_to_matrix(conds, ws)
         nullity = n * n - A.rank()
         fam, params = _block_family(inst, mutation, invisible=True)
         sub = dict(zip(ws, fam))
         ok_in = all(sp.expand(c.xreplace(sub)) == 0 for c in conds)
+        fact("linear-family", claim="contains", expr=f, unknowns=ws, variables=(m, nn, t), family=list(fam), params=params)
         st.check(ok_in, f"{inst.name}: the claimed family a I + b J satisfies every coefficient condition")
         # the family's dimension (its parameters are independent entries) must equal the solution space's
         dim = sp.Matrix([[sp.diff(e, p_) for p_ in params] for e in fam]).rank() if params else 0
+        fact("linear-family", claim="dimension", expr=f, unknowns=ws, variables=(m, nn, t), family=list(fam),
+             params=params, dimension=nullity)
         st.check(dim == nullity, f"{inst.name}: claimed family has dimension {dim}, solution space {nullity}", len(conds))
         # W in the family commutes with M_k: [W, M_k] = 0 by the Laurent normal form
         fam, _ = _block_family(inst, mutation)

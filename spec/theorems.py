@@ -597,13 +597,22 @@ def layout_rules_text() -> str:
 _d = sp.Symbol("d", integer=True, positive=True)
 
 
-def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
-    """D of DEF-SCHEDULE-HALF (d/2) or DEF-SCHEDULE-SHIFT (floor(d/2) - s), as SPEC.md words them, at
-    d = 2n (+1): typed here apart from spec/definition.py's Schedule."""
-    d = 2 * N + int(odd)
+_m = sp.Symbol("m", integer=True, nonnegative=True)  # floor(d/2), the number of pairs, as DEF-SCHEDULE-SHIFT names it
+
+
+def schedule_statement(shift: Fraction | None, odd: bool) -> tuple[sp.Expr, tuple[tuple[sp.Symbol, sp.Expr], ...]]:
+    """D of DEF-SCHEDULE-HALF (d/2) or DEF-SCHEDULE-SHIFT (floor(d/2) - s) as SPEC.md words them, typed here apart
+    from spec/definition.py's Schedule: the expression in d (or in m = floor(d/2)) and the substitution that
+    reads it at d = 2n (+1)."""
     if shift is None:
-        return (_d / 2).subs(_d, d)
-    return (sp.floor(_d / 2) - sp.Rational(shift.numerator, shift.denominator)).subs(_d, d)
+        return _d / 2, ((_d, 2 * N + int(odd)),)
+    return _m - sp.Rational(shift.numerator, shift.denominator), ((_m, N),)
+
+
+def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
+    """:func:`schedule_statement` read at d = 2n (+1): D as a polynomial in n."""
+    expr, at = schedule_statement(shift, odd)
+    return expr.subs(list(at))
 
 
 # Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.

@@ -12,7 +12,7 @@ from helpers import run_sinpe
 
 SLOW_MODULES = ("test_proofs.py", "test_proofs_negative.py", "test_proofs_certificates.py", "test_proofs_claims.py",
                 "test_claims_cli.py", "test_golden_regen.py", "test_certify.py", "test_packaging.py",
-                "test_hostile.py", "test_survey.py")
+                "test_hostile.py", "test_survey.py", "test_certificates_hostile.py")
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
@@ -41,3 +41,20 @@ def tmp_table(tmp_path: Any) -> Callable[..., Any]:
         np.save(tmp_path / name, t)
         return tmp_path / name
     return write
+
+
+# REQ-PROVE-CERT: the theorems whose certificates tests/test_proofs_certificates.py and
+# tests/test_certificates_hostile.py read (every entry kind but the plan steps and THM-SHIFT's, which those
+# modules record from the step functions themselves): written once per test session.
+CERTIFIED_SUBSET = ("THM-DOT", "THM-EVEN", "THM-NORM", "THM-BOUND", "THM-WAVE", "THM-INJ", "THM-NONPERM", "THM-ATTN",
+                    "THM-CPLX", "THM-ROPE-REL")
+
+
+@pytest.fixture(scope="session")
+def proof_certificates(tmp_path_factory: Any) -> tuple[Any, dict]:
+    """(directory, summary): ``write_suite`` of :data:`CERTIFIED_SUBSET`, once per session; copy before editing."""
+    from sinpe.proofs.certificates import write_suite
+    d = tmp_path_factory.mktemp("certificates")
+    results, summary = write_suite(str(d), list(CERTIFIED_SUBSET))
+    assert all(r.proven for r in results), [r.id for r in results if not r.proven]
+    return d, summary

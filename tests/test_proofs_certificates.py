@@ -1,13 +1,17 @@
-"""REQ-PROVE-CERT: `sinpe prove --certificates DIR` writes what each decision computed, and the standard-library
-checker (`sinpe prove --check-certificates DIR`, proofs/certcheck.py) re-verifies it and can fail.
+"""REQ-PROVE-CERT: `sinpe prove --certificates DIR` writes every decided statement as data, and the standard-library
+checker (`sinpe prove --check-certificates DIR`, proofs/certcheck.py) re-derives and re-decides each one, and fails
+on wrong data: one tamper per entry kind and per fact kind below, the text re-rendered so that only the decision
+can reject it.
 
-A fast subset of the suite covers every exported procedure: THM-BOUND ((S) and (E)), THM-INJ ((G) with named
-hypotheses, (L), and uncertified steps), THM-ROPE-REL ((L)), THM-CPLX ((E) with a witness), THM-DOT ((E) with
-sums, RULE-SUM-LINEARITY) and THM-ROT ((G), (E)).
-Reproduce: sinpe prove --only THM-BOUND --certificates /tmp/c && sinpe prove --check-certificates /tmp/c
+The theorems of conftest.CERTIFIED_SUBSET are written once per session (the ``proof_certificates`` fixture); the
+plan entries and THM-SHIFT's facts (plan lookups, ranges, the odd-d inconsistency) are recorded here from the step
+functions themselves. Reproduce: sinpe prove --only THM-DOT --certificates /tmp/c &&
+sinpe prove --check-certificates /tmp/c --only THM-DOT
 """
 from __future__ import annotations
 
+import ast
+import copy
 import json
 import shutil
 import subprocess
@@ -15,242 +19,389 @@ import sys
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
-from sinpe.proofs import certcheck
-from sinpe.proofs.certificates import write_suite
-from sinpe.reference.cli import main
+from conftest import CERTIFIED_SUBSET
+from helpers import run_sinpe
+from sinpe.proofs import certcheck, evidence
+from sinpe.proofs.certificates import obligation_entry, step_entry, write_suite
 
-SUBSET = ["THM-BOUND", "THM-INJ", "THM-ROPE-REL", "THM-CPLX", "THM-DOT", "THM-ROT", "THM-LIFT", "THM-LAYOUT"]
 CHECKER = Path(certcheck.__file__)
+ONLY = ",".join(CERTIFIED_SUBSET)
 
 
-@pytest.fixture(scope="module")
-def certdir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("certs")
-    results, summary = write_suite(str(d), SUBSET)
-    assert all(r.proven for r in results)
-    return d, summary
-
-
-def _copy(certdir, tmp_path, only=None) -> Path:
+def _copy(src: Path, tmp_path: Path) -> Path:
     d = tmp_path / "c"
-    shutil.copytree(certdir[0], d)
-    if only is not None:  # keep only these theorems in the index
-        index = json.loads((d / "index.json").read_text())
-        index["files"] = [f"{t}.json" for t in only]
-        (d / "index.json").write_text(json.dumps(index))
+    shutil.copytree(src, d)
     return d
 
 
-def _check(d, capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(["prove", "--check-certificates", str(d)])
-    out = capsys.readouterr()
-    return code, out.out + out.err
+def _check(d: Path, only: str | None = ONLY) -> tuple[int, str]:
+    res = run_sinpe("prove", "--check-certificates", d, *(["--only", only] if only else []), in_process=True)
+    return res.returncode, res.stdout + res.stderr
 
 
-def test_subset_certificates_verify_and_count_uncertified_steps(certdir, capsys):
-    d, summary = certdir
-    code, out = _check(d, capsys)
-    assert code == 3 and "0 failed" in out.splitlines()[-1], out  # THM-INJ's assumption steps are uncertified
-    procs = {p for s in summary.values() for p in s["certified"]}
-    assert procs == {"E", "L", "G", "S", "P"}, summary
-    assert summary["THM-LIFT"]["uncertified"] == {} and summary["THM-LAYOUT"]["uncertified"] == {}, summary
-    assert sum(summary["THM-INJ"]["uncertified"].values()) > 0 and summary["THM-BOUND"]["uncertified"] == {}
-    code, reports, problems = certcheck.check_directory(str(d))
-    assert not problems and sum(r["verified"] for r in reports) == sum(sum(s["certified"].values()) for s in summary.values())
-    assert all(r["witness_points"] > 0 for r in reports if r["theorem"] not in ("THM-INJ", "THM-LIFT"))  # steps only
+def _doc(d: Path, tid: str) -> dict:
+    return json.loads((d / f"{tid}.json").read_text())
 
 
-def _full(certdir) -> list[str]:
-    """The theorems of the subset whose every decided obligation is certified."""
-    full = [t for t, s in certdir[1].items() if not s["uncertified"]]
-    assert len(full) >= 2, certdir[1]
-    return full
+def _save(d: Path, tid: str, doc: dict) -> None:
+    (d / f"{tid}.json").write_text(json.dumps(doc))
 
 
-def test_fully_certified_theorems_exit_0(certdir, tmp_path, capsys):
-    d = _copy(certdir, tmp_path, _full(certdir))
-    code, out = _check(d, capsys)
-    assert code == 0 and "all verified" in out, out
+def test_subset_certificates_verify_exit_0(proof_certificates):
+    d, summary = proof_certificates
+    code, out = _check(d)
+    assert code == 0 and out.splitlines()[-1].endswith("0 undecided, 0 failed: all verified"), out
+    assert all(s["uncertified"] == 0 for s in summary.values()), summary
+    kinds = {k for s in summary.values() for k in s["entries"]}
+    facts = {k for s in summary.values() for k in s["facts"]}
+    assert kinds == {"identity", "bound", "plan", "step"}, kinds
+    assert facts == {"rational-identity", "positivity", "assumption", "ball-sign", "identity", "ideal", "plan",
+                     "linear-family", "distinct-on-integers"}, facts
 
 
-def test_certificates_are_deterministic_bytes(certdir, tmp_path):
+def test_the_index_must_list_exactly_the_suite(proof_certificates):
+    code, out = _check(proof_certificates[0], only=None)  # the subset is not the suite
+    assert code == 1 and "index.json: THM-LIFT is missing" in out, out
+    code, out = _check(proof_certificates[0], only="THM-DOT")  # nor is it only THM-DOT
+    assert code == 1 and "index.json: lists THM-EVEN, which --only did not name" in out, out
+
+
+def test_certificates_are_deterministic_bytes(proof_certificates, tmp_path):
     write_suite(str(tmp_path), ["THM-INJ", "THM-BOUND"])
     for name in ("THM-INJ.json", "THM-BOUND.json"):
-        assert (tmp_path / name).read_bytes() == (certdir[0] / name).read_bytes(), name
+        assert (tmp_path / name).read_bytes() == (proof_certificates[0] / name).read_bytes(), name
 
+
+# ---------------------------------------------------------------------------------------- tampering, per kind
 
 def _entry(doc: dict, kind: str, pred=lambda e: True) -> dict:
     return next(e for e in doc["entries"] if e["kind"] == kind and pred(e))
 
 
-def _bump(coef):
-    """A coefficient changed by one."""
-    if isinstance(coef, list):
-        return [str(certcheck.rational(coef[0]) + 1), coef[1]]
-    return str(certcheck.rational(coef) + 1)
+def _fact(doc: dict, kind: str, pred=lambda f: True) -> tuple[dict, dict]:
+    return next((e, f) for e in doc["entries"] if e["kind"] == "step" for f in e["facts"] if f["kind"] == kind and pred(f))
 
 
-def _tamper_normal(doc):  # (E): one coefficient of a side's numerator changed
-    e = _entry(doc, "normal-form", lambda e: e["procedure"] == "E" and e["lhs"]["num"])
-    e["lhs"]["num"][0][1] = _bump(e["lhs"]["num"][0][1])
+def _rerender(x: dict) -> None:
+    x["text"] = certcheck.render_fact(x) if "name" not in x else certcheck.render_entry(x)
+
+
+def _twice(t: list) -> list:
+    return ["*", ["n", "2"], t]
+
+
+def _identity_E(doc):  # (E): THM-DOT's rhs doubled
+    e = _entry(doc, "identity", lambda e: e["procedure"] == "E")
+    e["rhs"] = _twice(e["rhs"])
+    _rerender(e)
     return e["name"]
 
 
-def _tamper_laurent(doc):  # (L): one coefficient of the rhs changed
-    e = _entry(doc, "normal-form", lambda e: e["procedure"] == "L" and e["rhs"]["num"])
-    e["rhs"]["num"][-1][1] = _bump(e["rhs"]["num"][-1][1])
+def _identity_L(doc):  # (L): a sin of THM-ROPE-REL's rhs made a cos
+    e = _entry(doc, "identity", lambda e: e["procedure"] == "L" and "sin" in json.dumps(e["rhs"]))
+    e["rhs"] = json.loads(json.dumps(e["rhs"]).replace('"sin"', '"cos"', 1))
+    _rerender(e)
     return e["name"]
 
 
-def _tamper_cofactor(doc):  # (G): one cofactor (quotient) term dropped
-    e = _entry(doc, "ideal-membership", lambda e: any(e["quotients"]))
-    q = next(q for q in e["quotients"] if q)
-    q.pop(0)
+def _bound(doc):  # (S): the bound |alpha| halved
+    e = _entry(doc, "bound")
+    e["rhs"] = ["*", ["n", "1/2"], e["rhs"]]
+    _rerender(e)
     return e["name"]
 
 
-def _tamper_sos(doc):  # (S): one sum-of-squares coefficient negated (f adjusted so the identity still holds)
-    e = _entry(doc, "sos")
-    term = e["remainder"][0]
-    term[1] = str(-certcheck.rational(term[1]))
-    e["f"] = [t for t in e["f"] if t[0] != term[0]] + [[term[0], term[1]]]
+def _rational(doc):  # THM-WAVE: e_(i+1) - e_i claimed twice the ratio
+    e, f = _fact(doc, "rational-identity", lambda f: "n^(-1)" in f["text"] and "i" in f["text"])
+    f["rhs"] = _twice(f["rhs"])
+    _rerender(f)
     return e["name"]
 
 
-def _tamper_denominator(doc):  # (E): a denominator made the zero polynomial (a vacuous identity)
-    e = _entry(doc, "normal-form", lambda e: e["procedure"] == "E")
-    e["lhs"]["den"], e["rhs"]["den"] = [], []
+def _positivity(doc):  # THM-WAVE: D = n - 1 > 0 claimed from n = 0 on (false at n = 0)
+    e, f = _fact(doc, "positivity", lambda f: f["from"] == 2)
+    f["from"] = 0
+    _rerender(f)
     return e["name"]
 
 
-def _tamper_witness(doc):  # a witness ball moved away from the other side's
+def _assumption(doc):  # THM-INJ: alpha != 0 with alpha's 'nonzero' withdrawn
+    e, f = _fact(doc, "assumption", lambda f: f["property"] == "nonzero" and f["expr"][0] == "s")
+    f["expr"][2] = [w for w in f["expr"][2] if w != "nonzero"]
+    _rerender(f)
+    return e["name"]
+
+
+def _ball_sign(doc):  # THM-NONPERM: pi/2 - 1 claimed negative
+    e, f = _fact(doc, "ball-sign")
+    f["sign"] = -f["sign"]
+    _rerender(f)
+    return e["name"]
+
+
+def _distinct(doc):  # THM-NONPERM: the two max exponents made equal
+    e, f = _fact(doc, "distinct-on-integers")
+    f["rhs"] = f["lhs"]
+    _rerender(f)
+    return e["name"]
+
+
+def _ideal(doc):  # THM-INJ: a quotient of the ideal membership replaced by 0
+    e, f = _fact(doc, "ideal")
+    f["quotients"][0] = ["n", "0"]
+    _rerender(f)
+    return e["name"]
+
+
+def _identity_fact(doc):  # THM-NORM: u(p)^2 at p = -o claimed 1 more
+    e, f = _fact(doc, "identity")
+    f["rhs"] = ["+", f["rhs"], ["n", "1"]]
+    _rerender(f)
+    return e["name"]
+
+
+def _family_dimension(doc):  # THM-ATTN: the commutant's dimension claimed one larger
+    e, f = _fact(doc, "linear-family", lambda f: f["claim"] == "dimension")
+    f["dimension"] += 1
+    _rerender(f)
+    return e["name"]
+
+
+def _family_contains(doc):  # THM-ATTN: the family a I + b J made a I + b [[0, 1], [1, 0]] (a reflection)
+    e, f = _fact(doc, "linear-family", lambda f: f["claim"] == "contains")
+    f["family"][1] = f["family"][2]
+    _rerender(f)
+    return e["name"]
+
+
+def _plan_fact(doc):  # THM-INJ: a plan segment moved two columns (a column repeated)
+    e, f = _fact(doc, "plan", lambda f: f["plan"]["segments"][1]["a"] == 2)
+    f["plan"]["segments"][1]["c"][1] += 2
+    _rerender(f)
+    return e["name"]
+
+
+def _witness(doc):  # a witness ball moved away from the other side's
     pt = doc["witness"]["points"][0]
     pt["lhs"]["re"][0] = str(certcheck.rational(pt["lhs"]["re"][0]) + 1)
     return pt["obligation"]
 
 
-def _tamper_plan_column(doc):  # a plan segment moved one column (the checker decides the bijection again)
-    e = _entry(doc, "plan", lambda e: e["plan"]["segments"][1]["a"] == 2)
-    e["plan"]["segments"][1]["c"][1] += 2
-    return e["name"]
-
-
-def _tamper_plan_labels(doc):  # two sin segments and no cos: still a bijection onto the columns
-    e = _entry(doc, "plan")
-    e["plan"]["segments"][1]["kind"] = e["plan"]["segments"][0]["kind"]
-    return e["name"]
-
-
-def _tamper_plan_match(doc):  # THM-LAYOUT: the interleaved plan's bounds changed
-    e = _entry(doc, "plan-match")
-    e["interleaved"]["segments"][0]["hi"][1] -= 1
-    return e["name"]
-
-
-TAMPER = {"THM-LIFT:plan-column": ("THM-LIFT", _tamper_plan_column),
-          "THM-LIFT:plan-labels": ("THM-LIFT", _tamper_plan_labels),
-          "THM-LAYOUT:plan-match": ("THM-LAYOUT", _tamper_plan_match),
-          "THM-BOUND:normal-coefficient": ("THM-BOUND", _tamper_normal),
-          "THM-ROPE-REL:laurent-coefficient": ("THM-ROPE-REL", _tamper_laurent),
-          "THM-INJ:cofactor-dropped": ("THM-INJ", _tamper_cofactor),
-          "THM-BOUND:sos-negated": ("THM-BOUND", _tamper_sos),
-          "THM-CPLX:zero-denominator": ("THM-CPLX", _tamper_denominator),
-          "THM-CPLX:witness-ball": ("THM-CPLX", _tamper_witness)}
+TAMPER = {"identity-E": ("THM-DOT", _identity_E), "identity-L": ("THM-ROPE-REL", _identity_L),
+          "bound-S": ("THM-BOUND", _bound), "rational-identity": ("THM-WAVE", _rational),
+          "positivity": ("THM-WAVE", _positivity), "assumption": ("THM-INJ", _assumption),
+          "ball-sign": ("THM-NONPERM", _ball_sign), "distinct-on-integers": ("THM-NONPERM", _distinct),
+          "ideal": ("THM-INJ", _ideal), "identity-fact": ("THM-NORM", _identity_fact),
+          "linear-family-dimension": ("THM-ATTN", _family_dimension),
+          "linear-family-contains": ("THM-ATTN", _family_contains), "plan-fact": ("THM-INJ", _plan_fact),
+          "witness": ("THM-CPLX", _witness)}
 
 
 @pytest.mark.parametrize("case", list(TAMPER))
-def test_a_tampered_certificate_fails_and_names_the_obligation(certdir, tmp_path, capsys, case):
+def test_a_tampered_certificate_fails_and_names_the_entry(proof_certificates, tmp_path, case):
     tid, tamper = TAMPER[case]
-    d = _copy(certdir, tmp_path)
-    path = d / f"{tid}.json"
-    doc = json.loads(path.read_text())
+    d = _copy(proof_certificates[0], tmp_path)
+    doc = _doc(d, tid)
     name = tamper(doc)
-    path.write_text(json.dumps(doc))
-    code, out = _check(d, capsys)
-    assert code == 1, (case, out)
+    _save(d, tid, doc)
+    code, out = _check(d)
     failed = [line for line in out.splitlines() if line.startswith("FAILED")]
-    assert failed and any(name in line for line in failed), (case, name, out)
+    assert code == 1 and failed and any(name in line and f"{tid}.json" in line for line in failed), (case, out)
+    assert not any("its text is not" in line for line in failed), out  # the decision rejected it, not the text
 
 
-def test_uncertified_is_never_counted_as_verified(certdir, tmp_path, capsys):
-    tid = _full(certdir)[0]
-    d = _copy(certdir, tmp_path, [tid])
-    path = d / f"{tid}.json"
-    doc = json.loads(path.read_text())
-    doc["entries"][0] = {"name": doc["entries"][0]["name"], "procedure": "E", "kind": "uncertified", "why": "test"}
-    path.write_text(json.dumps(doc))
-    code, out = _check(d, capsys)
-    assert code == 3 and "1 uncertified" in out.splitlines()[-1], out
-    doc["entries"].pop()  # an entry removed: fewer entries than decided obligations
-    path.write_text(json.dumps(doc))
-    assert _check(d, capsys)[0] == 1
+# ------------------------------------------------------------- entries recorded from the step functions
+
+def _recorded(steps) -> list[dict]:  # noqa: ANN001  the entries `--certificates` writes for a step list
+    with evidence.recording() as rec:
+        listed = steps()
+    seen = {i[1]: i[2:] for i in rec.items if i[0] == "step"}
+    return [step_entry(what, *seen.get(what, ([], None))) for _, _, what in listed]
 
 
-@pytest.mark.parametrize("bad", ["not json {", json.dumps({"schema": "other"}), json.dumps({"schema": certcheck.SCHEMA})])
-def test_unreadable_input_is_exit_2_one_line(certdir, tmp_path, capsys, bad):
-    d = _copy(certdir, tmp_path)
+def _shift_entries() -> list[dict]:
+    from sinpe.proofs.symbolic import block_shift, odd_shift_steps
+    from sinpe.spec.theorems import PLANS
+    return _recorded(lambda: block_shift(PLANS[2])[1] + odd_shift_steps(PLANS[1]))
+
+
+def _with(entries: list[dict], kind: str) -> tuple[dict, dict]:
+    return next((e, f) for e in entries if e["kind"] == "step" for f in e["facts"] if f["kind"] == kind)
+
+
+def _lookup(entries):  # THM-SHIFT: the label a column holds, its index shifted by one
+    e, f = _with(entries, "plan-lookup")
+    f["label"][1][2] += 1
+    return e, f
+
+
+def _range(entries):  # THM-SHIFT: a column moved n to the right (past d - 1)
+    e, f = _with(entries, "plan-range")
+    f["column"][1] += 1
+    return e, f
+
+
+def _inconsistent(entries):  # THM-SHIFT odd d: u(p+k) dropped, so a_u = 0 solves the system
+    e, f = _with(entries, "inconsistent")
+    f["expr"] = next(t for t in f["expr"][1:] if "a_u" in json.dumps(t))
+    return e, f
+
+
+def _plan_entry(entries):  # a plan step's plan: a segment one column right
+    e = next(e for e in entries if e["kind"] == "plan")
+    e["plan"]["segments"][1]["c"][1] += 1
+    return e, e
+
+
+def _plan_match(_):  # THM-LAYOUT: the interleaved plan's bounds changed
+    from sinpe.proofs.symbolic import layout_label_steps
+    from sinpe.spec.theorems import PLANS
+    e = next(e for e in _recorded(lambda: layout_label_steps(PLANS[4])) if e["kind"] == "plan-match")
+    e["interleaved"]["segments"][0]["hi"][1] -= 1
+    return e, e
+
+
+STEP_TAMPER = {"plan-lookup": _lookup, "plan-range": _range, "inconsistent": _inconsistent, "plan": _plan_entry,
+               "plan-match": _plan_match}
+
+
+@pytest.fixture(scope="module")
+def shift_entries() -> list[dict]:
+    entries = _shift_entries()
+    kinds = {f["kind"] for e in entries if e["kind"] == "step" for f in e["facts"]}
+    assert {"plan-lookup", "plan-range", "inconsistent", "assumption"} <= kinds and any(e["kind"] == "plan" for e in entries)
+    for e in entries:
+        assert certcheck.check_entry(e) == e["kind"], e["name"]
+    return entries
+
+
+@pytest.mark.parametrize("case", list(STEP_TAMPER))
+def test_a_tampered_step_fails(shift_entries, case):
+    e, part = STEP_TAMPER[case](copy.deepcopy(shift_entries))
+    _rerender(part)
+    with pytest.raises(certcheck.Failed, match=e["name"][:30].replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+        certcheck.check_entry(e)
+
+
+def test_a_pythagorean_identity_is_reduced_by_the_checker():
+    """(G): THM-ROT's (R^T R)[0,0] = 1 verifies; = 2 or a cos for a sin fails."""
+    from sinpe.spec.theorems import every_d_rotation
+    ob = next(o for c in every_d_rotation() if c.method == "groebner" for o in c.obligations())
+    e = obligation_entry(ob)
+    assert certcheck.check_entry(e) == "identity" and e["procedure"] == "G"
+    for bad in (["n", "2"], json.loads(json.dumps(e["lhs"]).replace('"sin"', '"cos"'))):
+        x = {**e, "rhs": bad} if bad[0] == "n" else {**e, "lhs": bad}
+        _rerender(x)
+        with pytest.raises(certcheck.Failed, match=r"\(G\) leaves"):
+            certcheck.check_entry(x)
+
+
+def test_roots_of_unity_are_recomputed_from_the_statement():
+    """(E) reduces exp(i pi u/v) modulo the cyclotomic polynomial of the order it recomputes: the heptagon sum
+    cos(2pi/7) + cos(4pi/7) + cos(6pi/7) = -1/2 verifies, = -1/3 fails; nothing in the entry names an order."""
+    from sinpe.spec.theorems import Obligation
+    heptagon = sp.cos(2 * sp.pi / 7) + sp.cos(4 * sp.pi / 7) + sp.cos(6 * sp.pi / 7)
+    e = obligation_entry(Obligation("heptagon", heptagon, sp.Rational(-1, 2), "normal"))
+    assert certcheck.check_entry(e) == "identity" and "order" not in json.dumps(e)
+    bad = obligation_entry(Obligation("heptagon", heptagon, sp.Rational(-1, 3), "normal"))
+    with pytest.raises(certcheck.Failed, match="heptagon: "):
+        certcheck.check_entry(bad)
+
+
+def test_no_statement_mutant_of_the_suite_verifies():
+    """The statement mutations of the suite's obligations (the mutation suite's sign, sin-for-cos, shift, drop,
+    tighten) re-decided by the checker: every one it verifies is true (the prover proves it too, e.g. a sign
+    flipped inside sin(0)); the others fail."""
+    from sinpe.proofs.engine import MUTATIONS, ObligationTheorem, decide_obligation, distinct, is_syntactic, mutate
+    from sinpe.proofs.suite import theorems
+    verified, failed = [], 0
+    for t in theorems():
+        if not isinstance(t, ObligationTheorem):
+            continue
+        for ob in (o for o in distinct(t.obligations())[0] if not is_syntactic(o)):
+            for kind in MUTATIONS + ("tighten",):
+                m = mutate([ob], kind)
+                if m is None:
+                    continue
+                try:
+                    certcheck.check_entry(obligation_entry(m[0]))
+                    verified.append(m[0])
+                except certcheck.Failed:
+                    failed += 1
+    assert failed >= 100 and len(verified) <= 5, (failed, [o.name for o in verified])
+    assert all(decide_obligation(o)[0] for o in verified), [o.name for o in verified]
+
+
+# ---------------------------------------------------------------------------------------- counts, input
+
+def test_an_uncertified_entry_is_exit_3_and_a_missing_one_exit_1(proof_certificates, tmp_path):
+    """The standard-library checker counts an uncertified entry (exit 3); `sinpe prove --check-certificates` also
+    refuses it as not the entry this suite writes (exit 1)."""
+    d = _copy(proof_certificates[0], tmp_path)
+    doc = _doc(d, "THM-DOT")
+    doc["entries"][0] = {"name": doc["entries"][0]["name"], "kind": "uncertified", "why": "test"}
+    _save(d, "THM-DOT", doc)
+    code, reports, problems = certcheck.check_directory(str(d), list(CERTIFIED_SUBSET))
+    out = "\n".join(certcheck.report_lines(code, reports, problems))
+    assert code == 3 and "1 undecided, 0 failed" in out.splitlines()[-1] and "UNDECIDED: THM-DOT.json" in out, out
+    code, out = _check(d)
+    assert code == 1 and "not the statement this suite decides there" in out, out
+    doc["entries"].pop()  # an entry removed: fewer entries than decided statements
+    _save(d, "THM-DOT", doc)
+    code, out = _check(d)
+    assert code == 1 and "THM-DOT.json: 2 entries for 3 decided statements" in out, out
+
+
+@pytest.mark.parametrize("bad", ["not json {", json.dumps({"schema": "other"}), json.dumps({"schema": certcheck.SCHEMA}),
+                                 json.dumps({"schema": certcheck.SCHEMA, "entries": [], "x": 1.5})])
+def test_unreadable_input_is_exit_2_one_line(proof_certificates, tmp_path, bad):
+    d = _copy(proof_certificates[0], tmp_path)
     (d / "THM-BOUND.json").write_text(bad)
-    code, out = _check(d, capsys)
-    assert code == 2 and len(out.strip().splitlines()) == 1 and "Traceback" not in out, out
+    code, out = _check(d)
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "THM-BOUND.json" in out and "Traceback" not in out, out
 
 
-def test_checker_refuses_oversize_input_and_non_rational_numbers(certdir, tmp_path, monkeypatch, capsys):
-    d = _copy(certdir, tmp_path)
+def test_checker_refuses_oversize_input_and_non_rational_numbers(proof_certificates, tmp_path, monkeypatch):
+    d = _copy(proof_certificates[0], tmp_path)
     monkeypatch.setattr(certcheck, "MAX_FILE_BYTES", 1000)
-    code, out = _check(d, capsys)
+    code, out = _check(d)
     assert code == 2 and "refused before parsing" in out, out
     monkeypatch.undo()
-    for text in ("1e3", "0.5", "__import__('os')", "1/0x2", "9" * 9000):
+    for text in ("1e3", "0.5", "__import__('os')", "1/0x2", "9" * 9000, "1/0", "-0/0", 7, None, ["1"]):
         with pytest.raises(certcheck.Malformed):
             certcheck.rational(text)
 
 
-def test_checker_imports_only_the_standard_library(certdir):
+def test_checker_imports_only_the_standard_library(proof_certificates):
     """Loaded from its file alone (as a reader would copy it), it checks the certificates without SymPy."""
     code = (f"import importlib.util, sys\n"
             f"spec = importlib.util.spec_from_file_location('certcheck', {str(CHECKER)!r})\n"
             f"m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            f"rc = m.main([{str(certdir[0])!r}])\n"
+            f"rc = m.main([{str(proof_certificates[0])!r}, '--only', {ONLY!r}])\n"
             f"bad = sorted(n for n in sys.modules if n.split('.')[0] in ('sympy', 'mpmath', 'flint', 'sinpe', 'numpy'))\n"
             f"print('BAD', bad); sys.exit(rc)\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 3 and "BAD []" in p.stdout, (p.stdout, p.stderr)
-    import ast
+    p = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "BAD []" in p.stdout, (p.stdout, p.stderr)
     tree = ast.parse(CHECKER.read_text())
     mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert mods <= {"__future__", "fractions", "functools", "json", "hashlib", "os", "re", "sys"}, mods
+    assert mods <= {"__future__", "fractions", "functools", "json", "hashlib", "math", "os", "re", "stat", "sys"}, mods
     assert "eval(" not in CHECKER.read_text() and "exec(" not in CHECKER.read_text()
 
 
-def test_cli_reports_certificate_counts(tmp_path, capsys):
-    assert main(["prove", "--only", "THM-INJ", "--certificates", str(tmp_path), "--json"]) == 0
-    c = json.loads(capsys.readouterr().out)[0]["certificates"]
-    certified, uncertified = sum(c["certified"].values()), sum(c["uncertified"].values())
-    assert {"G", "L"} <= set(c["certified"]) and uncertified > 0, c
-    assert main(["prove", "--only", "THM-INJ", "--certificates", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    by = ", ".join(f"{k} {v}" for k, v in sorted(c["certified"].items()))
-    assert f"certificates: {certified} certified ({by}), {uncertified} uncertified" in out, out
-    assert main(["prove", "--check-certificates", str(tmp_path), "--only", "THM-DOT"]) == 2
+def test_checker_suite_is_the_spec_suite():
+    from sinpe.spec.theorems import STATEMENTS
+    assert certcheck.SUITE == tuple(STATEMENTS)
 
 
-def test_cyclotomic_relation_is_recomputed_by_the_checker():
-    """(E) reduces atoms of i*pi modulo their cyclotomic polynomial: the checker recomputes it from the order."""
-    import sympy as sp
-
-    from sinpe.proofs.certificates import export_obligation
-    from sinpe.spec.theorems import Obligation
-    ob = Obligation("heptagon", sp.cos(2 * sp.pi / 7) + sp.cos(4 * sp.pi / 7) + sp.cos(6 * sp.pi / 7), sp.Rational(-1, 2), "normal")
-    e = export_obligation(ob)
-    assert e["kind"] == "normal-form" and e["relations"][0]["order"] == 14, e
-    certcheck.check_entry(e)
-    e["relations"][0]["order"] = 7  # a different root of unity: Phi_7 is not the recorded polynomial
-    with pytest.raises(certcheck.Failed, match="heptagon: relation"):
-        certcheck.check_entry(e)
-    e["relations"][0]["order"] = 14
-    e["relations"][0]["cofactor"] = []  # the cofactor dropped: the reduction no longer adds up
-    with pytest.raises(certcheck.Failed, match="heptagon"):
-        certcheck.check_entry(e)
+def test_cli_reports_certificate_counts(tmp_path):
+    res = run_sinpe("prove", "--only", "THM-INJ", "--certificates", tmp_path, "--json", in_process=True)
+    assert res.returncode == 0, res.stderr
+    c = json.loads(res.stdout)[0]["certificates"]
+    assert c["uncertified"] == 0 and {"identity", "step"} <= set(c["entries"]) and "ideal" in c["facts"], c
+    res = run_sinpe("prove", "--only", "THM-INJ", "--certificates", tmp_path, in_process=True)
+    by = ", ".join(f"{k} {v}" for k, v in sorted(c["entries"].items()))
+    assert f"certificates: {sum(c['entries'].values())} entries ({by}), 0 uncertified" in res.stdout, res.stdout
+    assert _check(tmp_path, only="THM-INJ")[0] == 0

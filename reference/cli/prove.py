@@ -3,8 +3,8 @@
 
 A thin shell over :mod:`sinpe.proofs` (``run_suite``, ``prove_claim``). Exit status: suite: 0 every
 theorem proven, 1 some theorem not proven, 3 an internal error (the witness refutes what the procedures proved),
-2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input,
-3 unknown; --check-certificates: 0 verified, 1 a certificate fails (named), 2 unreadable, 3 some uncertified.
+2 unknown ID; claim: 0 proven, 1 refuted, 2 bad input, 3 unknown; --check-certificates: 0 verified, 1 a
+certificate fails (named), 2 unreadable, 3 some undecided.
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assume", metavar="FACTS", help='assumptions, e.g. "p q: real; k: integer; d: positive". '
                         "Every symbol is a finite complex number unless narrowed; words: " + _WORDS)
     parser.add_argument("--timeout", type=float, default=CLAIM_TIMEOUT, metavar="SECONDS",
-                        help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s; memory: 4 GiB); on expiry the "
-                             "claim is unknown (exit 3)")
+                        help=f"time limit of a --claim (default {CLAIM_TIMEOUT:g} s, at most {MAX_CLAIM_TIMEOUT:g} s; "
+                             "memory: 4 GiB); on expiry the claim is unknown (exit 3)")
     parser.add_argument("--no-witness", action="store_true",
                         help="prove without the numeric witness (never part of a proof; with it, a witness that refutes "
                              "what the procedures proved is an internal error, exit 3)")
@@ -32,11 +32,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "scope, procedure, definition; default all, or statement,scope with --only)")
     parser.add_argument("--certificates", metavar="DIR", help="also write each theorem's certificate to DIR/<ID>.json (REQ-PROVE-CERT)")
     parser.add_argument("--check-certificates", metavar="DIR",
-                        help="re-verify the certificates in DIR with exact rational arithmetic (standard library only): "
-                             "exit 0 verified, 1 a certificate fails, 2 unreadable, 3 some obligations uncertified")
+                        help="re-derive and re-decide every statement of the certificates in DIR (standard library "
+                             "only), then require each to be the statement this suite decides; with --only, DIR must "
+                             "hold exactly those theorems: exit 0 verified, 1 a certificate fails, 2 unreadable, 3 "
+                             "some entry undecided")
 
 
 CLAIM_TIMEOUT = 60.0
+MAX_CLAIM_TIMEOUT = 86400.0  # a day: larger (or inf, nan) is a usage error, not an overflow in the child's clock
 _WORDS = ("complex (default); real; rational (real); integer (real); positive (real > 0); negative (real < 0); "
           "nonnegative (real >= 0); nonzero (!= 0, still complex unless also real); imaginary (i times a nonzero real). "
           "Claims and assumptions must be ASCII (a non-ASCII character is exit 2).")
@@ -45,9 +48,10 @@ EXIT = {"proven": 0, "refuted": 1, "unknown": 3}
 
 def run(args: argparse.Namespace) -> int:
     if args.check_certificates is not None:
-        if args.claim is not None or args.only or args.certificates is not None:
-            raise ValueError("--check-certificates takes only DIR (and --json)")
-        return _check_certificates(args.check_certificates, args.json)
+        if args.claim is not None or args.certificates is not None or args.mutants:
+            raise ValueError("--check-certificates takes DIR (and --only, --json)")
+        only = [s.strip() for s in (args.only or "").split(",") if s.strip()]
+        return _check_certificates(args.check_certificates, args.json, only or None)
     if args.claim is not None and args.certificates is not None:
         raise ValueError("--certificates is for the theorem suite, not --claim")
     if args.claim is not None:
@@ -121,14 +125,16 @@ def decide(claim: str, assume: str | None, only: str | None, timeout: float) -> 
     from sinpe.reference.checking.limits import Undecided, run_limited
     if only:
         raise ValueError("give either theorem IDs or a claim, not both")
-    if not timeout > 0:
-        raise ValueError(f"--timeout must be > 0 seconds; got {timeout}")
+    if not 0 < timeout <= MAX_CLAIM_TIMEOUT:  # also nan
+        raise ValueError(f"--timeout must be > 0 and at most {MAX_CLAIM_TIMEOUT:g} seconds; got {timeout}")
     try:
         return run_limited(_decide, (claim, assume), timeout)
-    except Undecided as e:
+    except ValueError:
+        raise  # the claim's text: exit 2
+    except Exception as e:  # Undecided, or an internal failure of the decision: unknown (exit 3), never exit 1
+        why = f"undecided: {e}" if isinstance(e, Undecided) else f"internal failure ({type(e).__name__}: {str(e)[:200]})"
         return {"claim": claim.strip(), "relation": "", "status": "unknown", "method": "none",
-                "reason": f"undecided: {e}", "certificate": {}, "counterexample": None, "assumptions": {},
-                "seconds": timeout}
+                "reason": why, "certificate": {}, "counterexample": None, "assumptions": {}, "seconds": timeout}
 
 
 def _decide(claim: str, assume: str | None) -> dict:
@@ -142,28 +148,33 @@ def _decide(claim: str, assume: str | None) -> dict:
         raise RuntimeError(str(e)) from None
 
 
+def _kinds(counts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+
+
 def _cert_line(c: dict) -> str:
-    by = ", ".join(f"{k} {v}" for k, v in c["certified"].items()) or "none"
-    return (f"{sum(c['certified'].values())} certified ({by}), {sum(c['uncertified'].values())} uncertified, "
-            f"{c['witness_points']} witness points ({c['file']})")
+    return (f"{sum(c['entries'].values())} entries ({_kinds(c['entries'])}; step facts: {_kinds(c['facts'])}), "
+            f"{c['uncertified']} uncertified, {c['witness_points']} witness points ({c['file']})")
 
 
 def _cert_total(certs: dict, directory: str) -> str:
     total: dict = {}
     for c in certs.values():
-        for k, v in c["certified"].items():
+        for k, v in c["entries"].items():
             total[k] = total.get(k, 0) + v
-    unc = sum(sum(c["uncertified"].values()) for c in certs.values())
-    by = ", ".join(f"{k} {v}" for k, v in sorted(total.items()))
-    return f"certificates: {sum(total.values())} certified ({by}), {unc} uncertified, written to {directory}"
+    unc = sum(c["uncertified"] for c in certs.values())
+    return f"certificates: {sum(total.values())} entries ({_kinds(total)}), {unc} uncertified, written to {directory}"
 
 
-def _check_certificates(directory: str, as_json: bool) -> int:
+def _check_certificates(directory: str, as_json: bool, only: list[str] | None = None) -> int:
     """REQ-PROVE-CERT: the standard-library checker; unreadable input is one line, exit 2."""
     from sinpe.proofs import certcheck
-    code, reports, problems = certcheck.check_directory(directory)
+    code, reports, problems = certcheck.check_directory(directory, only)
     if code == 2:
         raise ValueError(problems[0])
+    from sinpe.proofs.certificates import suite_mismatches
+    problems += suite_mismatches(directory, [r["theorem"] for r in reports])  # this suite's statements (regenerated)
+    code = 1 if problems else code
     if as_json:
         print(json.dumps({"exit": code, "files": reports, "problems": problems}, indent=2, sort_keys=True))
     else:
