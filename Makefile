@@ -17,12 +17,13 @@ $(STAMP): pyproject.toml requirements.lock
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
+# pytest-xdist: one worker per core (-n auto); the 25 slowest tests are listed at the end
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
 # ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
 lint: $(STAMP)

@@ -12,7 +12,6 @@ ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, Sequence
 
 from sinpe.spec.theorems import STATEMENTS
@@ -56,16 +55,6 @@ def run_all(only: str | Sequence[str] | None = None, progress: Callable[[int, in
     if progress is not None:
         progress(len(todo), len(todo), "done")
     return out
-
-
-def tty_progress(i: int, n: int, label: str) -> None:
-    """A one-line progress bar on stderr (callers pass it only when stderr is a TTY)."""
-    width = 24
-    fill = width * i // max(n, 1)
-    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {i}/{n} {label:<12}")
-    if i == n:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
 
 
 def mutation_report(only: str | Sequence[str] | None = None,
