@@ -51,8 +51,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     parser.add_argument("--plot", metavar="FILE.png", help="also draw a 1-D table's errors against position (per "
-                        "band and column group, the bound overlaid, failing entries marked) to FILE.png (REQ-CHECK-"
-                        "PLOT; the plot extra: pip install 'sinpe[plot]'; a callable is called once more for it)")
+                        "band and column group, the bound overlaid, failing entries marked) to FILE.png "
+                        "(REQ-CHECK-PLOT; the plot extra: pip install 'sinpe[plot]'; a callable is called once more "
+                        "for it)")
     parser.add_argument("--max-failures", dest="max_failures", type=int, default=10,
                         help="failures listed (all are counted; default 10)")
     parser.add_argument("--no-detect", dest="detect", action="store_false",
