@@ -17,13 +17,14 @@ $(STAMP): pyproject.toml requirements.lock
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
-# pytest-xdist: one worker per core (-n auto); the 25 slowest tests are listed at the end
+# pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
+# (loadgroup, tests/conftest.py); the 25 slowest tests and the sum of all test durations are printed at the end
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --durations=25
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 # ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
 lint: $(STAMP)

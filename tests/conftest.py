@@ -1,8 +1,11 @@
 """Shared fixtures of the test suite: the one CLI runner (tests/helpers.run_sinpe) and tables written to a
-temporary directory; and the fast subset: ``pytest -m "not slow"`` (``make test-fast``) skips the modules
+temporary directory; the tests that share a module-scoped fixture grouped for pytest-xdist (``make test``:
+``-n auto --dist loadgroup``); and the fast subset: ``pytest -m "not slow"`` (``make test-fast``) skips the modules
 listed in :data:`SLOW_MODULES`, each of which takes more than ~10 s on a quiet 2-core machine."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -19,6 +22,31 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
         if item.nodeid.split("::")[0].rsplit("/", 1)[-1] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown (and unused) without it
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """``-n N --dist loadgroup`` (make test): each test is its own unit of work, except that the tests of a module
+    with a module-scoped fixture (the proof suite, the golden set, a wheel, the survey reports: seconds each)
+    form one unit, so the fixture is built once, on one worker. (xdist's own loadgroup reads ``xdist_group``
+    marks through ``item._nodeid``, which pytest 9 no longer reads: it would group nothing.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+    grouped = _module_fixture_files(Path(str(config.rootpath)))
+
+    class ModuleFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in grouped else nodeid
+    return ModuleFixtureScheduling(config, log)
+
+
+def _module_fixture_files(root: Path) -> set[str]:
+    """The test files (as node IDs spell them) that define a module-scoped fixture."""
+    here = Path(__file__).resolve().parent
+    return {p.relative_to(root).as_posix() for p in here.glob("test_*.py")
+            if re.search(r"scope=[\"']module[\"']", p.read_text(encoding="utf-8"))}
 
 
 _DURATIONS: dict[str, float] = {}
@@ -56,3 +84,4 @@ def tmp_table(tmp_path: Any) -> Callable[..., Any]:
         np.save(tmp_path / name, t)
         return tmp_path / name
     return write
+
