@@ -98,3 +98,18 @@ def test_certification_figure_marks_a_failing_implementation(tmp_path):
     out = plot.plot_certification(bad, str(tmp_path / "bad.png"))
     img = imread(tmp_path / "bad.png")
     assert out["failing"] == 1 and img.shape[:2] == (700, 1000) and _red(img) > 20
+
+
+def test_scan_draws_each_judged_table(tmp_path):
+    """``sinpe scan CKPT --plot DIR``: one picture per judged 1-D tensor (none for a skipped one), the failing
+    table's marked, the conforming one's not."""
+    bad = get_bug("BUG-POSITIONS-FLOAT16")(np.arange(3000.0), 32).astype(np.float32)
+    np.savez(tmp_path / "ck.npz", pe=table("vaswani", 16, 64, "float32"), bad=bad,
+             w=np.random.default_rng(0).normal(size=(64, 16)))
+    res = run_sinpe("scan", "ck.npz", "--plot", "pics", cwd=tmp_path)
+    assert_exit(res, 1)
+    assert sorted(os.listdir(tmp_path / "pics")) == ["ck.npz-bad.png", "ck.npz-pe.png"]
+    assert _red(imread(tmp_path / "pics" / "ck.npz-bad.png")) > 200
+    assert _red(imread(tmp_path / "pics" / "ck.npz-pe.png")) == 0
+    (tmp_path / "file").write_text("x")
+    assert_exit(run_sinpe("scan", "ck.npz", "--plot", "file", cwd=tmp_path), 2)
