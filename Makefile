@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/pip install -q -c requirements.lock torch==2.13.0
 	$(BIN)/pip install -q -r requirements.lock
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	# bytecode for the editable sources, as pip writes it for installed packages: every child sinpe starts (an
+	# isolated callable, a test's subprocess) then skips compiling them, even under PYTHONDONTWRITEBYTECODE
+	$(BIN)/python -m compileall -q spec reference proofs
 	touch $(STAMP)
 
 verify: $(STAMP)
