@@ -90,7 +90,7 @@ def test_a_link_or_an_input_is_never_written(tmp_path):
 def test_certification_figure_marks_a_failing_implementation(tmp_path):
     """``sinpe verify --plot``'s figure, drawn from a certification report: a failing implementation is marked."""
     from sinpe.reference.implementations.certify import certify_all, default_cases
-    rep = certify_all(max_position=1000, dtypes=["float32"], cases=default_cases()[:2], per_band=4).to_json()
+    rep = certify_all(max_position=1000, dtypes=["float32"], cases=default_cases()[:1], per_band=2).to_json()
     ok = plot.plot_certification(rep, str(tmp_path / "ok.png"))
     assert ok["failing"] == 0 and _red(imread(tmp_path / "ok.png")) == 0
     bad = json.loads(json.dumps(rep))
