@@ -170,6 +170,24 @@ def plot_table(res: Any, data: Any, positions: Any, profile: Any, path: str, inp
     return {"path": out, "failing": marked, "non_finite": nonfinite, "width": w, "height": h}
 
 
+def draw_check(res: Any, target: Any, path: str, profile: Any, d: int | None, load: dict[str, Any],
+               zero_rows: str | None = None, inputs: Sequence[Any] = ()) -> dict[str, Any] | None:
+    """``sinpe check TARGET --plot FILE``: ``target`` loaded again as the check loaded it (``load``: the
+    keywords of :func:`~sinpe.reference.checking.targets.load_target`; a callable is called once more), the rows
+    ``zero_rows`` names (judged exactly 0) left out, then :func:`plot_table`. None when the check compared no
+    entry (a shape finding)."""
+    from sinpe.reference.checking.targets import index_spec, load_target
+    if not getattr(res, "bands", None):
+        return None
+    table, pos, _ = load_target(target, d, **load)
+    data = table.data
+    p = np.arange(data.shape[0], dtype=np.float64) if pos is None else np.asarray(pos)
+    if zero_rows is not None:
+        keep = np.setdiff1d(np.arange(data.shape[0]), index_spec(str(zero_rows), data.shape[0], "--zero-rows"))
+        data, p = np.asarray(data[keep]), p[keep]
+    return plot_table(res, data, p, profile, path, inputs)
+
+
 def _draw_errors(ax: Any, ax2: Any, pos: np.ndarray, f: dict[str, Any]) -> None:
     tiny = 2.0 ** -60   # an exact entry (error 0) drawn at the foot of the log axis
     for g, label in enumerate(f["groups"]):

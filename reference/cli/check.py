@@ -103,21 +103,14 @@ def _plot_first(args: argparse.Namespace) -> None:
 
 
 def _plot(args: argparse.Namespace, res: object) -> None:
-    """The picture of ``res``: the target loaded again as the check loaded it (REQ-CHECK-PLOT)."""
+    """The picture of ``res`` (:func:`sinpe.reference.plot.draw_check`: the target loaded again as the check did)."""
     import sys
-    import numpy as np
     from sinpe.reference import plot
-    from sinpe.reference.checking.targets import index_spec, load_target
     from sinpe.reference.cli.args import profile_from_args
-    if not getattr(res, "bands", None):  # a shape finding: no entry was compared
+    load = {k: getattr(args, k) for k in ("positions", "key", "call", "timeout", "rows", "skip_rows", "columns")}
+    out = plot.draw_check(res, args.target, args.plot, profile_from_args(args), args.d, load, args.zero_rows,
+                          [args.target, args.positions])
+    if out is None:
         print(f"sinpe check: no picture: {getattr(res, 'reason', None) or 'no entry was compared'}", file=sys.stderr)
-        return
-    table, pos, _ = load_target(args.target, args.d, positions=args.positions, key=args.key, call=args.call,
-                                timeout=args.timeout, rows=args.rows, skip_rows=args.skip_rows, columns=args.columns)
-    data = table.data
-    p = np.arange(data.shape[0], dtype=np.float64) if pos is None else np.asarray(pos)
-    if args.zero_rows is not None:  # the rows judged exactly 0 are not drawn against the profile
-        keep = np.setdiff1d(np.arange(data.shape[0]), index_spec(str(args.zero_rows), data.shape[0], "--zero-rows"))
-        data, p = np.asarray(data[keep]), p[keep]
-    out = plot.plot_table(res, data, p, profile_from_args(args), args.plot, [args.target, args.positions])
-    print(f"sinpe check: picture {out['path']} ({out['failing']} failing entries marked)", file=sys.stderr)
+    else:
+        print(f"sinpe check: picture {out['path']} ({out['failing']} failing entries marked)", file=sys.stderr)
