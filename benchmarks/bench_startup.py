@@ -8,8 +8,12 @@ each is the figure (the least disturbed by other work on the machine); the CPU-t
 
     python benchmarks/bench_startup.py
 
-Measured (2 cores shared with other jobs, load 2-3, 2026-12-02): check 0.25-0.27 s, import numpy 0.12-0.15 s,
-ratio 1.8-2.2 (at 0f1533a, same run conditions: 1.9-2.6).
+Measured (2 cores shared with other jobs, load average 2-6, 2026-12-02): check 0.22-0.32 s, import numpy
+0.085-0.14 s; wall ratio 1.8-2.6, CPU ratio 2.25-2.35 -- the target is not met yet. At 0f1533a, in the same
+conditions: wall 1.9-2.6, CPU 2.1-2.3 (its check also imported xml.sax, urllib.request, http.client and email:
+16 modules, ~20 ms, now imported by the JUnit writer only). What remains above numpy: mpmath + gmpy2 + flint
+(~60 ms: the Arb figure of the worst entry and the interval oracle, imported at module level by
+reference/oracles and reference/numerics), sinpe's own modules (~60 ms), numpy.ma (7 ms, through np.unique).
 """
 from __future__ import annotations
 
