@@ -12,17 +12,22 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/pip install -q -c requirements.lock torch==2.13.0
 	$(BIN)/pip install -q -r requirements.lock
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	# bytecode for the editable sources, as pip writes it for installed packages: every child sinpe starts (an
+	# isolated callable, a test's subprocess) then skips compiling them, even under PYTHONDONTWRITEBYTECODE
+	$(BIN)/python -m compileall -q spec reference proofs
 	touch $(STAMP)
 
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
+# pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
+# (loadgroup, tests/conftest.py); the 25 slowest tests and the sum of all test durations are printed at the end
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 # ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
 lint: $(STAMP)

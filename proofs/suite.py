@@ -12,7 +12,6 @@ ValueError: unknown theorem ID 'nope'; known: THM-LIFT, THM-SHIFT, THM-DOT, THM-
 """
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, Callable, Sequence
 
@@ -72,16 +71,6 @@ def prove_within_budget(t: Any, mutation: str | None, witness: bool) -> ProofRes
     except OutOfTime as exc:
         return ProofResult(t.id, STATEMENTS[t.id], "", getattr(t, "method", ""), "not-proven", time.perf_counter() - t0,
                            0, "not run", failures=[f"{t.id}: {exc}"], mutation=mutation)
-
-
-def tty_progress(i: int, n: int, label: str) -> None:
-    """A one-line progress bar on stderr (callers pass it only when stderr is a TTY)."""
-    width = 24
-    fill = width * i // max(n, 1)
-    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {i}/{n} {label:<12}")
-    if i == n:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
 
 
 MUTANT_KINDS = ("statement", "scope", "procedure", "definition")

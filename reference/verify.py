@@ -24,8 +24,11 @@ class Part:
 
 def _proofs(args: Any) -> Part:
     from sinpe.proofs.suite import run_all
+    from sinpe.reference.progress import Progress
 
-    results = run_all()
+    bar = Progress(1, "sinpe verify: proofs", None if args.progress else False, unit="theorems")
+    results = run_all(progress=bar.step)
+    bar.close()
     rows = [r.to_json() for r in results]
     bad = [r["id"] for r in rows if r["status"] != "proven"]
     lines = [f"  {r['id']:<22} {r['status']:<11} {r['seconds']:7.2f}s  {r['method']}" for r in rows]

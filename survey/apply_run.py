@@ -62,15 +62,19 @@ def check(case, dtype: str, flags: list, role: str) -> dict:
 
 def applications(env: dict) -> list:
     import apply_cases
+    from sinpe.reference.progress import Progress
     out = []
+    bar = Progress(len(apply_cases.APPLY), "survey apply", unit="applications")  # on a terminal only
     for i, case in enumerate(apply_cases.APPLY, 1):
-        print(f"[apply {i}/{len(apply_cases.APPLY)}] {case.id}", file=sys.stderr, flush=True)
+        bar.update(i - 1, case.id)
         checks = [check(case, dt, case.flags, "claimed") for dt in apply_cases.DTYPES]
         checks.append(check(case, "float32", case.control, "control"))
         out.append({"id": case.id, "library": case.library, "library_version": env["libraries"].get(case.library),
                     "function": case.function, "source": run.source_of(case.function), "target": case.target,
                     "convention": case.convention, "dim": case.dim, "call": adapter_source(case.target),
                     "control_words": case.control_words, "checks": checks})
+    bar.update(len(apply_cases.APPLY))
+    bar.close()
     return out
 
 
@@ -112,11 +116,15 @@ def scan_one(ck, root: Path) -> dict:
 
 def checkpoints() -> list:
     import apply_cases
+    from sinpe.reference.progress import Progress
     out = []
+    bar = Progress(len(apply_cases.CHECKPOINTS), "survey scan", unit="checkpoints")  # on a terminal only
     with tempfile.TemporaryDirectory(prefix="sinpe-survey-ckpt-") as td:
         for i, ck in enumerate(apply_cases.CHECKPOINTS, 1):
-            print(f"[scan {i}/{len(apply_cases.CHECKPOINTS)}] {ck.id}", file=sys.stderr, flush=True)
+            bar.update(i - 1, ck.id)
             out.append(scan_one(ck, Path(td)))
+    bar.update(len(apply_cases.CHECKPOINTS))
+    bar.close()
     return out
 
 

@@ -330,10 +330,12 @@ def main() -> int:
     t0 = time.time()
     env = environment()
     entries, curves = [], {}
+    from sinpe.reference.progress import Progress
+    bar = Progress(len(todo), "survey", unit="cases")  # on a terminal only
     with tempfile.TemporaryDirectory(prefix="sinpe-survey-") as td, ThreadPoolExecutor(2) as pool:
         tmp = Path(td)
         for k, case in enumerate(todo, 1):
-            print(f"[{k}/{len(todo)}] {case.id}", file=sys.stderr, flush=True)
+            bar.update(k - 1, case.id)
             entry = {"id": case.id, "library": case.library, "library_version": env["libraries"].get(case.library),
                      "function": case.function, "source": source_of(case.function), "kind": case.kind,
                      "claim": case.claim, "odd_note": case.odd_note,
@@ -358,6 +360,8 @@ def main() -> int:
                     v["checks"] = [c for c in v.pop("_fixed", []) + [j.result() for j in v.pop("_jobs")] if c]
                     v["detect"] = v.pop("_detect").result()
             entries.append(entry)
+    bar.update(len(todo))
+    bar.close()
     results = {"schema": "survey/results.schema.json", "environment": env, "entries": entries,
                "no_preset": cases.NO_PRESET,
                "canonical": {k: {"profile": p, "flags": f} for k, (p, f) in cases.CANONICAL.items()}, "seconds": round(time.time() - t0, 1)}

@@ -1,8 +1,11 @@
 """Shared fixtures of the test suite: the one CLI runner (tests/helpers.run_sinpe) and tables written to a
-temporary directory; and the fast subset: ``pytest -m "not slow"`` (``make test-fast``) skips the modules
+temporary directory; the tests that share a module-scoped fixture grouped for pytest-xdist (``make test``:
+``-n auto --dist loadgroup``); and the fast subset: ``pytest -m "not slow"`` (``make test-fast``) skips the modules
 listed in :data:`SLOW_MODULES`, each of which takes more than ~10 s on a quiet 2-core machine."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -19,6 +22,60 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
         if item.nodeid.split("::")[0].rsplit("/", 1)[-1] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown (and unused) without it
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """``-n N --dist loadgroup`` (make test): each test is its own unit of work, except that the tests taking the
+    same module-scoped fixture (the proof suite, the golden set, a wheel, the survey reports: seconds each) form
+    one unit, so the fixture is built once, on one worker. (xdist's own loadgroup reads ``xdist_group`` marks
+    through ``item._nodeid``, which pytest 9 no longer reads: it would group nothing.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+    groups = _module_fixture_users(Path(str(config.rootpath)))
+
+    class ModuleFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return groups.get(nodeid.split("[", 1)[0], nodeid)
+    return ModuleFixtureScheduling(config, log)
+
+
+def _module_fixture_users(root: Path) -> dict[str, str]:
+    """``file::test`` -> ``file::fixture`` for every test function taking a module-scoped fixture of its file
+    (read from the source: the controller collects nothing)."""
+    out: dict[str, str] = {}
+    for path in Path(__file__).resolve().parent.glob("test_*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        rel = path.relative_to(root).as_posix()
+        funcs = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
+        shared = {f.name for f in funcs if any(_module_scoped(d) for d in f.decorator_list)}
+        for f in funcs:
+            used = sorted(shared & {a.arg for a in f.args.args})
+            if f.name.startswith("test") and used:
+                out[f"{rel}::{f.name}"] = f"{rel}::{used[0]}"
+    return out
+
+
+def _module_scoped(decorator: ast.expr) -> bool:
+    """``@pytest.fixture(scope="module")``."""
+    return isinstance(decorator, ast.Call) and any(
+        k.arg == "scope" and isinstance(k.value, ast.Constant) and k.value.value == "module" for k in decorator.keywords)
+
+
+_DURATIONS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """Each test's setup + call + teardown seconds (under xdist the controller receives every worker's reports)."""
+    _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + float(getattr(report, "duration", 0.0))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The sum of the per-test durations beside the wall time pytest prints: how much parallel runs save."""
+    if _DURATIONS:
+        terminalreporter.write_line(f"sum of per-test durations: {sum(_DURATIONS.values()):.1f} s over "
+                                    f"{len(_DURATIONS)} tests")
 
 
 @pytest.fixture

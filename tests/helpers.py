@@ -25,10 +25,14 @@ def survey_report() -> Any:
 
 
 def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = False,
-              in_process: bool = False) -> subprocess.CompletedProcess:
-    """``sinpe ARGS`` as a user runs it: the installed console script (``module``: ``python -m
-    sinpe.reference.cli``; ``in_process``: the console script's entry point ``main()`` in this process, its
-    stdout/stderr captured, in ``cwd``). The result carries ``.repro``, the command line to paste."""
+              in_process: bool | None = None, process: bool = False) -> subprocess.CompletedProcess:
+    """``sinpe ARGS``: by default the console script's entry point ``main(ARGS)`` in this process, its
+    stdout/stderr captured, in ``cwd`` (what the script runs, without the cost of a new interpreter);
+    ``process``: the installed console script in a subprocess, ``module``: ``python -m sinpe.reference.cli`` in
+    a subprocess -- only where the process boundary is what a test is about (isolation, signals, the script,
+    packaging). The result carries ``.repro``, the command line to paste."""
+    if in_process is None:
+        in_process = not (module or process)
     if in_process:
         res = _in_process([str(a) for a in args], cwd)
     else:

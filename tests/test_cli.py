@@ -11,11 +11,11 @@ from sinpe.reference.cli import COMMANDS, main
 
 
 def sinpe(*args: str) -> subprocess.CompletedProcess:
-    return run_sinpe(*args, module=True)
+    return run_sinpe(*args)  # in process: main(args), what the console script runs
 
 
 def test_help_lists_every_command():
-    res = sinpe("--help")
+    res = run_sinpe("--help", module=True)  # python -m sinpe.reference.cli: the module entry point, in its own process
     assert res.returncode == 0
     for name in COMMANDS:
         assert name in res.stdout
@@ -81,9 +81,9 @@ def test_os_errors_are_one_line_exit_2(tmp_path, capsys, monkeypatch):
 def test_json_error_object_on_stdout(args, msg, tmp_path):
     """REQ-CLI-JSON-ERROR: under --json an error is a JSON object on stdout (and one line on stderr, exit 2)."""
     import json
-    res = run_sinpe(*args, cwd=tmp_path, module=True)
+    res = run_sinpe(*args, cwd=tmp_path)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
     err = json.loads(res.stdout)["error"]
     assert err["exit_code"] == 2 and msg in err["message"] and err["command"] == args[0]
-    plain = run_sinpe(*[a for a in args if a != "--json"], cwd=tmp_path, module=True)
+    plain = run_sinpe(*[a for a in args if a != "--json"], cwd=tmp_path)
     assert plain.returncode == 2 and plain.stdout == ""  # without --json stdout stays empty

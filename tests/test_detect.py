@@ -147,14 +147,16 @@ def test_canonical_reading_and_its_equivalents(name, other):  # REQ-DETECT-CANON
     assert out["equivalent"][0]["base"] == eq["base"]
 
 
+@pytest.mark.parametrize("name", ["t2t", "vaswani", "vaswani-concat", "t2t-cos", "vaswani-concat-cos"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_half_precision_presets_are_named(dtype):  # REQ-DETECT-FIT, REQ-DETECT-KINDS
+def test_half_precision_presets_are_named(dtype, name):  # REQ-DETECT-FIT, REQ-DETECT-KINDS
     """A correctly rounded half-precision table of each preset is named as that preset (float16 t2t tables
-    were read as vaswani-concat: the rounding floor was 64 u_16 (1 + p), 8 at p = 255, so every plan fit)."""
+    were read as vaswani-concat: the rounding floor was 64 u_16 (1 + p), 8 at p = 255, so every plan fit).
+    One test per (preset, dtype): xdist spreads them over the workers."""
     import sinpe
-    for name in ("t2t", "vaswani", "vaswani-concat", "t2t-cos", "vaswani-concat-cos"):
-        t = sinpe.table(name, d=64, positions=range(256), dtype=dtype)
-        assert sinpe.detect(t).profile == name, (name, dtype, sinpe.detect(t).profile_flags)
+    t = sinpe.table(name, d=64, positions=range(256), dtype=dtype)
+    det = sinpe.detect(t)
+    assert det.profile == name, (name, dtype, det.profile_flags)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -99,6 +99,7 @@ def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  
     monkeypatch.setattr(type(t), "prove", lambda self, m=None, witness=True: real(None, witness))  # ignores the mutation
     rep = mutation_report(only="THM-CPLX")
     assert rep["survivors"] and rep["rate"] == 0.0, rep
+    monkeypatch.undo()  # the CLI runs in this process: with the real prover again
     res = run_sinpe("prove", "--mutants", "--only", "THM-DOT")
     assert_exit(res, 0)
     assert "mutation suite: 12/12 killed (100.0 %)" in res.stdout, res.stdout  # 8 statement + 4 scope mutants

@@ -26,7 +26,6 @@ becomes ``holds-with-note``.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -839,14 +838,13 @@ def audit_claim(claim: Claim) -> AuditResult:
 
 def run_audit(claims: Sequence[Claim] = CLAIMS, progress: bool = False) -> list[AuditResult]:
     """Audit every claim (progress on stderr when asked and stderr is a TTY)."""
+    from sinpe.reference.progress import Progress
     out = []
-    show = progress and sys.stderr.isatty()
+    bar = Progress(len(claims), "sinpe claims", None if progress else False, unit="claims")
     for i, c in enumerate(claims, 1):
         out.append(audit_claim(c))
-        if show:
-            print(f"\raudit {i}/{len(claims)} {c.id:<40}", end="", file=sys.stderr, flush=True)
-    if show:
-        print(file=sys.stderr)
+        bar.update(i, c.id)
+    bar.close()
     return out
 
 

@@ -47,7 +47,6 @@ import math
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -255,6 +254,7 @@ def _stream(kern: "_Kernel", table: Table, progress: bool | None, threads: int |
     merged = _Merged(kern.bands, kern.max_failures, kern.tier, kern.fmt)
     n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1),
                            (rows + kern.step - 1) // kern.step))
+    from concurrent.futures import ThreadPoolExecutor  # local: a small table needs no pool (startup, issue 28)
     pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
     starts = range(0, rows, kern.step)
     try:

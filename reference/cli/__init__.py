@@ -187,7 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         return _error(name, args, problem)
     # warnings of dependencies are held back: never printed before the one error line (REQ-CLI-EXIT)
-    with warnings.catch_warnings(record=True) as caught:
+    from sinpe.reference.progress import silenced
+    with warnings.catch_warnings(record=True) as caught, \
+            silenced(bool(getattr(args, "json", False) or getattr(args, "jsonl", False))):  # one document, no bar
         warnings.simplefilter("default")
         status = _run(module, name, args)
     if status != 2:

@@ -50,6 +50,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    parser.add_argument("--plot", metavar="FILE.png", help="also draw a 1-D table's errors against position (per "
+                        "band and column group, the bound overlaid, failing entries marked) to FILE.png "
+                        "(REQ-CHECK-PLOT; the plot extra: pip install 'sinpe[plot]'; a callable is called once more "
+                        "for it)")
     parser.add_argument("--max-failures", dest="max_failures", type=int, default=10,
                         help="failures listed (all are counted; default 10)")
     parser.add_argument("--no-detect", dest="detect", action="store_false",
@@ -68,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.check` (kinds.check) -> the report (text or ``--json``, ``--junit``)."""
     from sinpe.reference.checking import kinds
     where = target_words(args)
+    if args.plot:
+        _plot_first(args)
     with input_errors("check", where):  # never a traceback for bad input: one line, exit 2
         res = kinds.check(args.target, args.profile, **request(args))
     if args.json:
@@ -76,4 +82,35 @@ def run(args: argparse.Namespace) -> int:
         print(render(res, where))
     if args.junit:
         write_junit(args.junit, res, where)
+    if args.plot:
+        with input_errors("check", where):
+            _plot(args, res)
     return res.exit_code
+
+
+def _plot_first(args: argparse.Namespace) -> None:
+    """Before any work: matplotlib is there, the kind is 1-D and FILE.png may be written (else exit 2)."""
+    from sinpe.reference import plot
+    from sinpe.reference.checking.kinds import Request, kind_of
+    plot.require("check")
+    kind = kind_of(args.profile, Request.of(request(args)))
+    if kind != "1d" or args.profile == "auto":
+        raise ValueError(f"--plot draws a 1-D table checked against a named profile; not --profile {args.profile}"
+                         f"{'' if kind == '1d' else f' ({kind})'}")
+    problem = plot.output_problem(args.plot, [args.target, args.positions])
+    if problem:
+        raise ValueError(problem)
+
+
+def _plot(args: argparse.Namespace, res: object) -> None:
+    """The picture of ``res`` (:func:`sinpe.reference.plot.draw_check`: the target loaded again as the check did)."""
+    import sys
+    from sinpe.reference import plot
+    from sinpe.reference.cli.args import profile_from_args
+    load = {k: getattr(args, k) for k in ("positions", "key", "call", "timeout", "rows", "skip_rows", "columns")}
+    out = plot.draw_check(res, args.target, args.plot, profile_from_args(args), args.d, load, args.zero_rows,
+                          [args.target, args.positions])
+    if out is None:
+        print(f"sinpe check: no picture: {getattr(res, 'reason', None) or 'no entry was compared'}", file=sys.stderr)
+    else:
+        print(f"sinpe check: picture {out['path']} ({out['failing']} failing entries marked)", file=sys.stderr)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
             for line in _claim_lines(j):
                 print(f"  {line}")
         return EXIT[j["status"]]
-    from sinpe.proofs.suite import get_theorem, tty_progress, run_all
+    from sinpe.proofs.suite import get_theorem, run_all
+    from sinpe.reference.progress import Progress
     only = [s for s in (args.only or "").split(",") if s.strip()]
     for i in only:
         get_theorem(i)  # ValueError -> one-line error, exit 2
@@ -78,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
         from sinpe.proofs.certificates import write_suite
         results, certs = write_suite(args.certificates, only or None)
     else:
-        results = run_all(only or None, progress=tty_progress if sys.stderr.isatty() else None,
-                          witness=not args.no_witness)
+        bar = Progress(1, "sinpe prove", unit="theorems")
+        results = run_all(only or None, progress=bar.step, witness=not args.no_witness)
+        bar.close()
     if args.json:
         print(json.dumps([{**r.to_json(), **({"certificates": certs[r.id]} if certs else {})} for r in results], indent=2))
     else:
@@ -97,8 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _mutants(only: list[str] | None, as_json: bool, kinds: list[str] | None) -> int:
     """``sinpe prove --mutants``: the kill rate of the mutation suite (exit 0 every mutant killed, 1 not)."""
-    from sinpe.proofs.suite import mutation_report, tty_progress
-    rep = mutation_report(only, progress=tty_progress if sys.stderr.isatty() and not as_json else None, kinds=kinds)
+    from sinpe.proofs.suite import mutation_report
+    from sinpe.reference.progress import Progress
+    bar = Progress(1, "sinpe prove --mutants", unit="mutants")
+    rep = mutation_report(only, progress=bar.step, kinds=kinds)
+    bar.close()
     if as_json:
         print(json.dumps(rep, indent=2))
     else:

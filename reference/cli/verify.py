@@ -25,11 +25,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from sinpe.reference.cli.certify import _max_position  # the same parsing as sinpe certify: 1e7 is accepted, 0 refused
     parser.add_argument("--max-position", dest="max_position", type=_max_position, default=10**7,
                         help="largest position band certified (default 1e7; at most 2^24)")
+    parser.add_argument("--plot", metavar="FILE.png", help="also draw the certification figure (each implementation's "
+                        "error ratio per position band against TOL-PHASE's c) to FILE.png (REQ-CHECK-PLOT; the plot "
+                        "extra: pip install 'sinpe[plot]')")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar (default: shown on a terminal)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plot:
+        _plot_first(args)
     rep = verify(args.only, sample=args.sample, seed=args.seed, quick=args.quick, max_position=args.max_position,
                  progress=args.progress and sys.stderr.isatty(),
                  log=None if args.json else (lambda s: print(s, file=sys.stderr, flush=True)))
@@ -38,4 +43,27 @@ def run(args: argparse.Namespace) -> int:
         print()
     else:
         print(rep.render())
+    if args.plot:
+        _plot(args, rep)
     return 0 if rep.ok else 1
+
+
+def _plot_first(args: argparse.Namespace) -> None:
+    """Before any work: matplotlib is there, the implementations part runs, FILE.png may be written (else exit 2)."""
+    from sinpe.reference import plot
+    plot.require("verify")
+    if args.only and "implementations" not in args.only:
+        raise ValueError("--plot draws the implementations part's certification; add --only implementations")
+    problem = plot.output_problem(args.plot)
+    if problem:
+        raise ValueError(problem)
+
+
+def _plot(args: argparse.Namespace, rep: object) -> None:
+    from sinpe.reference import plot
+    part = next(p for p in rep.parts if p.name == "implementations")  # type: ignore[attr-defined]
+    if "implementations" not in part.detail:
+        print(f"sinpe verify: no picture: the implementations part did not run ({part.summary})", file=sys.stderr)
+        return
+    out = plot.plot_certification(part.detail, args.plot)
+    print(f"sinpe verify: picture {out['path']} ({out['failing']} failing implementations marked)", file=sys.stderr)
