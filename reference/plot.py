@@ -91,7 +91,8 @@ def column_groups(profile: Any, d: int) -> list[tuple[str, np.ndarray]]:
     """(label, column indices): the sin/cos columns split by frequency index k into :data:`GROUPS` groups
     (highest frequencies first), and the identically zero columns, if any."""
     from sinpe.reference.oracles.fast import column_plan
-    kind, ks = column_plan(profile, d)
+    from sinpe.spec.definition import column_data
+    kind, ks = column_plan(column_data(profile, d))
     live = np.flatnonzero(kind != 2)
     out = []
     if live.size:
@@ -113,8 +114,10 @@ def entry_figures(data: Any, positions: np.ndarray, profile: Any, d: int, dtype:
     from sinpe.spec.tolerance import allowed_abs_error
     from sinpe.reference.checking.check import reference_chunk
     from sinpe.reference.oracles.fast import column_plan, frequency_words
-    kind, ks = column_plan(profile, d)
-    fw = frequency_words(profile, d)[4]
+    from sinpe.spec.definition import column_data
+    cd = column_data(profile, d)
+    kind, ks = column_plan(cd)
+    fw = frequency_words(cd)[4]
     w_col = np.where(kind == 2, np.nan, fw[np.minimum(ks, max(fw.shape[0] - 1, 0))]) if fw.shape[0] else np.full(d, np.nan)
     groups = column_groups(profile, d)
     rows = data.shape[0]
@@ -127,8 +130,8 @@ def entry_figures(data: Any, positions: np.ndarray, profile: Any, d: int, dtype:
         p = np.asarray(positions[a:b], dtype=np.float64)
         ref, _ = reference_chunk(profile, d, p, False)
         y = np.asarray(data[a:b], dtype=np.float64)
-        theta = np.abs(p + float(profile.offset))[:, None] * w_col[None, :]
-        allowed = allowed_abs_error(tier, dtype, ref, theta, float(profile.amplitude), base=float(profile.base),
+        theta = np.abs(p + float(cd.offset))[:, None] * w_col[None, :]
+        allowed = allowed_abs_error(tier, dtype, ref, theta, float(cd.amplitude), base=float(cd.base),
                                     working=working)
         with np.errstate(invalid="ignore"):
             e = np.abs(y - ref)
