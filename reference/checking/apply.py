@@ -143,7 +143,8 @@ def _positions_file(spec: str, m: int) -> Any:
     from sinpe.spec.rotary import MAX_AXES
     if spec.endswith(".npy") and os.path.exists(spec):
         try:
-            shape = np.load(spec, mmap_mode="r", allow_pickle=False).shape
+            from sinpe.reference.checking.containers import npy_file
+            shape = npy_file(spec).shape
             arr = read_axis_positions(spec, shape[0], MAX_AXES) if len(shape) == 2 else None
         except (ValueError, OSError) as e:
             raise LoadError(str(e)) from None
