@@ -142,7 +142,7 @@ def per_file(kind: str, fh: BinaryIO, build: Callable[[BinaryIO], Any]) -> Any:
 
 # --- .npy -------------------------------------------------------------------------------------------
 
-def npy_header(fh: BinaryIO, where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
     """(shape, fortran order, dtype, header bytes) of the ``.npy`` stream at ``fh``'s position; a pickled
     (object) dtype or a bad shape is refused."""
     from numpy.lib import format as npf
@@ -154,7 +154,7 @@ def npy_header(fh: BinaryIO, where: str) -> tuple[tuple[int, ...], bool, np.dtyp
             shape, fortran, dtype = npf.read_array_header_2_0(fh)
         else:  # 3.0: utf-8 field names
             from numpy.lib import _format_impl  # type: ignore[attr-defined]
-            shape, fortran, dtype = _format_impl._read_array_header(fh, version)
+            shape, fortran, dtype = _format_impl._read_array_header(fh, version)  # type: ignore[attr-defined]
     except Exception as e:
         raise LoadError(f"{where}: not a readable .npy file ({_short(e)})") from None
     if dtype.hasobject:
@@ -180,7 +180,7 @@ def npy_file(path: str) -> np.ndarray:
         return npy_array(fh)
 
 
-def mapped(fh: BinaryIO, dtype: Any, offset: int, shape: tuple[int, ...], order: str, where: str) -> np.ndarray:
+def mapped(fh: BinaryIO, dtype: Any, offset: int, shape: tuple[int, ...], order: Any, where: str) -> np.ndarray:
     """``shape`` values of ``dtype`` at ``offset`` of ``fh``, memory-mapped read-only (no bytes: an empty array);
     an array NumPy cannot represent (more than 64 dimensions) is a LoadError."""
     try:
