@@ -301,3 +301,115 @@ MARKER_MODULE = '''\
 import pathlib
 pathlib.Path(__file__).with_suffix(".imported").write_text("imported")
 '''
+
+
+# --- inputs of tests/test_hostile_io.py: files that are not what they are named, containers read again and again,
+# tensors that are huge on paper, names that break reports (REQ-CHECK-INPUT, REQ-CHECK-LIMITS, REQ-CLI-OUTPUT) ---
+
+def sha(path: Path) -> str:
+    import hashlib
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (a FIFO or link by its kind, never opened) -> its SHA-256."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        out[rel] = ("link:" + os.readlink(p)) if p.is_symlink() else "fifo" if p.is_fifo() else \
+            "dir" if p.is_dir() else sha(p)
+    return out
+
+
+def safetensors(path: Path, tensors: dict[str, tuple[str, list[int], bytes]], sparse: bool = False) -> None:
+    """A .safetensors file of ``{name: (dtype, shape, raw bytes)}``; ``sparse``: no data written, the file
+    truncated to the size the header declares (a hole: nothing on disk)."""
+    head, off, blobs = {}, 0, []
+    for name, (dt, shape, raw) in tensors.items():
+        n = int(np.prod(shape)) * {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}[dt] if sparse else len(raw)
+        head[name] = {"dtype": dt, "shape": shape, "data_offsets": [off, off + n]}
+        off += n
+        blobs.append(raw)
+    h = json.dumps(head).encode()
+    with open(path, "wb") as fh:
+        fh.write(struct.pack("<Q", len(h)) + h)
+        if sparse:
+            fh.truncate(8 + len(h) + off)
+        else:
+            for b in blobs:
+                fh.write(b)
+
+
+def f64(a: np.ndarray) -> tuple[str, list[int], bytes]:
+    return "F64", list(a.shape), np.ascontiguousarray(a, dtype="<f8").tobytes()
+
+
+def npz_with_link_member(path: Path, target: str = "/dev/urandom") -> None:
+    """An .npz whose member ``pe.npy`` is a zip symlink entry (unix mode S_IFLNK) naming ``target``."""
+    import stat
+    import zipfile
+    with zipfile.ZipFile(path, "w") as zf:
+        info = zipfile.ZipInfo("pe.npy")
+        info.create_system = 3
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, target)
+
+
+def shared_list_pt(path: Path, depth: int = 48) -> None:
+    """A .pt of a few KB whose list L = [L', L'] nests ``depth`` times: 2^depth paths through shared lists."""
+    import torch
+    node: list = []
+    for _ in range(depth):
+        node = [node, node]
+    torch.save({"pe": torch.zeros(3, 3), "x": node}, path)
+
+
+def cycle_pt(path: Path) -> None:
+    import torch
+    node: list = []
+    node.append(node)
+    torch.save({"pe": torch.zeros(3, 3), "x": node}, path)
+
+
+def short_numbers_csv(path: Path, size: int = 64 << 20, width: int = 64) -> int:
+    """A CSV of one-digit numbers just under ``size`` bytes (about size/2 numbers); returns the count."""
+    row = (",".join("0123456789"[i % 10] for i in range(width)) + "\n").encode()
+    n = size // len(row)
+    with open(path, "wb") as fh:
+        for _ in range(64):
+            fh.write(row * (n // 64))
+        fh.write(row * (n % 64))
+    return n * width
+
+
+ROPE = '''\
+import torch
+
+def rotate(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), -1)
+
+def good(q, k, cos, sin):
+    return q * cos + rotate(q) * sin, k * cos + rotate(k) * sin
+
+def one_nan(q, k, cos, sin):
+    qo, ko = good(q, k, cos, sin)
+    qo.view(-1)[5] = float("nan")
+    return qo, ko
+'''
+
+
+TRUNCATES_IN_A_WORKER = """
+import os, sys
+from sinpe.reference.checking import scan as S
+real = S.read_tensor
+def read(ref, *a, **k):  # the file is cut short after it was mapped: the worker's next read faults (SIGBUS)
+    data = real(ref, *a, **k)
+    if ref.file.endswith("big.safetensors"):
+        os.truncate(ref.file, 4096)
+    return data
+S.read_tensor = read
+from sinpe.reference import cli
+sys.argv = ["sinpe", "scan", sys.argv[1], "--workers", "2"]
+sys.exit(cli.main())
+"""

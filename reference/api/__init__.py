@@ -11,7 +11,9 @@ This package is the Python API; the ``sinpe`` command and the pytest plugin are 
 - :func:`prove` -- the proof suite or a claim of your own (REQ-PROVE, REQ-PROVE-CLAIM);
 - :func:`verify` -- proofs, golden self-certification, implementation certification (REQ-VERIFY).
 
-Results are small typed objects, each with one ``to_json()``.
+Results are small typed objects, each with one ``to_json()``. Every input the API cannot read -- a file that
+is not a regular file, a quantized, sparse or meta tensor, a masked array, a broadcast view too big to copy
+-- raises :class:`InputError` (a ``ValueError`` of one line; the CLI's exit 2).
 
 >>> import sinpe
 >>> t = sinpe.table("t2t", d=8, positions=range(2048), dtype="float32")
@@ -45,8 +47,26 @@ from sinpe.spec import SPEC_VERSION
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 
 __version__ = SPEC_VERSION
-__all__ = ["PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
+__all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
            "table_torch", "verify", "write_table"]
+
+
+
+def __getattr__(name: str) -> Any:
+    """``sinpe.InputError``: the input error of every door (``loaders.LoadError``), imported when first asked for.
+
+    >>> import numpy as np, sinpe
+    >>> try:
+    ...     sinpe.check(np.broadcast_to(np.zeros(64), (10**8, 64)), "vaswani")
+    ... except sinpe.InputError as e:
+    ...     print(str(e).split(";")[0])
+    table: a broadcast view of 6400000000 entries over 64 stored ones
+    """
+    if name == "InputError":
+        from sinpe.reference.checking.loaders import LoadError
+        return LoadError
+    raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
+
 
 _OVERRIDES = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 

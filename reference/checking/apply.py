@@ -143,7 +143,8 @@ def _positions_file(spec: str, m: int) -> Any:
     from sinpe.spec.rotary import MAX_AXES
     if spec.endswith(".npy") and os.path.exists(spec):
         try:
-            shape = np.load(spec, mmap_mode="r", allow_pickle=False).shape
+            from sinpe.reference.checking.containers import npy_file
+            shape = npy_file(spec).shape
             arr = read_axis_positions(spec, shape[0], MAX_AXES) if len(shape) == 2 else None
         except (ValueError, OSError) as e:
             raise LoadError(str(e)) from None
@@ -358,11 +359,22 @@ def render(res: ApplyResult) -> str:
     L += [f"  pairing: {leak}" for leak in res.leaks]
     for f in res.failures:
         L.append(f"  {f['tensor']} head {f['head']} ({f['input']}) position {f['position']} channel {f['channel']}: "
-                 f"{f['value']!r} vs exact {f['exact']!r} (error {f['abs_error']:.3g} > {f['allowed']:.3g})")
+                 f"{_value(f['value'])} vs exact {_value(f['exact'])} (error {_figure(f['abs_error'])} > "
+                 f"{_figure(f['allowed'])})")
     if res.diagnosis and not res.cause:
         L.append(f"diagnosis: {res.diagnosis['sentence']}")
     L.append(f"({res.seconds:.2f} s)")
     return "\n".join(L)
+
+
+def _value(x: Any) -> str:
+    """An entry of a failure: its repr, or the JSON word of a non-finite one (``nan``, ``inf``)."""
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+def _figure(x: Any) -> str:
+    """An error or a bound of a failure: 3 significant digits, or the JSON word of a non-finite one (``nan``)."""
+    return f"{x:.3g}" if isinstance(x, (int, float)) else str(x)
 
 
 def junit_cases(res: ApplyResult) -> list[tuple[str, Any]]:

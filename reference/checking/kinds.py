@@ -278,19 +278,16 @@ def positive_fraction(v: Any, label: str, too_small: str) -> Fraction:
 
 def _freqs_npy(path: str, what: str = "--freqs") -> list[float]:
     """A 1-D float .npy, its header read (and its size checked) before the data is."""
-    fmt = np.lib.format
-    with open(path, "rb") as fh:
-        try:
-            version = fmt.read_magic(fh)
-            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-            shape, _, dtype = read(fh)
-        except ValueError as e:
-            raise LoadError(f"{what} {path}: not a .npy file ({e})") from None
-        if dtype.kind != "f" or dtype.hasobject or len(shape) != 1:
-            raise LoadError(f"{what} {path}: a 1-D float array is needed; got {dtype} of shape {shape}")
-        if shape[0] > MAX_FREQS:
-            raise LoadError(f"{what} {path}: {shape[0]} frequencies; at most {MAX_FREQS}")
-    return np.load(path, allow_pickle=False).astype(np.float64).tolist()
+    from sinpe.reference.checking.containers import npy_file
+    try:
+        a = npy_file(path)  # a regular file, its header checked against its size, memory-mapped
+    except LoadError as e:
+        raise LoadError(f"{what} {path}: a 1-D float array is needed ({e})") from None
+    if a.dtype.kind != "f" or a.ndim != 1:
+        raise LoadError(f"{what} {path}: a 1-D float array is needed; got {a.dtype} of shape {a.shape}")
+    if a.shape[0] > MAX_FREQS:
+        raise LoadError(f"{what} {path}: {a.shape[0]} frequencies; at most {MAX_FREQS}")
+    return np.asarray(a, dtype=np.float64).tolist()
 
 
 # --- the profiles of each kind -------------------------------------------------------------------------
@@ -533,14 +530,17 @@ def _channel(item: Any, j: int) -> tuple[str, Fraction | None]:
 def _plan_file(path: str) -> list[Any]:
     import json
     import os
-    if not os.path.isfile(path):
+    from sinpe.reference.checking.containers import open_regular, size_of
+    if not os.path.lexists(path):
         raise LoadError(f"--channels {path}: no such file")
-    if os.path.getsize(path) > MAX_PLAN_BYTES:
-        raise LoadError(f"--channels {path}: over {MAX_PLAN_BYTES} bytes")
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (ValueError, UnicodeDecodeError) as e:
+        with open_regular(path) as fh:  # a regular file only (REQ-CHECK-INPUT)
+            if size_of(fh) > MAX_PLAN_BYTES:
+                raise LoadError(f"--channels {path}: over {MAX_PLAN_BYTES} bytes")
+            doc = json.loads(fh.read().decode("utf-8"))
+    except LoadError:
+        raise
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise LoadError(f"--channels {path}: not JSON ({str(e)[:80]})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("channels"), list):
         raise LoadError(f'--channels {path}: a JSON object {{"channels": ["sin:OMEGA", ...]}} is needed')
@@ -691,7 +691,8 @@ def _three_d_npy(target: Any) -> bool:
     if not (isinstance(target, str) and target.lower().endswith(".npy")):
         return False
     try:
-        shape = np.load(target, mmap_mode="r", allow_pickle=False).shape
+        from sinpe.reference.checking.containers import npy_file
+        shape = npy_file(target).shape
     except Exception:  # unreadable: the ordinary loader says why
         return False
     while len(shape) > 3 and shape[0] == 1:

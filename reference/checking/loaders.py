@@ -4,10 +4,13 @@ A TARGET is a file or ``module:callable``. Nothing is ever unpickled (``numpy.lo
 allow_pickle=False)``, ``torch.load(..., weights_only=True)``) and no code is imported except the
 module the user named. Every problem is a :class:`LoadError` (a ``ValueError``) with one line.
 
-Files: ``.npy`` (memory-mapped: big tables are streamed, never read whole), ``.npz`` and
-``.safetensors`` (``key`` or the only 2-D array), ``.pt``/``.pth`` (a tensor or a state dict,
-nested dicts searched; ``key`` or the only 2-D tensor), ``.csv`` (rows of numbers, no header),
-``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one).
+Files (regular files only, each opened once and read by :mod:`containers`): ``.npy`` (memory-mapped: big
+tables are streamed, never read whole), ``.npz`` and ``.safetensors`` (``key`` or the only 2-D array),
+``.pt``/``.pth`` (a tensor or a state dict, nested dicts searched; ``key`` or the only 2-D tensor), ``.csv``
+(rows of numbers, no header), ``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one).
+Arrays and tensors handed over in process are read as the values they show (:func:`_to_numpy`: a tensor's
+negative and conjugate bits resolved; a quantized, sparse, meta or nested tensor, a masked array and a
+broadcast view of more than :data:`MAX_VIEW_ENTRIES` entries refused).
 Singleton axes are squeezed: the usual ``(1, n, d)`` and sequence-first ``(n, 1, d)`` buffers load
 as ``(n, d)`` (the report says so); any other 1-D or 3-D array is refused.
 
@@ -49,10 +52,8 @@ from __future__ import annotations
 import errno
 
 import importlib
-import json
 import math
 import os
-import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -63,13 +64,8 @@ import numpy as np
 CALLS = ("positions", "n", "buffer", "forward")
 SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json")
 
-# Limits checked before anything is allocated (REQ-CHECK-LIMITS)
-MAX_TEXT_BYTES = 64 << 20       # a .csv/.json table (bigger ones: save as .npy, which is streamed)
-MAX_DECOMPRESSED = 1 << 31      # bytes an .npz member or a .pt archive may expand to
-MAX_HEADER_BYTES = 100 << 20    # a .safetensors header
-MAX_MEMBERS = 10_000            # members of an .npz / .pt archive
-# a decimal number as text: no underscores, no hex, no spaces inside ('0.8_4' is not a number)
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+# Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
+MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
 
 
 class LoadError(ValueError):
@@ -99,22 +95,22 @@ def is_callable_target(target: str) -> bool:
 
 
 def load_table(target: str, key: str | None = None) -> Table:
-    """Load a table file (see the module docstring); LoadError with one line on any problem."""
+    """Load a table file (see the module docstring); LoadError with one line on any problem. The file is
+    opened once, and only if it is a regular file (:func:`containers.open_regular`: a FIFO or a device
+    named ``t.npy`` is refused, never read)."""
+    from sinpe.reference.checking.containers import open_regular, size_of
     path = str(target)
-    if not os.path.exists(path):
-        raise LoadError(f"{path}: no such file (a table file or module:callable)")
-    if os.path.isdir(path):
-        raise LoadError(f"{path}: is a directory, not a table file")
-    if os.path.getsize(path) == 0:
-        raise LoadError(f"{path}: empty file")
-    suffix = os.path.splitext(path)[1].lower()
-    readers: dict[str, Callable[[str, str | None], Table]] = {
+    readers: dict[str, Callable[[Any, str | None], Table]] = {
         ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
         ".csv": _csv, ".json": _json,
     }
-    if suffix not in readers:
-        raise LoadError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; use {', '.join(SUFFIXES)}")
-    table = readers[suffix](path, key)
+    suffix = os.path.splitext(path)[1].lower()
+    with open_regular(path, what=" (a table file or module:callable)") as fh:
+        if size_of(fh) == 0:
+            raise LoadError(f"{path}: empty file")
+        if suffix not in readers:
+            raise LoadError(f"{path}: unknown table format {suffix or '(no suffix)'!r}; use {', '.join(SUFFIXES)}")
+        table = readers[suffix](fh, key)
     return _finish(table)
 
 
@@ -146,257 +142,137 @@ def _no_key(path: str, key: str | None) -> None:
                         f"{os.path.splitext(path)[1]} file holds one array")
 
 
-def _npy(path: str, key: str | None) -> Table:
-    _no_key(path, key)
-    try:
-        a = np.load(path, mmap_mode="r", allow_pickle=False)
-    except ValueError as e:
-        if "allow_pickle" in str(e) or "Object arrays" in str(e) or "Python objects" in str(e):
-            raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)") from None
-        raise LoadError(f"{path}: not a readable .npy file ({_short(e)})") from None
-    except Exception as e:  # truncated header, not an npy at all, ...
-        raise LoadError(f"{path}: not a readable .npy file ({_short(e)})") from None
-    if not isinstance(a, np.ndarray):
-        raise LoadError(f"{path}: not a .npy array")
-    if a.dtype.hasobject:
-        raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)")
-    return Table(a, "", path, streamable=isinstance(a, np.memmap))
+def _npy(src: Any, key: str | None) -> Table:
+    """A ``.npy`` file (a path or an open regular file), memory-mapped: streamed, never read whole."""
+    from sinpe.reference.checking.containers import npy_array, opened
+    with opened(src) as fh:
+        _no_key(fh.name, key)
+        a = npy_array(fh)
+        return Table(a, "", fh.name, streamable=isinstance(a, np.memmap))
 
 
 def _pick(named: dict[str, Any], key: str | None, path: str, shape_of: Callable[[Any], tuple[int, ...]]) -> tuple[str, Any]:
     if key is not None:
         if key not in named:
-            raise LoadError(f"{path}: no array named {key!r}; it holds {', '.join(sorted(named)) or 'nothing'}")
+            raise LoadError(f"{path}: no array named {key!r}; it holds {_names(named)}")
         return key, named[key]
     cands = [k for k, v in named.items() if sum(s != 1 for s in shape_of(v)) == 2]
     if len(cands) != 1:
-        what = ", ".join(f"{k} {tuple(shape_of(v))}" for k, v in sorted(named.items())) or "no arrays"
+        what = _names({k: tuple(shape_of(v)) for k, v in named.items()}, shapes=True) or "no arrays"
         reason = "no 2-D array" if not cands else f"{len(cands)} 2-D arrays"
         raise LoadError(f"{path}: {reason} to choose from ({what}); pass --key NAME")
     return cands[0], named[cands[0]]
 
 
-def open_npz(path: str) -> tuple[Any, list[Any]]:
-    """The open archive of an .npz file and its members (headers only), at most :data:`MAX_MEMBERS`;
-    LoadError for an unreadable archive or too many members."""
-    import zipfile
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise LoadError(f"{path}: not a readable .npz file ({_short(e)})") from None
-    infos = zf.infolist()
-    if len(infos) > MAX_MEMBERS:
-        zf.close()
-        raise LoadError(f"{path}: {len(infos)} members; at most {MAX_MEMBERS}")
-    return zf, infos
+def _names(named: dict[str, Any], shapes: bool = False, shown: int = 20) -> str:
+    """The first ``shown`` names (with their shapes), and how many more: one line whatever the archive holds."""
+    keys = sorted(named)
+    words = [f"{k} {named[k]}" if shapes else k for k in keys[:shown]]
+    more = f", ... {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(words) + more if keys else "nothing"
 
 
-def npz_name(info: Any) -> str:
-    """A member's array name (``pe.npy`` -> ``pe``)."""
-    return info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-
-
-def _npz(path: str, key: str | None) -> Table:
+def _npz(fh: Any, key: str | None) -> Table:
     """The chosen member only, after its header's size is checked against the archive and the budget;
-    the other members' headers are read, never their data (a 4 MB file cannot expand to 4 GiB)."""
-    import zipfile
-    zf, infos = open_npz(path)
-    with zf:
-        members = {npz_name(i): i for i in infos}
-        headers = {n: _member_header(zf, i, path) for n, i in members.items()}
-        k, (shape, fortran, dtype, hlen) = _pick(headers, key, path, lambda v: v[0])
-        info = members[k]
-        nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes > MAX_DECOMPRESSED:
-            raise LoadError(f"{path}[{k}]: shape {shape} of {dtype} is {nbytes} bytes, more than the "
-                            f"{MAX_DECOMPRESSED} an .npz member may expand to; save it as .npy (streamed)")
-        if info.file_size != hlen + nbytes:
-            raise LoadError(f"{path}[{k}]: the archive says {info.file_size} bytes, the header {hlen + nbytes}")
-        try:
-            with zf.open(info) as fh:
-                fh.read(hlen)
-                buf = fh.read(nbytes)
-                fh.read(1)  # end of member: the CRC is checked
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-            raise LoadError(f"{path}[{k}]: corrupt member ({_short(e)})") from None
-    if len(buf) != nbytes:
-        raise LoadError(f"{path}[{k}]: truncated member")
-    a = np.frombuffer(buf, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-    return Table(a, "", f"{path}[{k}]")
+    the other members' headers are read once per archive, never their data (:class:`containers.Npz`)."""
+    from sinpe.reference.checking.containers import npz_archive
+    archive = npz_archive(fh)
+    k, _ = _pick({n: m.shape for n, m in archive.members.items()}, key, fh.name, lambda v: v)
+    return Table(archive.read(k), "", f"{fh.name}[{k}]")
 
 
-def _member_header(zf: Any, info: Any, path: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
-    """(shape, fortran order, dtype, header bytes) of an .npz member, reading its header only."""
-    from numpy.lib import format as npf
-    try:
-        with zf.open(info) as fh:
-            version = npf.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = npf.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dtype = npf.read_array_header_2_0(fh)
-            else:
-                shape, fortran, dtype = npf._read_array_header(fh, version)  # type: ignore[attr-defined]  # 3.0: utf-8 field names
-            hlen = fh.tell()
-    except Exception as e:
-        raise LoadError(f"{path}: member {escape(info.filename)!r} is not a readable .npy ({_short(e)})") from None
-    if dtype.hasobject:
-        raise LoadError(f"{path} holds a pickled object array: refused (sinpe never unpickles)")
-    if any(not isinstance(n, int) or n < 0 for n in shape):
-        raise LoadError(f"{path}: member {escape(info.filename)!r} has a bad shape {shape}")
-    return tuple(shape), bool(fortran), dtype, int(hlen)
-
-
-def _safetensors(path: str, key: str | None) -> Table:
-    try:
-        from safetensors import safe_open
-    except ImportError:
-        raise LoadError(f"{path}: reading .safetensors needs the 'safetensors' package (pip install sinpe[io])") from None
-    _safetensors_sizes(path)
-    try:
-        with safe_open(path, framework="numpy") as f:
-            names = list(f.keys())
-            shapes = {n: tuple(f.get_slice(n).get_shape()) for n in names}
-            dtypes = {n: str(f.get_slice(n).get_dtype()) for n in names}
-            k, _ = _pick(shapes, key, path, lambda v: v)
-            if dtypes[k].upper() in ("BF16", "BFLOAT16"):
-                a = read_safetensors(path, k)
-                return Table(a, "bfloat16", f"{path}[{k}]")
-            a = f.get_tensor(k)
-    except LoadError:
-        raise
-    except Exception as e:
-        raise LoadError(f"{path}: not a readable .safetensors file ({_short(e)})") from None
-    return Table(np.asarray(a), "", f"{path}[{k}]")
-
-
-_ST_ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-                "U16": 2, "U32": 4, "U64": 8, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
-
-
-def _safetensors_sizes(path: str) -> None:
-    """The header's length, shapes and offsets checked against the file's real size before reading."""
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        n = int.from_bytes(fh.read(8), "little")
-        if size < 8 or n > min(size - 8, MAX_HEADER_BYTES):
-            raise LoadError(f"{path}: header of {n} bytes in a file of {size}; not a readable .safetensors file")
-        try:
-            header = json.loads(fh.read(n))
-        except (ValueError, UnicodeDecodeError) as e:
-            raise LoadError(f"{path}: not a readable .safetensors file ({_short(e)})") from None
-    if not isinstance(header, dict):
-        raise LoadError(f"{path}: not a readable .safetensors file (header is not an object)")
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        try:
-            shape, (start, stop), dt = list(info["shape"]), info["data_offsets"], str(info["dtype"])
-            nbytes = math.prod(int(x) for x in shape) * _ST_ITEMSIZE.get(dt.upper(), 1)
-            ok = all(int(x) >= 0 for x in shape) and 0 <= start <= stop and 8 + n + stop <= size \
-                and stop - start == nbytes
-        except (KeyError, TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise LoadError(f"{path}: tensor {escape(str(name))!r}: shape and offsets do not fit the file's "
-                            f"{size} bytes")
+def _safetensors(fh: Any, key: str | None) -> Table:
+    """The chosen tensor, memory-mapped at its validated offset (BF16 widened exactly to float32)."""
+    from sinpe.reference.checking.containers import safetensors_header, safetensors_tensor
+    _, header = safetensors_header(fh)
+    k, _ = _pick({n: tuple(m["shape"]) for n, m in header.items()}, key, fh.name, lambda v: v)
+    a, dtype = safetensors_tensor(fh, k)
+    return Table(a, dtype, f"{fh.name}[{k}]", streamable=isinstance(a, np.memmap))
 
 
 def read_safetensors(path: "str | os.PathLike[str]", name: str = "table") -> np.ndarray:
-    """The tensor ``name`` of a safetensors file as a NumPy array, read from the raw bytes without pickle or
-    the safetensors package (BF16 widened exactly to float32). The caller validates sizes first (REQ-CHECK-LIMITS)."""
-    with open(path, "rb") as fh:
-        n = int.from_bytes(fh.read(8), "little")
-        meta = json.loads(fh.read(n))[name]
-        a, b = meta["data_offsets"]
-        fh.seek(8 + n + a)
-        raw = fh.read(b - a)
-    kinds = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
-    arr = np.frombuffer(raw, dtype=kinds[meta["dtype"]]).reshape(meta["shape"])
-    if meta["dtype"] == "BF16":
-        arr = (arr.astype(np.uint32) << 16).view(np.float32)
-    return arr
+    """The tensor ``name`` of a safetensors file as a NumPy array (read whole; BF16 widened exactly to
+    float32), its header validated first (REQ-CHECK-LIMITS); no pickle, no safetensors package."""
+    from sinpe.reference.checking.containers import open_regular, safetensors_tensor
+    with open_regular(os.fspath(path)) as fh:
+        return np.array(safetensors_tensor(fh, name)[0])
 
 
-def _torch_file(path: str, key: str | None) -> Table:
-    _archive_budget(path)  # before torch is even imported
-    try:
-        import torch
-    except ImportError:
-        raise LoadError(f"{path}: reading .pt/.pth needs torch (pip install sinpe[torch])") from None
-    try:
-        obj = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # weights_only refuses arbitrary pickles: that refusal lands here too
-        msg = _short(e)
-        if "weights only" in msg.lower() or "weights_only" in msg or "Unsupported global" in msg or "GLOBAL" in msg:
-            raise LoadError(f"{path}: refused: holds pickled objects other than tensors (loaded with "
-                            f"weights_only=True; sinpe never unpickles code); save a state_dict or a tensor") from None
-        raise LoadError(f"{path}: not a readable torch file ({msg})") from None
-    return _from_object(obj, key, path, call=None)
-
-
-def _archive_budget(path: str) -> None:
-    """A zip archive (.pt) whose members would expand beyond MAX_DECOMPRESSED is refused unread."""
-    import zipfile
-    if not zipfile.is_zipfile(path):
-        return
-    try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise LoadError(f"{path}: not a readable torch file ({_short(e)})") from None
-    total = sum(i.file_size for i in infos)
-    if len(infos) > MAX_MEMBERS or total > MAX_DECOMPRESSED:
-        raise LoadError(f"{path}: {len(infos)} members expanding to {total} bytes; at most {MAX_MEMBERS} "
-                        f"members and {MAX_DECOMPRESSED} bytes")
-
-
-def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.update(_flatten(v, f"{prefix}{k}."))
-    elif isinstance(obj, (list, tuple)):
-        for i, v in enumerate(obj):
-            out.update(_flatten(v, f"{prefix}{i}."))
-    elif hasattr(obj, "shape"):
-        out[prefix[:-1]] = obj
-    return out
+def _torch_file(fh: Any, key: str | None) -> Table:
+    """A tensor or the chosen tensor of a state dict (nested containers searched: :func:`containers.flatten`)."""
+    from sinpe.reference.checking.containers import torch_tensors
+    named = torch_tensors(fh)
+    if list(named) == [""]:  # the file holds one tensor
+        return Table(*_to_numpy(named[""], fh.name), fh.name)
+    if not named:
+        raise LoadError(f"{fh.name}: holds no tensors")
+    k, t = _pick(named, key, fh.name, lambda v: tuple(v.shape))
+    return Table(*_to_numpy(t, f"{fh.name}[{k}]"), f"{fh.name}[{k}]")
 
 
 def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
-    """NumPy array and IEEE dtype name ('' = from the array) of an array-like or torch tensor."""
+    """NumPy array and IEEE dtype name ('' = from the array) of an array-like or torch tensor; anything NumPy
+    cannot hold as plain values is a LoadError (REQ-CHECK-INPUT)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        return _torch_numpy(x, where)
     if type(x).__module__.startswith("torch"):
-        import torch
-        if not isinstance(x, torch.Tensor):
-            raise LoadError(f"{where}: a {type(x).__name__}, not a tensor")
-        kind = "meta" if x.is_meta else "nested" if getattr(x, "is_nested", False) else \
-            "sparse" if x.layout != torch.strided else None
-        if kind:
-            raise LoadError(f"{where}: a {kind} tensor has no values to check; pass a dense tensor (.to_dense())")
-        try:
-            x = x.detach().cpu()
-        except Exception as e:
-            raise LoadError(f"{where}: a tensor that cannot be read ({_short(e)})") from None
-        if x.dtype == torch.bfloat16:
-            return x.float().numpy(), "bfloat16"
-        if not x.is_floating_point():
-            return x.numpy(), ""
-        return x.numpy(), ""
+        raise LoadError(f"{where}: a {type(x).__name__}, not a tensor")
     if isinstance(x, np.ndarray):
-        return x, ""
+        return _plain(x, where), ""
     try:
         a = np.asarray(x)
     except Exception as e:  # an __array__ that raises, a ragged list
         raise LoadError(f"{where}: not an array ({type(e).__name__}: {_short(e)})") from None
     if a.dtype.kind == "O" or a.dtype.kind in "USV":
         raise LoadError(f"{where}: a {type(x).__name__} that is not a numeric array")
-    return a, ""
+    return _plain(a, where), ""
+
+
+def _torch_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
+    """A dense tensor's values as NumPy (the negative and conjugate bits resolved; bfloat16 as the float32
+    values it holds); a meta, nested, sparse, quantized tensor or one NumPy has no dtype for is a LoadError."""
+    import torch
+    kind = "meta" if x.is_meta else "nested" if getattr(x, "is_nested", False) else \
+        "quantized" if x.is_quantized else f"{x.layout}".replace("torch.", "") if x.layout != torch.strided else None
+    if kind:
+        fix = "x.dequantize()" if kind == "quantized" else "x.to_dense()"
+        raise LoadError(f"{where}: a {kind} tensor has no plain values to check; pass a dense one ({fix})")
+    try:
+        x = x.detach().cpu().resolve_conj().resolve_neg()
+        if x.dtype == torch.bfloat16:
+            return x.float().numpy(), "bfloat16"
+        return _plain(x.numpy(), where), ""
+    except LoadError:
+        raise
+    except Exception as e:
+        raise LoadError(f"{where}: a {x.dtype} tensor NumPy cannot read ({_short(e)})") from None
+
+
+def _plain(a: np.ndarray, where: str) -> np.ndarray:
+    """``a`` as the values it shows: a masked array is refused (its mask would be ignored); a broadcast view
+    (a stride 0 over more than one index) is copied when it has at most :data:`MAX_VIEW_ENTRIES` entries and
+    refused otherwise, before anything is allocated (its entries are not stored: 8 bytes repeated 10^9 times)."""
+    if np.ma.isMaskedArray(a):
+        raise LoadError(f"{where}: a masked array (its mask would be ignored); pass a.filled(value) or an array")
+    if type(a) is not np.ndarray and not isinstance(a, np.memmap):
+        a = np.asarray(a)
+    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        return a
+    if a.size > MAX_VIEW_ENTRIES:
+        raise LoadError(f"{where}: a broadcast view of {a.size} entries over {_stored(a)} stored ones; at most "
+                        f"{MAX_VIEW_ENTRIES} entries of a view are copied to be checked: pass the array itself")
+    return np.ascontiguousarray(a)
+
+
+def _stored(a: np.ndarray) -> int:
+    return math.prod(n for s, n in zip(a.strides, a.shape) if s != 0)
 
 
 def _from_object(obj: Any, key: str | None, where: str, call: str | None) -> Table:
     if isinstance(obj, dict) or isinstance(obj, (list, tuple)) and obj and not _is_number_list(obj):
-        named = _flatten(obj)
+        from sinpe.reference.checking.containers import flatten
+        named = flatten(obj, where)
         if not named:
             raise LoadError(f"{where}: holds no tensors")
         k, obj = _pick(named, key, where, lambda v: tuple(v.shape))
@@ -409,46 +285,17 @@ def _is_number_list(x: Any) -> bool:
     return isinstance(x, (list, tuple)) and all(isinstance(r, (list, tuple, int, float)) for r in x[:3])
 
 
-def _text_size(path: str) -> None:
-    size = os.path.getsize(path)
-    if size > MAX_TEXT_BYTES:
-        raise LoadError(f"{path}: {size} bytes of text; at most {MAX_TEXT_BYTES} (save a big table as .npy)")
+def _csv(fh: Any, key: str | None) -> Table:
+    """Rows of decimal numbers, parsed line by line (:func:`containers.csv_values`)."""
+    from sinpe.reference.checking.containers import csv_values
+    _no_key(fh.name, key)
+    return Table(csv_values(fh), "", fh.name, notes=["text values parsed as float64"], from_text=True)
 
 
-def _csv(path: str, key: str | None) -> Table:
-    """Rows of decimal numbers (``_DECIMAL``; no underscores, hex or words), no header."""
-    _no_key(path, key)
-    _text_size(path)
-    try:
-        with open(path, "r", encoding="utf-8") as fh:
-            rows = [line for line in fh.read().splitlines() if line.strip()]
-    except UnicodeDecodeError:
-        raise LoadError(f"{path}: not a text CSV file") from None
-    if not rows:
-        raise LoadError(f"{path}: no rows")
-    data = []
-    for i, r in enumerate(rows, 1):
-        row = []
-        for x in r.split(","):
-            x = x.strip()
-            if not _DECIMAL.fullmatch(x):
-                raise LoadError(f"{path}: non-numeric data: line {i}: {escape(x[:40])!r} is not a decimal number")
-            row.append(float(x))
-        data.append(row)
-    widths = {len(r) for r in data}
-    if len(widths) != 1:
-        raise LoadError(f"{path}: ragged rows (widths {sorted(widths)[:5]})")
-    return Table(np.array(data, dtype=np.float64), "", path, notes=["text values parsed as float64"], from_text=True)
-
-
-def _json(path: str, key: str | None) -> Table:
+def _json(fh: Any, key: str | None) -> Table:
     """A list of rows of JSON numbers (not booleans, not strings, not null)."""
-    _text_size(path)
-    try:
-        with open(path, "r", encoding="utf-8") as fh:
-            obj = json.load(fh)
-    except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise LoadError(f"{path}: not valid JSON ({_short(e)})") from None
+    from sinpe.reference.checking.containers import json_document
+    path, obj = fh.name, json_document(fh)
     if isinstance(obj, dict):
         named = {k: v for k, v in obj.items() if isinstance(v, list)}
         shapes = {k: _json_shape(v) for k, v in named.items()}
@@ -723,17 +570,18 @@ def _takes_one_argument(fn: Any) -> bool:
     return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in sig.parameters.values())
 
 
-def release_pages(data: np.ndarray, row_stop: int) -> None:
-    """Drop the pages of a memory-mapped table's rows [0, row_stop) from this process's memory
-    (the file stays in the page cache): streaming keeps the resident set bounded."""
+def release_pages(data: np.ndarray, row_stop: int, extra_bytes: int = 0) -> None:
+    """Drop the pages of a memory-mapped table's rows [0, row_stop) (and ``extra_bytes`` of the next row) from
+    this process's memory (the file stays in the page cache): streaming keeps the resident set bounded."""
     mm = getattr(data, "_mmap", None)
     if mm is None:
         return
     try:
         import mmap
-        upto = ((getattr(data, "offset", 0) + row_stop * data.strides[0]) // mmap.PAGESIZE) * mmap.PAGESIZE
+        start = getattr(data, "offset", 0) % mmap.ALLOCATIONGRANULARITY  # where the array begins in the mapping
+        upto = ((start + row_stop * data.strides[0] + extra_bytes) // mmap.PAGESIZE) * mmap.PAGESIZE
         if upto > 0:
-            mm.madvise(mmap.MADV_DONTNEED, 0, upto)
+            mm.madvise(mmap.MADV_DONTNEED, 0, min(upto, len(mm)))
     except (AttributeError, ValueError, OSError):
         pass
 
@@ -741,19 +589,38 @@ def release_pages(data: np.ndarray, row_stop: int) -> None:
 def read_rows(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Rows ``idx`` of a table; a memory-mapped C-contiguous table is read with ``pread`` instead of
     through the mapping (a page fault maps whole cached folios: spread rows would map most of the file)."""
+    from sinpe.reference.checking.containers import open_regular
     fn = getattr(data, "filename", None)
     if fn is None or getattr(data, "_mmap", None) is None or not data.flags.c_contiguous:
         return np.asarray(data[idx])
     row = data.strides[0]
     out = np.empty((len(idx),) + data.shape[1:], dtype=data.dtype)
-    fd = os.open(fn, os.O_RDONLY)
-    try:
+    with open_regular(str(fn)) as fh:
         for k, i in enumerate(np.asarray(idx, dtype=np.int64)):
-            buf = os.pread(fd, row, int(data.offset) + int(i) * row)  # type: ignore[attr-defined]  # a memmap
+            buf = os.pread(fh.fileno(), row, int(data.offset) + int(i) * row)  # type: ignore[attr-defined]  # a memmap
             out[k] = np.frombuffer(buf, dtype=data.dtype).reshape(data.shape[1:])
-    finally:
-        os.close(fd)
     return out
+
+
+_ON_SIGBUS: list[object] = []  # the C handlers installed (kept alive)
+
+
+def exit_on_sigbus(fd: int, message: bytes, status: int) -> None:
+    """When a memory-mapped input is truncated under its reader (SIGBUS), write ``message`` to ``fd`` and end the
+    process with ``status`` (a C-level handler: Python's own cannot run on a faulting load). A no-op where
+    ``ctypes`` or SIGBUS is missing."""
+    import signal
+    try:
+        import ctypes
+
+        @ctypes.CFUNCTYPE(None, ctypes.c_int)
+        def on_bus(signum: int) -> None:
+            os.write(fd, message)
+            os._exit(status)
+        ctypes.CDLL(None).signal(signal.SIGBUS, on_bus)
+        _ON_SIGBUS.append(on_bus)
+    except (OSError, AttributeError):
+        pass
 
 
 def chunks(data: np.ndarray, rows: int) -> Any:

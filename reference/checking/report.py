@@ -5,7 +5,6 @@ JUnit XML. ``sinpe check`` prints these; the JSON is ``CheckResult.to_json()``.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from sinpe.reference.checking.loaders import escape, is_callable_target
@@ -213,7 +212,8 @@ def _entry_cases(res: Any) -> list[tuple[str, Any]]:
 
 def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "sinpe") -> str:
     """One JUnit testsuite; each case ``(name, None | failure message | ("skipped", message))``: the one
-    JUnit writer of sinpe check, check-apply and scan.
+    JUnit writer of sinpe check, check-apply and scan. Every text is :func:`xml_attribute` (XML 1.0 allows no
+    control character: ESC, NUL, BEL from a file or tensor name are written as Python escapes).
 
     >>> x = junit_xml("sinpe.scan", [("a", None), ("b", "wrong"), ("c", ("skipped", "not a table"))])
     >>> '<failure message="wrong"/>' in x, 'skipped="1"' in x, 'failures="1"' in x
@@ -223,44 +223,34 @@ def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "si
     fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
     skips = sum(1 for _, m in cases if isinstance(m, tuple))
     out = ['<?xml version="1.0" encoding="utf-8"?>',
-           f'<testsuite name={quoteattr(suite)} tests="{len(cases)}" failures="{fails}" errors="0" skipped="{skips}" '
-           f'time="{seconds:.3f}">']
+           f'<testsuite name={xml_attribute(suite)} tests="{len(cases)}" failures="{fails}" errors="0" '
+           f'skipped="{skips}" time="{seconds:.3f}">']
     for case, msg in cases:
-        out.append(f'  <testcase classname={quoteattr(classname)} name={quoteattr(case)}>')
+        out.append(f'  <testcase classname={xml_attribute(classname)} name={xml_attribute(case)}>')
         if isinstance(msg, tuple):
-            out.append(f'    <skipped message={quoteattr(msg[1])}/>')
+            out.append(f'    <skipped message={xml_attribute(msg[1])}/>')
         elif msg:
-            out.append(f'    <failure message={quoteattr(msg)}/>')
+            out.append(f'    <failure message={xml_attribute(msg)}/>')
         out.append('  </testcase>')
     out.append('</testsuite>')
     return "\n".join(out) + "\n"
 
 
+def xml_attribute(text: Any) -> str:
+    """``text`` as a quoted XML 1.0 attribute value: every character XML 1.0 does not allow (C0 controls but tab,
+    newline and carriage return; lone surrogates; U+FFFE/U+FFFF) and every other non-printable one written as a
+    Python escape (:func:`~sinpe.reference.checking.loaders.escape`), then ``&<>"`` quoted.
+
+    >>> xml_attribute("pe\\x1b[31m\\x00\\x07 & <x>")
+    '"pe\\\\x1b[31m\\\\x00\\\\x07 &amp; &lt;x&gt;"'
+    """
+    return quoteattr(escape(str(text)))
+
+
 def write_cases(path: str, suite: str, cases: Any, seconds: float = 0.0, classname: str = "sinpe") -> None:
-    """:func:`junit_xml` written whole or not at all (:func:`write_atomic`)."""
+    """:func:`junit_xml` written whole or not at all (:func:`~sinpe.reference.checking.outputs.write_atomic`)."""
+    from sinpe.reference.checking.outputs import write_atomic
     write_atomic(path, junit_xml(suite, cases, seconds, classname))
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a temporary file with a random name created
-    ``O_CREAT | O_EXCL`` (``mkstemp``: never a symlink followed) beside it, then renamed over it. A
-    ``path`` that exists and is not a regular file (a device, a FIFO) is refused, never replaced."""
-    import stat
-    import tempfile
-    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-        raise OSError(f"{path}: exists and is not a regular file; not replaced")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".sinpe-tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # the mode open() would have given, not mkstemp's 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _num(s: str) -> float:

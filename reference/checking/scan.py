@@ -26,8 +26,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from sinpe.reference.checking.containers import widen_bf16
 from sinpe.reference.checking.jsonout import json_float
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
 from sinpe.reference.checking.scan_files import TensorRef, list_tensors, read_tensor
 
 JUDGED = ("conforms", "fails", "inconclusive")
@@ -36,6 +37,9 @@ SCREEN_ENTRIES = 1 << 18  # a bigger tensor is first read on its first SCREEN_RO
 SCREEN_ROWS = 300   # neither a square nor one more (no grid reading of a partial grid)
 SINUSOID_RESIDUAL = 0.05   # a column whose three-term recurrence misses by more (relative) is no sinusoid
 SINUSOID_SHARE = 0.5       # the share of such columns (in either orientation) a table must have
+SCREEN_CHUNK = 1 << 20     # entries the value checks read at a time (memory bounded whatever the tensor)
+SHARE_ENTRIES = 1 << 22    # entries of each window the sinusoid screen reads
+MAX_WIDTH = 1 << 16        # columns of a tensor a scan judges (a row is what the check streams)
 
 
 @dataclass
@@ -91,48 +95,113 @@ class Scan:
                 "summary": self.summary()}
 
 
-def _matrix(a: np.ndarray) -> tuple[np.ndarray | None, str | None]:
+@dataclass
+class Matrix:
+    """A tensor as a (rows, columns) table, read window by window: ``raw`` its stored values (a memory map where
+    the container allows), ``bf16`` when they are bfloat16 bit patterns, widened exactly as each window is read."""
+
+    raw: np.ndarray
+    bf16: bool = False
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.raw.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.raw.size)
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        a = self.raw[index]
+        return widen_bf16(a) if self.bf16 else np.asarray(a)
+
+    def full(self) -> np.ndarray:
+        """Every value (bfloat16: widened, a copy; else the stored array itself)."""
+        return widen_bf16(self.raw) if self.bf16 else self.raw
+
+    def blocks(self) -> Any:
+        """``(column, block)`` over blocks of at most :data:`SCREEN_CHUNK` entries, rows first; the pages of what
+        was read are released from memory as the blocks advance (a memory map)."""
+        n, w = self.shape
+        cols = min(w, SCREEN_CHUNK)
+        rows = max(1, SCREEN_CHUNK // cols)
+        for r in range(0, n, rows):
+            for c in range(0, w, cols):
+                yield c, self[r:r + rows, c:c + cols]
+                release_pages(self.raw, r, (c + cols) * self.raw.strides[1] if rows == 1 else 0)
+            release_pages(self.raw, min(n, r + rows))
+
+
+def _matrix(a: np.ndarray, bf16: bool = False) -> tuple[Matrix | None, str | None]:
     """The tensor as a (rows, columns) table, or None and why it is not one."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind != "f" and not bf16:
         return None, f"{a.dtype} values: a sinusoid table is floating point"
     shape = [s for s in a.shape if s != 1]
     if len(shape) != 2:
         return None, f"{len(shape)}-D once singleton axes are dropped: a table is 2-D (positions x channels)"
-    m = a.reshape(shape)
+    m = Matrix(a.reshape(shape), bf16)
     if m.shape[0] < MIN_ROWS:
         return None, f"{m.shape[0]} rows: detect needs at least {MIN_ROWS}"
-    if not np.isfinite(m).all():
-        return None, "non-finite values"
-    if not np.any(m):
-        return None, "all zeros"
-    if np.array_equal(m, np.broadcast_to(m[:1], m.shape)):
-        return None, "every row is the same vector: no position is encoded"
-    return m, None
+    why = _value_problem(m)
+    if why is None and m.shape[1] > MAX_WIDTH:
+        why = (f"{m.shape[1]} columns: wider than the {MAX_WIDTH} a scan judges (its memory is bounded by the "
+               f"widest row); sinpe check --columns judges part of it")
+    return (None, why) if why else (m, None)
+
+
+def _value_problem(m: Matrix) -> str | None:
+    """Non-finite values, all zeros or every row the same, read in bounded blocks (:meth:`Matrix.blocks`)."""
+    nonzero, same = False, True
+    for c, b in m.blocks():
+        if not np.isfinite(b).all():
+            return "non-finite values"
+        nonzero = nonzero or bool(b.any())
+        same = same and np.array_equal(b, np.broadcast_to(m[0:1, c:c + b.shape[1]], b.shape))
+    if not nonzero:
+        return "all zeros"
+    return "every row is the same vector: no position is encoded" if same else None
 
 
 FLOAT_DTYPES = ("F64", "F32", "F16", "BF16", "float64", "float32", "float16", "bfloat16")
 
 
 def judge(ref: TensorRef) -> Row:
-    """Skip, judge or report an error for one tensor (see the module docstring)."""
+    """Skip, judge or report an error for one tensor (see the module docstring): a tensor that cannot be read,
+    and an internal failure of its check, is an ``error`` row, never the end of the scan."""
     t0 = time.perf_counter()
     row = Row(ref.file, ref.name, list(ref.shape), ref.dtype, "skipped")
-    if ref.dtype not in FLOAT_DTYPES:
+    if ref.problem is not None:
+        row.verdict, row.reason = "error", ref.problem
+    elif ref.dtype not in FLOAT_DTYPES:
         row.reason = f"{ref.dtype} values: a sinusoid table is floating point"
-        row.seconds = time.perf_counter() - t0
-        return row
-    try:
-        m, why = _matrix(read_tensor(ref))
-        if m is None:
-            row.reason = why
-        else:
-            _check(row, m)
-    except LoadError as e:
-        row.verdict, row.reason = "error", str(e)
-    except MemoryError:
-        row.verdict, row.reason = "error", "out of memory reading or checking the tensor"
+    else:
+        _judge_values(row, ref)
     row.seconds = time.perf_counter() - t0
     return row
+
+
+def _judge_values(row: Row, ref: TensorRef) -> None:
+    try:
+        m, why = _matrix(read_tensor(ref, widen=False), ref.dtype in ("BF16", "bfloat16"))
+    except Exception as e:  # LoadError, and whatever NumPy raises for a tensor it cannot map (102 dimensions)
+        row.verdict, row.reason = "error", _failure("cannot be read", e)
+        return
+    if m is None:
+        row.reason = why
+        return
+    try:
+        _check(row, m)
+    except Exception as e:  # a failure of the check itself: this tensor is not judged (exit 3), the scan goes on
+        row.verdict, row.kind, row.plan, row.max_abs_error, row.unjudged_share = "error", None, None, None, None
+        row.reason = _failure("not judged: the check failed", e)
+
+
+def _failure(what: str, e: BaseException) -> str:
+    if isinstance(e, LoadError):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return f"{what}: out of memory"
+    return f"{what} ({type(e).__name__}: {_short(e)})"
 
 
 def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
@@ -148,10 +217,11 @@ def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
     return res, det, None
 
 
-def sinusoid_share(m: np.ndarray) -> float:
+def sinusoid_share(m: Any, rows: int | None = None) -> float:
     """The share of columns that are sinusoids of the row index, in the better orientation: column x with
     x(p+1) + x(p-1) = c x(p) (c = 2 cos w, least squares; the shift theorem) missed by less than
-    SINUSOID_RESIDUAL of its RMS at the median row. Every table of every kind passes (a grid's columns, per grid
+    SINUSOID_RESIDUAL of its RMS at the median row, read on windows of at most SHARE_ENTRIES entries (of the first
+    ``rows`` rows, all when None). Every table of every kind passes (a grid's columns, per grid
     row, and a pixel cache's too; padding, cls and a few corrupted rows are outvoted); random weights do not.
 
     >>> from sinpe.reference.tables import table
@@ -168,47 +238,63 @@ def sinusoid_share(m: np.ndarray) -> float:
             w = (r <= 3 * np.median(r, axis=0)).astype(np.float64)
         rms = np.sqrt(np.mean(x * x, axis=0))
         return float(np.mean(np.median(r, axis=0) <= SINUSOID_RESIDUAL * rms))
-    x = np.asarray(m[:4096], dtype=np.float64)
-    y = np.asarray(m[:, :4096], dtype=np.float64).T
+    n, w = m.shape
+    n = n if rows is None else min(n, rows)
+    rx, cy = min(n, 4096), min(w, 4096)  # windows of at most SHARE_ENTRIES entries, whatever the tensor's shape
+    x = np.asarray(m[:rx, :min(w, max(1, SHARE_ENTRIES // rx))], dtype=np.float64)
+    y = np.asarray(m[:min(n, max(3, SHARE_ENTRIES // cy)), :cy], dtype=np.float64).T
     return max(share(x) if x.shape[0] >= 3 else 0.0, share(y) if y.shape[0] >= 3 else 0.0)
 
 
-def _check(row: Row, m: np.ndarray) -> None:
+def _check(row: Row, m: Matrix) -> None:
     from sinpe.reference.checking import kinds
     from sinpe.spec.profiles import PRESETS
-    s = sinusoid_share(m[:SCREEN_ROWS] if m.size > SCREEN_ENTRIES else m)
+    big = m.size > SCREEN_ENTRIES
+    s = sinusoid_share(m, SCREEN_ROWS if big else None)
     if s < SINUSOID_SHARE:  # the cheap screen: detect's readings cost seconds per tensor
         row.reason = (f"screened out: {100 * s:.0f}% of its columns (or rows) are sinusoids of the index "
                       f"(three-term recurrence within {SINUSOID_RESIDUAL:g} of the RMS); a table of any kind has "
                       f"at least {100 * SINUSOID_SHARE:.0f}%")
         return
-    if m.size > SCREEN_ENTRIES and m.shape[0] > SCREEN_ROWS:  # big: screened on its first rows first
+    if big and m.shape[0] > SCREEN_ROWS:  # big: screened on its first rows first
         res, det, why = _auto(np.array(m[:SCREEN_ROWS]))
         if res is None:
             row.reason = f"{why} (read on its first {SCREEN_ROWS} rows)"
             return
-    res, det, why = _auto(m)
+    table = m.full()
+    res, det, why = _auto(table)
     if res is None:
         row.reason = why  # not a sinusoid table: never judged
         return
     if res.kind == "1d" and res.profile is None and det.get("profile") in PRESETS:
-        res = kinds.check(m, det["profile"], detect=False)  # a preset with deviations: the entries say where
+        res = kinds.check(table, det["profile"], detect=False)  # a preset with deviations: the entries say where
     row.verdict, row.kind = res.verdict, res.kind
     row.plan = res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)"
     row.max_abs_error = float(res.max_abs_error)
     row.unjudged_share = float(res.unjudged["share"])
     row.reason = res.reason
-    zero = np.flatnonzero(~np.any(m, axis=1))
+    zero = np.flatnonzero(~np.any(table, axis=1))
     if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
         row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
                       f"{' ...' if zero.size > 5 else ''} are all zero (padding rows)")
 
 
-def _pool(workers: int) -> Any:
+def _pool(workers: int, alarm: int) -> Any:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker, initargs=(alarm,))
+
+
+def _worker(alarm: int) -> None:
+    """A worker is quiet: truncated under (SIGBUS) it says so on the pipe ``alarm`` and exits, and the parent writes
+    the one line; SIGTERM (the pool ending) ends it silently; Ctrl-C is the parent's to handle."""
+    import signal
+    exit_on_sigbus(alarm, b"B", 2)
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = None) -> Scan:
@@ -225,13 +311,37 @@ def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = N
             if progress:
                 progress(1)
     else:
-        with _pool(workers) as ex:
+        _judge_in_workers(out, refs, workers, progress)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _judge_in_workers(out: Scan, refs: list[TensorRef], workers: int, progress: Callable[[int], None] | None) -> None:
+    """The rows judged by ``workers`` processes. A worker killed by SIGBUS (an input truncated while it was read)
+    ends the scan in one line, as in one process (LoadError); a worker that dies otherwise leaves an ``error``
+    row for each tensor it did not report (exit 3)."""
+    from concurrent.futures.process import BrokenProcessPool
+    alarm_r, alarm_w = os.pipe()
+    try:
+        with _pool(workers, alarm_w) as ex:
             for row in ex.map(judge, refs):
                 out.rows.append(row)
                 if progress:
                     progress(1)
-    out.seconds = time.perf_counter() - t0
-    return out
+    except BrokenProcessPool:
+        os.set_blocking(alarm_r, False)
+        try:
+            truncated = os.read(alarm_r, 1) == b"B"
+        except BlockingIOError:
+            truncated = False
+        if truncated:
+            raise LoadError("an input file was truncated while it was read (SIGBUS); nothing was judged") from None
+        for r in refs[len(out.rows):]:
+            out.rows.append(Row(r.file, r.name, list(r.shape), r.dtype, "error",
+                                reason="not judged: its worker process died (a signal, or out of memory)"))
+    finally:
+        os.close(alarm_r)
+        os.close(alarm_w)
 
 
 # --- reports --------------------------------------------------------------------------------------------

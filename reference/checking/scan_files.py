@@ -3,9 +3,11 @@
 :func:`list_tensors` names every tensor of a ``.safetensors`` file, a sharded safetensors index
 (``*.safetensors.index.json``: its ``weight_map`` names shards beside it), an ``.npz``, a ``.pt``/``.pth``
 (``torch.load(weights_only=True)``, memory-mapped; nothing else is unpickled) or a directory of them,
-from headers only, every size checked against the file first (:mod:`loaders`' validators). :func:`read_tensor`
-reads one: a safetensors tensor is memory-mapped at its validated offset (BF16 widened exactly to float32),
-an ``.npz`` member is read alone after its header is checked, a ``.pt`` tensor comes from the memory map.
+from headers only, every size checked against the file first (:mod:`containers`). Only regular files are
+read (a FIFO or a link to a device is an ``unreadable`` entry of the listing, never opened for reading), each
+container's index once per file. :func:`read_tensor` reads one tensor: a safetensors tensor is memory-mapped
+at its validated offset (BF16 widened exactly to float32), an ``.npz`` member is read alone after its header
+is checked, a ``.pt`` tensor comes from the memory map.
 
 >>> import os, tempfile, numpy as np
 >>> d = tempfile.mkdtemp(); np.savez(os.path.join(d, "w.npz"), pe=np.zeros((4, 2)), ids=np.arange(3))
@@ -19,38 +21,48 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import loaders
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking import containers
+from sinpe.reference.checking.containers import open_regular
+from sinpe.reference.checking.loaders import LoadError, _short, _to_numpy, escape
 
 SUFFIXES = (".safetensors", ".npz", ".pt", ".pth")
 INDEX_SUFFIX = ".index.json"
 MAX_INDEX_BYTES = 64 << 20
 MAX_TENSORS = 1_000_000
-_ST_NUMPY = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
 
 
 @dataclass(frozen=True)
 class TensorRef:
-    """One tensor: its file, name, shape, dtype name and container format."""
+    """One tensor: its file, name, shape, dtype name and container format; ``problem``: why a file of the
+    listing could not be read (its row is an ``error``; ``fmt`` is then ``"unreadable"``)."""
 
     file: str
     name: str
     shape: tuple[int, ...]
     dtype: str
     fmt: str
+    problem: str | None = None
 
 
 def list_tensors(path: str) -> list[TensorRef]:
-    """Every tensor under ``path`` (a file or a directory), from headers only."""
-    if not os.path.exists(path):
-        raise LoadError(f"{path}: no such file or directory")
+    """Every tensor under ``path`` (a regular file or a directory), from headers only. In a directory (or under
+    an index) a file that cannot be read -- not a regular file, corrupt, refused -- is one ``unreadable`` entry
+    with the reason; ``path`` itself unreadable is a LoadError."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise LoadError(f"{path}: no such file or directory") from None
+    except OSError as e:
+        raise LoadError(f"{path}: cannot be read ({e.strerror})") from None
     if os.path.isdir(path):
         return _list_dir(path)
+    why = containers.not_regular(st.st_mode)
+    if why:
+        raise LoadError(f"{path}: {why}, not a regular file (a checkpoint file or a directory)")
     return _list_file(path)
 
 
@@ -60,110 +72,73 @@ def _list_dir(path: str) -> list[TensorRef]:
     covered = set()
     for f in files:
         if f.endswith(INDEX_SUFFIX):
-            covered |= {os.path.realpath(s) for s in _index_shards(f)}
+            covered |= {os.path.realpath(s) for s in _readable(_index_shards, f, [])}
     out: list[TensorRef] = []
     for f in files:
         if f.endswith(INDEX_SUFFIX) or os.path.realpath(f) not in covered:
-            out += _list_file(f)
+            out += _readable(_list_file, f)
         if len(out) > MAX_TENSORS:
             raise LoadError(f"{path}: more than {MAX_TENSORS} tensors")
     return out
 
 
+def _readable(read: Any, path: str, default: Any = None) -> Any:
+    """``read(path)``; a file that cannot be read is one unreadable entry (or ``default``) instead."""
+    try:
+        return read(path)
+    except LoadError as e:
+        return [TensorRef(path, "", (), "", "unreadable", str(e))] if default is None else default
+
+
 def _list_file(path: str) -> list[TensorRef]:
     low = path.lower()
     if low.endswith(INDEX_SUFFIX):
-        return [r for s in _index_shards(path) for r in _safetensors_list(s)]
-    if low.endswith(".safetensors"):
-        return _safetensors_list(path)
-    if low.endswith(".npz"):
-        return _npz_list(path)
-    if low.endswith((".pt", ".pth")):
+        return [r for s in _index_shards(path) for r in _readable(_list_file, s)]
+    if not low.endswith(SUFFIXES):
+        raise LoadError(f"{path}: not a checkpoint ({', '.join(SUFFIXES)}, *{INDEX_SUFFIX} or a directory)")
+    with open_regular(path) as fh:
+        if low.endswith(".safetensors"):
+            return [TensorRef(path, k, tuple(v["shape"]), str(v["dtype"]), "safetensors")
+                    for k, v in containers.safetensors_header(fh)[1].items()]
+        if low.endswith(".npz"):
+            return [TensorRef(path, k, m.shape, str(m.dtype), "npz")
+                    for k, m in containers.npz_archive(fh).members.items()]
         return [TensorRef(path, k, tuple(v.shape), str(v.dtype).replace("torch.", ""), "pt")
-                for k, v in _torch_tensors(path).items()]
-    raise LoadError(f"{path}: not a checkpoint ({', '.join(SUFFIXES)}, *{INDEX_SUFFIX} or a directory)")
+                for k, v in containers.torch_tensors(fh).items()]
 
 
 def _index_shards(path: str) -> list[str]:
     """The shard files a safetensors index names: plain names beside the index (no '..', no absolute path)."""
-    if os.path.getsize(path) > MAX_INDEX_BYTES:
-        raise LoadError(f"{path}: an index of more than {MAX_INDEX_BYTES} bytes")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            index = json.load(fh)
-        wm = index["weight_map"]
-        shards = sorted(set(wm.values()))
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise LoadError(f"{path}: not a safetensors index (a JSON object with a weight_map): {loaders._short(e)}") from None
+    with open_regular(path) as fh:
+        if containers.size_of(fh) > MAX_INDEX_BYTES:
+            raise LoadError(f"{path}: an index of more than {MAX_INDEX_BYTES} bytes")
+        try:
+            index = json.loads(fh.read().decode("utf-8"))
+            shards = sorted(set(index["weight_map"].values()))
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+            raise LoadError(f"{path}: not a safetensors index (a JSON object with a weight_map): {_short(e)}") from None
     base = os.path.dirname(os.path.abspath(path))
     out = []
     for s in shards:
         if not isinstance(s, str) or os.path.isabs(s) or ".." in s.replace("\\", "/").split("/"):
-            raise LoadError(f"{path}: shard {loaders.escape(str(s))!r} is not a file name beside the index")
+            raise LoadError(f"{path}: shard {escape(str(s))!r} is not a file name beside the index")
         out.append(os.path.join(base, s))
     return out
 
 
-@lru_cache(maxsize=64)
-def _st_header(path: str, size: int, mtime: float) -> tuple[int, dict[str, Any]]:
-    loaders._safetensors_sizes(path)  # header length, shapes and offsets checked against the file (REQ-CHECK-LIMITS)
-    with open(path, "rb") as fh:
-        n = int.from_bytes(fh.read(8), "little")
-        header = json.loads(fh.read(n))
-    return n, {k: v for k, v in header.items() if k != "__metadata__"}
-
-
-def _header(path: str) -> tuple[int, dict[str, Any]]:
-    st = os.stat(path)
-    return _st_header(path, st.st_size, st.st_mtime)
-
-
-def _safetensors_list(path: str) -> list[TensorRef]:
-    _, header = _header(path)
-    return [TensorRef(path, k, tuple(int(s) for s in v["shape"]), str(v["dtype"]), "safetensors")
-            for k, v in header.items()]
-
-
-def _npz_list(path: str) -> list[TensorRef]:
-    zf, infos = loaders.open_npz(path)
-    with zf:
-        out = []
-        for i in infos:
-            shape, _, dtype, _ = loaders._member_header(zf, i, path)
-            out.append(TensorRef(path, loaders.npz_name(i), shape, str(dtype), "npz"))
-    return out
-
-
-def _torch_tensors(path: str) -> dict[str, Any]:
-    """The tensors of a .pt file by dotted name: ``weights_only=True`` (no code unpickled), memory-mapped."""
-    loaders._archive_budget(path)  # member sizes against the budget before torch reads anything
+def read_tensor(ref: TensorRef, widen: bool = True) -> np.ndarray:
+    """The tensor's values (a read-only memory map where the container allows it). ``widen`` False: a bfloat16
+    tensor comes as its raw 16-bit words (the caller widens what it reads: :func:`containers.widen_bf16`)."""
+    if ref.problem is not None:
+        raise LoadError(ref.problem)
+    where = f"{ref.file}[{ref.name}]"
+    with open_regular(ref.file) as fh:
+        if ref.fmt == "safetensors":
+            return containers.safetensors_tensor(fh, ref.name, widen=widen)[0]
+        if ref.fmt == "npz":
+            return containers.npz_archive(fh).read(ref.name)
+        t = containers.torch_tensors(fh)[ref.name]
     import torch
-    try:
-        obj = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except RuntimeError:  # not a zip archive (legacy format): cannot be mapped; read with the same restriction
-        try:
-            obj = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as e:
-            raise LoadError(f"{path}: not a readable torch file ({loaders._short(e)})") from None
-    except Exception as e:
-        raise LoadError(f"{path}: refused or unreadable (weights_only=True: tensors only; {loaders._short(e)})") from None
-    return {k: v for k, v in loaders._flatten(obj).items() if isinstance(v, torch.Tensor)}
-
-
-def read_tensor(ref: TensorRef) -> np.ndarray:
-    """The tensor's values (a read-only memory map where the container allows it)."""
-    if ref.fmt == "safetensors":
-        n, header = _header(ref.file)
-        meta = header[ref.name]
-        if meta["dtype"] not in _ST_NUMPY:
-            raise LoadError(f"{ref.file}[{ref.name}]: dtype {meta['dtype']} is not a float format")
-        start = meta["data_offsets"][0]
-        if not meta["shape"] or 0 in meta["shape"]:
-            return np.zeros(meta["shape"], dtype=_ST_NUMPY[meta["dtype"]])
-        a = np.memmap(ref.file, dtype=_ST_NUMPY[meta["dtype"]], mode="r", offset=8 + n + start,
-                      shape=tuple(meta["shape"]))
-        return (a.astype(np.uint32) << 16).view(np.float32) if meta["dtype"] == "BF16" else a
-    if ref.fmt == "npz":
-        return np.asarray(loaders._npz(ref.file, ref.name).data)
-    t = _torch_tensors(ref.file)[ref.name]
-    return loaders._to_numpy(t, f"{ref.file}[{ref.name}]")[0]
+    if not widen and t.dtype == torch.bfloat16 and t.layout == torch.strided:
+        return t.detach().view(torch.int16).numpy().view(np.uint16)
+    return _to_numpy(t, where)[0]

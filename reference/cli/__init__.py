@@ -1,8 +1,9 @@
 """The ``sinpe`` command line: one subcommand per module, imported only when used.
 
 Each command module defines ``configure(parser: argparse.ArgumentParser) -> None`` and
-``run(args: argparse.Namespace) -> int``. Exit codes: 0 success / conformant, 1 a finding
-(not proven, not conformant, verification failed), 2 usage or input error.
+``run(args: argparse.Namespace) -> int``, and ``OUTPUTS``: the flags naming files it writes (the one output
+rule, REQ-CLI-OUTPUT). Exit codes: 0 success / conformant, 1 a finding (not proven, not conformant,
+verification failed), 2 usage or input error, 3 inconclusive.
 """
 from __future__ import annotations
 
@@ -97,42 +98,27 @@ def _process_guards() -> None:
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None:
             signal.signal(sig, _on_signal)
-    try:
-        import ctypes
-        msg = b"sinpe: error: an input file was truncated while it was read (SIGBUS); nothing was judged\n"
-
-        @ctypes.CFUNCTYPE(None, ctypes.c_int)
-        def on_bus(signum: int) -> None:
-            os.write(2, msg)
-            os._exit(2)
-        ctypes.CDLL(None).signal(signal.SIGBUS, on_bus)
-        _KEEP.append(on_bus)
-    except (OSError, AttributeError):
-        pass
+    from sinpe.reference.checking.loaders import exit_on_sigbus
+    exit_on_sigbus(2, b"sinpe: error: an input file was truncated while it was read (SIGBUS); nothing was judged\n", 2)
 
 
-_KEEP: list[object] = []
+INPUTS = ("target", "cos", "sin", "positions", "path", "freqs", "channels")  # arguments that may name what is read
 
 
-def _output_problem(args: argparse.Namespace) -> str | None:
-    """A report file (``--junit``, of every command) is made absolute (a callable's chdir moves nothing), must be
-    in a directory that exists, must not be a device, FIFO or directory, and must not be one of the inputs
-    (REQ-CLI-EXIT). Checked here, once, before any command does work."""
-    path = getattr(args, "junit", None)
-    if not path:
-        return None
-    import stat
-    args.junit = os.path.abspath(path)
-    if os.path.isdir(path):
-        return f"--junit: {path!r} is a directory; name the XML file to write"
-    if not os.path.isdir(os.path.dirname(args.junit)):
-        return f"--junit: directory of {path!r} does not exist"
-    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-        return f"--junit {path!r} exists and is not a regular file; name a new or regular file"
-    for flag in ("target", "cos", "sin", "positions"):
-        given = getattr(args, flag, None)
-        if isinstance(given, str) and os.path.exists(given) and os.path.exists(path) and os.path.samefile(given, path):
-            return f"--junit {path!r} is the input {given!r}; it would be overwritten"
+def _output_problem(module: object, args: argparse.Namespace) -> str | None:
+    """REQ-CLI-OUTPUT: every file the command writes (its module's ``OUTPUTS``: ``--junit``, ``--out``) passes the
+    one rule (:func:`~sinpe.reference.checking.outputs.output_problem`) against everything its arguments read,
+    once, before any work; ``--junit`` is made absolute (a callable's chdir moves nothing)."""
+    from sinpe.reference.checking.outputs import output_problem, reads_of
+    flags = [f for f in getattr(module, "OUTPUTS", ()) if getattr(args, f, None) is not None]
+    reads = [r for name in INPUTS for r in reads_of(getattr(args, name, None))] if flags else []
+    for flag in flags:
+        path = str(getattr(args, flag))
+        if flag == "junit" and path:
+            args.junit = os.path.abspath(path)
+        problem = output_problem(f"--{flag}", path, reads)
+        if problem:
+            return problem
     return None
 
 
@@ -183,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = sub.parse_args(argv[1:])
     except SystemExit as e:  # --help (0) or a usage error (2), already printed: return, don't raise
         return int(e.code or 0)
-    problem = _output_problem(args)
+    problem = _output_problem(module, args)
     if problem:
         return _error(name, args, problem)
     # warnings of dependencies are held back: never printed before the one error line (REQ-CLI-EXIT)

@@ -21,6 +21,9 @@ from sinpe.reference.checking.loaders import CALLS, input_errors
 from sinpe.reference.checking.report import render, write_junit
 
 
+OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", nargs="?", help="table file (.npy .npz .safetensors .pt .pth "
                         ".csv .json) or module:callable (a rotary cache may come as --cos/--sin instead)")

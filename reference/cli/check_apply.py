@@ -11,6 +11,9 @@ import argparse
 import json
 
 
+OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     from sinpe.reference.checking.apply_call import CONVENTIONS, DTYPES
     from sinpe.reference.cli.args import add_rotary_arguments, add_timeout_argument

@@ -13,6 +13,9 @@ import json
 import os
 
 
+OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", help="checkpoint file or directory")
     parser.add_argument("--workers", type=int, default=1, help=f"processes judging tensors in parallel "

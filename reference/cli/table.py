@@ -31,6 +31,9 @@ from sinpe.reference.tables.rounded import Stats
 CROSS_CHECK_MAX = 1_000_000  # entries: Arb takes about 20 us per entry
 
 
+OUTPUTS = ("out",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     add_profile_arguments(parser)
     parser.add_argument("--d", type=int, required=True, help="width d >= 1 (number of channels)")

@@ -118,12 +118,17 @@ def parse_positions(spec: str, limit: int | None = MAX_POSITIONS) -> list[Fracti
     return [to_fraction(x, "position") for x in s.split(",")]
 
 
+def _npy_file(path: str) -> np.ndarray:
+    from sinpe.reference.checking.containers import npy_file
+    return npy_file(path)
+
+
 def _npy_header(path: str) -> np.ndarray:
     """The positions file memory-mapped (its header checked against its size; no data read)."""
     if not os.path.exists(path):
         raise ValueError(f"positions file {path!r} does not exist")
     try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        arr = _npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
     except Exception as e:  # corrupt file, pickled payload, header larger than the file, ...
         raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
     if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size == 0:
@@ -141,7 +146,7 @@ def read_axis_positions(path: str, rows: int, max_axes: int) -> np.ndarray | Non
     if not path.endswith(".npy") or not os.path.exists(path):
         return None
     try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        arr = _npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
     except Exception as e:
         raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
     if not isinstance(arr, np.ndarray) or arr.ndim != 2:
