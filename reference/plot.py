@@ -47,25 +47,15 @@ def require(command: str) -> Any:
 
 
 def output_problem(path: str, inputs: Sequence[Any] = ()) -> str | None:
-    """Why ``path`` cannot receive a picture (None: it can): a link, not a regular file, a missing directory,
-    or one of ``inputs``. (One small function: the CLI's shared rule for output paths can replace it.)"""
-    full = os.path.abspath(path)
-    if os.path.islink(full):
-        return f"--plot {path!r} is a symbolic link; name a regular file"
-    if os.path.exists(full) and not stat.S_ISREG(os.stat(full).st_mode):
-        return f"--plot {path!r} exists and is not a regular file"
-    if not os.path.isdir(os.path.dirname(full)):
-        return f"--plot: directory of {path!r} does not exist"
-    for given in inputs:
-        if isinstance(given, (str, os.PathLike)) and os.path.exists(given) and os.path.exists(full) \
-                and os.path.samefile(given, full):
-            return f"--plot {path!r} is the input {str(given)!r}; it would be overwritten"
-    return None
+    """Why ``path`` cannot receive a picture (None: it can): the one output rule of REQ-CLI-OUTPUT
+    (:func:`sinpe.reference.checking.outputs.output_problem`) against what ``inputs`` read."""
+    from sinpe.reference.checking.outputs import output_problem as rule, reads_of
+    return rule("--plot", path, [r for given in inputs for r in reads_of(str(given) if given is not None else None)])
 
 
 def write_png(fig: Any, path: str, inputs: Sequence[Any] = ()) -> str:
-    """Save ``fig`` as PNG at ``path`` through a temporary file in the same directory and ``os.replace`` (the
-    rename never follows a link); refused (ValueError) where :func:`output_problem` says so."""
+    """Save ``fig`` as PNG at ``path`` through a temporary file in the same directory and ``os.replace`` (a link at
+    ``path`` is replaced, never followed); refused (ValueError) where :func:`output_problem` says so."""
     problem = output_problem(path, inputs)
     if problem:
         raise ValueError(problem)

@@ -77,10 +77,13 @@ def test_a_link_or_an_input_is_never_written(tmp_path):
     np.save(tmp_path / "t.npy", t)
     (tmp_path / "keep.png").write_bytes(b"mine")
     os.symlink(tmp_path / "keep.png", tmp_path / "link.png")
-    for target, why in (("link.png", "symbolic link"), ("t.npy", "is the input"), ("nodir/x.png", "does not exist")):
+    for target, why in (("t.npy", "is the input"), ("nodir/x.png", "does not exist"), (".", "is a directory")):
         res = run_sinpe("check", "t.npy", "--plot", target, cwd=tmp_path)
         assert_exit(res, 2)
         assert why in res.stderr and res.stdout == ""
+    res = run_sinpe("check", "t.npy", "--plot", "link.png", cwd=tmp_path)  # REQ-CLI-OUTPUT: replaced, never followed
+    assert_exit(res, 0)
+    assert not os.path.islink(tmp_path / "link.png") and (tmp_path / "link.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "keep.png").read_bytes() == b"mine" and np.array_equal(np.load(tmp_path / "t.npy"), t)
     res = run_sinpe("check", "t.npy", "--profile", "mae", "--plot", "g.png", cwd=tmp_path)
     assert_exit(res, 2)
@@ -113,3 +116,8 @@ def test_scan_draws_each_judged_table(tmp_path):
     assert _red(imread(tmp_path / "pics" / "ck.npz-pe.png")) == 0
     (tmp_path / "file").write_text("x")
     assert_exit(run_sinpe("scan", "ck.npz", "--plot", "file", cwd=tmp_path), 2)
+    os.mkdir(tmp_path / "ckdir")
+    os.replace(tmp_path / "ck.npz", tmp_path / "ckdir" / "ck.npz")
+    res = run_sinpe("scan", "ckdir", "--plot", "ckdir/pics", cwd=tmp_path)  # REQ-CLI-OUTPUT: never among the inputs
+    assert_exit(res, 2)
+    assert "under the scanned directory" in res.stderr and not (tmp_path / "ckdir" / "pics").exists()

@@ -219,7 +219,6 @@ def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "si
     >>> '<failure message="wrong"/>' in x, 'skipped="1"' in x, 'failures="1"' in x
     (True, True, True)
     """
-    from xml.sax.saxutils import quoteattr  # local: it pulls urllib and email (20 ms), only JUnit needs it
     fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
     skips = sum(1 for _, m in cases if isinstance(m, tuple))
     out = ['<?xml version="1.0" encoding="utf-8"?>',
@@ -244,6 +243,7 @@ def xml_attribute(text: Any) -> str:
     >>> xml_attribute("pe\\x1b[31m\\x00\\x07 & <x>")
     '"pe\\\\x1b[31m\\\\x00\\\\x07 &amp; &lt;x&gt;"'
     """
+    from xml.sax.saxutils import quoteattr  # local: it pulls urllib and email (20 ms), only JUnit needs it
     return quoteattr(escape(str(text)))
 
 

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from sinpe.reference.checking.scan import junit_cases, render, scan
     from sinpe.reference.progress import Progress
     if args.plot:
-        _plot_dir(args.plot)
+        _plot_dir(args.plot, args.path)
     with input_errors("scan", args.path):
         total = len(scan_files.list_tensors(args.path))  # headers only: the bar's length, and input errors first
         bar = Progress(total, "sinpe scan", unit="tensors")
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     return res.exit_code
 
 
-def _plot_dir(path: str) -> None:
+def _plot_dir(path: str, scanned: str) -> None:
     """Before any work: matplotlib is there and DIR is (or can be made) a real directory (else exit 2)."""
     from sinpe.reference import plot
     plot.require("scan")
@@ -69,7 +69,13 @@ def _plot_dir(path: str) -> None:
         raise ValueError(f"--plot {path!r} is not a directory (a link is not followed)")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise ValueError(f"--plot: directory of {path!r} does not exist")
+    made = not os.path.exists(path)
     os.makedirs(path, exist_ok=True)
+    problem = plot.output_problem(os.path.join(os.path.abspath(path), "picture.png"), [scanned])
+    if problem:  # REQ-CLI-OUTPUT: no picture is written among the scanned files
+        if made:
+            os.rmdir(path)
+        raise ValueError(problem.replace(repr(os.path.join(os.path.abspath(path), "picture.png")), repr(path)))
 
 
 def _plots(folder: str, res: object) -> None:
@@ -89,7 +95,9 @@ def _plots(folder: str, res: object) -> None:
         parser = _Parser(prog="sinpe scan --plot")
         cli_check.configure(parser)
         args, _ = parser.parse_known_args(["table", *shlex.split(row.plan)])
-        m, _ = scanning._matrix(scan_files.read_tensor(refs[(row.file, row.name)]))
+        matrix, _ = scanning._matrix(scan_files.read_tensor(refs[(row.file, row.name)]))
+        assert matrix is not None  # the scan judged it as a table
+        m = matrix.full()
         checked = kinds.check(m, args.profile, **dict(request(args), positions=None))
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{os.path.basename(row.file)}-{row.name}")[:200] + ".png"
         plot.plot_table(checked, m, None, profile_from_args(args), os.path.join(folder, name), [row.file])
