@@ -122,14 +122,15 @@ def _output_problem(module: object, args: argparse.Namespace) -> str | None:
     return None
 
 
-def _error(name: str, args: argparse.Namespace, message: str) -> int:
+def _error(name: str, args: argparse.Namespace, message: str, code: int = 2) -> int:
     """REQ-CLI-EXIT / REQ-CLI-JSON-ERROR: one line on stderr; under ``--json`` also a JSON error object on
-    stdout (a script reading stdout always gets JSON), unless the report is already there: one document. Exit 2."""
+    stdout (a script reading stdout always gets JSON), unless the report is already there: one document. Exit 2
+    (bad input), 3 for an internal failure."""
     print(f"sinpe {name}: error: {_escape(message)}", file=sys.stderr)
     if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
         import json
-        print(json.dumps({"error": {"command": name, "message": message, "exit_code": 2}}))
-    return 2
+        print(json.dumps({"error": {"command": name, "message": message, "exit_code": code}}))
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -203,6 +204,11 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
         return _error(name, args, str(e))
     except MemoryError:
         return _error(name, args, "out of memory")
+    except Exception as e:  # REQ-CLI-EXIT: a failure of sinpe itself is inconclusive (3), one line, never a traceback
+        from sinpe.reference.checking.loaders import InternalError, _short
+        msg = str(e) if isinstance(e, InternalError) else (f"internal error: {type(e).__name__}: {_short(e)} (a failure "
+                                                           "of sinpe, not of the input)")
+        return _error(name, args, msg, 3)
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
             print(f"sinpe {name}: terminated by signal {e.args[0]}", file=sys.stderr)
