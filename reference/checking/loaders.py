@@ -494,16 +494,25 @@ def escape(s: str) -> str:
 
 @contextmanager
 def input_errors(verb: str, target: str) -> Iterator[None]:
-    """Turn any exception but a ``ValueError`` (already one clear line) into a one-line :class:`LoadError`:
-    bad input never ends in a traceback (``sinpe check`` and ``sinpe detect``: exit 2).
+    """Turn any exception but a ``ValueError`` (already one clear line) raised while the input is read
+    (:func:`sinpe.reference.checking.errors.reading_input`) into a one-line :class:`LoadError`: bad input never
+    ends in a traceback (``sinpe check`` and ``sinpe detect``: exit 2); any other is left to the command, which
+    reports it as an internal error (exit 3).
 
     >>> try:
     ...     with input_errors("check", "t.npy"):
-    ...         raise KeyError("x")
+    ...         load_table("t.npz", key="x")   # no such file: the input's fault, one line
     ... except LoadError as e:
     ...     print(e)
-    cannot check t.npy: KeyError: 'x'
+    t.npz: no such file (a table file or module:callable)
+    >>> try:
+    ...     with input_errors("check", "t.npy"):
+    ...         raise KeyError("x")            # not raised while reading the input: left to the command
+    ... except KeyError as e:
+    ...     print(repr(e))
+    KeyError('x')
     """
+    from sinpe.reference.checking.errors import reading_input
     try:
         yield
     except ValueError:
@@ -511,6 +520,8 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
     except MemoryError:
         raise LoadError(f"out of memory reading {target}") from None
     except Exception as e:
+        if not reading_input(e):
+            raise  # sinpe's own fault, not the input's: the command reports an internal error (exit 3)
         raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {_short(e)}") from None
 
 

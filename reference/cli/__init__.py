@@ -212,7 +212,8 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
-        return _error(name, args, str(e))
+        from sinpe.reference.checking.errors import internal
+        return _internal(name, args, e) if not isinstance(e, UsageError) and internal(e) else _error(name, args, str(e))
     except MemoryError:
         return _error(name, args, "out of memory")
     except KeyboardInterrupt as e:
@@ -221,3 +222,17 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
             return 128 + int(e.args[0])
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 -- any other escape is sinpe's fault: exit 3, never a bare traceback
+        return _internal(name, args, e)
+
+
+def _internal(name: str, args: argparse.Namespace, exc: BaseException) -> int:
+    """REQ-CLI-EXIT: an internal error (errors.internal: not the input's) is one line naming it, exit 3 (under
+    ``--json`` also the JSON error object, ``"internal": true``); never reported as bad input."""
+    from sinpe.reference.checking.errors import internal_words
+    message = f"internal error, not a problem with the input (please report it): {internal_words(exc)}"
+    print(f"sinpe {name}: {_escape(message)}", file=sys.stderr)
+    if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
+        import json
+        print(json.dumps({"error": {"command": name, "message": message, "exit_code": 3, "internal": True}}))
+    return 3
