@@ -7,8 +7,8 @@ whose rows are positions 100..2147, a reversed 1-D table (1024 x 256). Best of t
 
     python benchmarks/bench_detect.py
 
-Measured (2 cores, shared machine, 2026-12-02): detect 0.16 s, check 0.04 s: ratio 3.9-4.3 (before issue 29.2:
-3.7-4.3); timm 16 x 9 grid 0.41 s, offset cache 0.035 s, reversed table 0.28 s.
+Measured (2 cores, shared machine, 2026-12-02): detect 0.16 s, check 0.037-0.04 s: ratio 3.9-4.3 (before issue
+29.2: 3.7-4.3); timm 16 x 9 grid 0.18 s, offset cache 0.034 s, reversed table 0.25 s.
 """
 from __future__ import annotations
 

@@ -476,10 +476,32 @@ def _screen_rows(g: Grid) -> np.ndarray | None:
         GRID_SCREEN_CELLS // 2, n - 1, GRID_SCREEN_CELLS // 2).astype(np.intp)]))
 
 
+def gross_misfit(y: np.ndarray, plan: AnglePlan) -> bool:
+    """Is ``y`` off the plan by more than a quarter of the amplitude somewhere, in a binary64 evaluation (frequencies in
+    ``mpmath.fp``)? Far beyond the tolerance of a float32 or float64 table (not of a half-precision one: the caller
+    skips it there), so a True only skips the certified work of a plan that fails."""
+    try:
+        w = np.array([float(x) for x in plan.omega(mpmath.fp)] or [0.0])
+        amps = np.array([abs(float(a)) for a in plan.amplitude(mpmath.fp)])
+    except (ValueError, ArithmeticError, TypeError):
+        return False
+    x = np.stack([np.array([float(c) for c in plan.coords[a]])[plan.index[:, a]] for a in range(len(plan.coords))],
+                 axis=1)
+    th = x[:, plan.axes] * w[plan.fids][None, :]
+    v = np.where(plan.kinds == 0, np.sin(th), np.where(plan.kinds == 1, np.cos(th), 0.0)) * amps[plan.axes]
+    v[plan.zero_rows] = 0.0
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(np.abs(np.asarray(y, dtype=np.float64) - v) > 0.25 * max(float(amps.max(initial=0)), 1e-300)))
+
+
 def _grid_fits(t: np.ndarray, g: Grid, plan: AnglePlan, fmt: str, tier: str, working: str | None) -> bool:
-    """Does ``t`` fit grid ``g`` (its plan ``plan``)? Screened on a few cells first: an entry that fails there fails
-    in the whole check too (its bound depends on its own cell), so the screen only skips work."""
+    """Does ``t`` fit grid ``g`` (its plan ``plan``)? Screened on a few cells first, in binary64 (a gross misfit)
+    and then certified: an entry that fails there fails in the whole check too (its bound depends on its own cell),
+    so the screen only skips work."""
     few = _screen_rows(g)
+    coarse = fmt in ("float16", "bfloat16")  # a half-precision bound may let errors past a quarter through
+    if not coarse and gross_misfit(t if few is None else t[few], plan if few is None else plan_rows(plan, few, False)):
+        return False
     if few is not None and not check_plan(t[few], plan_rows(plan, few), g.name, kind="grid", dtype=fmt, tier=tier,
                                           working=working, max_failures=1).fits:
         return False
@@ -541,7 +563,9 @@ MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up t
 def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None,
                    tier: str = "phase") -> dict[str, dict[str, Any]]:
     """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``, in
-    ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
+    ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over
+    MAX_OTHER_ENTRIES entries that the 1-D fit already names; the rotary reading is not tried (and says so) when the
+    grid reading names the table (a grid is chosen first)."""
     rows, w = data.shape
     fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
     big = rows * w > MAX_OTHER_ENTRIES
@@ -563,6 +587,9 @@ def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None
         if internal(e):
             raise  # a fault of sinpe's is not a reading that found nothing (REQ-CLI-EXIT)
         out["grid"] = {"found": False, "reason": str(e)}
+    if out["grid"].get("found"):  # a grid is named before a rotary reading (REQ-DETECT-KINDS): none is needed
+        out["rotary"] = {"found": False, "reason": "not tried: the grid reading names the table"}
+        return out
     pos = None if positions is None else [float(p) for p in positions]
     rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
     for which in ("cos", "sin"):

@@ -287,14 +287,14 @@ def frequency_enclosures(plan: AnglePlan) -> list[Any]:
     return plan.memo["omegas"]
 
 
-def plan_rows(plan: AnglePlan, rows: np.ndarray) -> AnglePlan:
-    """The plan restricted to ``rows`` (a screen of a few rows), sharing the plan's frequency enclosures: a
-    candidate screened and then checked whole computes its frequencies once."""
+def plan_rows(plan: AnglePlan, rows: np.ndarray, share: bool = True) -> AnglePlan:
+    """The plan restricted to ``rows`` (a screen of a few rows), sharing the plan's frequency enclosures (``share``:
+    computed now if they are not yet): a candidate screened and then checked whole computes its frequencies once."""
     import dataclasses
     rows = np.asarray(rows, dtype=np.intp)
     return dataclasses.replace(plan, index=plan.index[rows], zero_rows=plan.zero_rows[rows],
                                row_labels=[plan.row_labels[r] for r in rows],
-                               memo={"omegas": frequency_enclosures(plan)})
+                               memo={"omegas": frequency_enclosures(plan)} if share else {})
 
 
 def _reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
