@@ -46,6 +46,7 @@ class GridAxis:
     width: int
     turns: bool = False
     keep: int | None = None  # the first ``keep`` columns of the width-``width`` 1-D table (None: all of them)
+    label: str | None = None  # the axis's name in reports (default: y, x, z, t by spatial dimension)
 
     @property
     def columns(self) -> int:
@@ -54,6 +55,8 @@ class GridAxis:
 
     @property
     def name(self) -> str:
+        if self.label:
+            return self.label
         return AXIS_NAMES[self.spatial] if self.spatial < len(AXIS_NAMES) else f"a{self.spatial}"
 
 
@@ -222,6 +225,27 @@ def _vit(dim: int, shape: Any, temperature: Any = 10000) -> Grid:
     return Grid("vit", (h, w), (GridAxis(1, p, dim // 2), GridAxis(0, p, dim // 2)))
 
 
+def _diffusers_3d(dim: int, shape: Any, cls: int = 0, interpolation_scale: Any = 1,
+                  temporal_interpolation_scale: Any = 1) -> Grid:
+    """diffusers get_3d_sincos_pos_embed (CogVideoX): cells (t, y, x); [t | x | y]: t vaswani-concat of width dim/4
+    at i / temporal_interpolation_scale, then the 2-D part of width 3 dim/4 (MAE's [x | y], each vaswani-concat of
+    width 3 dim/8) at i / interpolation_scale (diffusers' spatial_interpolation_scale)."""
+    if isinstance(shape, int) or len(tuple(shape)) != 3:
+        raise ValueError(f"diffusers-3d grid needs a 3-D shape (T, H, W); got {shape!r}")
+    t, h, w = tuple(shape)
+    if dim % 16:
+        raise ValueError(f"diffusers-3d grid needs dim divisible by 16 (each spatial axis an even sin-cos table of "
+                         f"width 3 dim/8); got {dim}")
+    ts, ss = Fraction(temporal_interpolation_scale), Fraction(interpolation_scale)
+    if ts <= 0 or ss <= 0:
+        raise ValueError("diffusers-3d interpolation scales must be positive")
+    temporal = get_profile("vaswani-concat", phase_scale=1 / ts)
+    spatial = get_profile("vaswani-concat", phase_scale=1 / ss)
+    ax = (GridAxis(0, temporal, dim // 4, label="t"), GridAxis(2, spatial, 3 * dim // 8, label="x"),
+          GridAxis(1, spatial, 3 * dim // 8, label="y"))
+    return Grid("diffusers-3d", (t, h, w), ax, cls=cls)
+
+
 GRID_PRESETS: Mapping[str, Callable[..., Grid]] = {
     "mae": _mae,
     "diffusers": _diffusers,
@@ -234,6 +258,7 @@ GRID_PRESETS: Mapping[str, Callable[..., Grid]] = {
                                                       name="detr-deformable", **kw),
     "pe2d": _pe2d,
     "vit": _vit,
+    "diffusers-3d": _diffusers_3d,
 }
 
 
@@ -245,7 +270,7 @@ def get_grid(name: str, dim: int, shape: Any, **options: Any) -> Grid:
     >>> get_grid("vit-b", 8, 3)
     Traceback (most recent call last):
     ...
-    ValueError: unknown grid profile 'vit-b'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized, detr-deformable, pe2d, vit
+    ValueError: unknown grid profile 'vit-b'; presets: mae, diffusers, timm, timm-interleaved, detr, detr-normalized, detr-deformable, pe2d, vit, diffusers-3d
     """
     if name not in GRID_PRESETS:
         raise ValueError(f"unknown grid profile {name!r}; presets: {', '.join(GRID_PRESETS)}")

@@ -6,7 +6,7 @@ spec's table equal the code's, and what the code does in its own dtype. ``tests/
 transcribes each formula and ``tests/test_grid_rotary.py`` checks it against the preset.
 
 >>> [s.key for s in GRID_SOURCES]
-['mae', 'diffusers-2d', 'timm-2d', 'detr-sine', 'deformable-detr-sine', 'pe2d', 'vit-pytorch']
+['mae', 'diffusers-2d', 'timm-2d', 'detr-sine', 'deformable-detr-sine', 'pe2d', 'vit-pytorch', 'diffusers-3d', 'aifi']
 >>> get_grid_source("detr-sine").preset
 'detr'
 """
@@ -86,6 +86,26 @@ GRID_SOURCES: tuple[NdSource, ...] = (
              commit="2a2ba50f075fc58df96ab8aed9624ccdddf2558f", dtype="float32 (arange / (dim//4 - 1), pow), .type(dtype)",
              notes="meshgrid 'ij' (y outer); omega = T^(-k/(dim/4 - 1)): the tensor2tensor schedule (t2t, shift 1) of "
                    "width dim/2; cat(x.sin, x.cos, y.sin, y.cos): [x | y]; dim = 4 divides by zero (refused)."),
+    NdSource("diffusers-3d", "diffusers (CogVideoX, copies in Open-Sora-style code)", "huggingface/diffusers",
+             "src/diffusers/models/embeddings.py",
+             "get_3d_sincos_pos_embed(embed_dim, spatial_size, temporal_size, spatial_interpolation_scale, "
+             "temporal_interpolation_scale)", "diffusers-3d",
+             {"spatial_size=(W, H), temporal_size=T": "--shape TxHxW",
+              "spatial_interpolation_scale": "--interpolation-scale",
+              "temporal_interpolation_scale": "--temporal-interpolation-scale"},
+             dtype="float32 grids (arange / scale), float64 omega; the model casts to its dtype",
+             notes="read in copies of embeddings.py (find_string on 'embed_dim_spatial = 3 * embed_dim // 4'); the "
+                   "spatial part is get_2d_sincos_pos_embed_from_grid(3 dim/4) over meshgrid(grid_w, grid_h) (x "
+                   "channels first, rows (H, W)), the temporal part get_1d_sincos_pos_embed_from_grid(dim/4); repeated "
+                   "over (T, H*W) and concatenated [temporal | spatial]. CogVideoX prepends its text tokens' zero rows "
+                   "(cls rows) and uses spatial_interpolation_scale 1.875."),
+    NdSource("aifi", "ultralytics (RT-DETR's AIFI)", "ultralytics/ultralytics", "ultralytics/nn/modules/transformer.py",
+             "AIFI.build_2d_sincos_position_embedding(w, h, embed_dim, temperature)", "timm-interleaved",
+             {"temperature": "--temperature", "(w, h)": "--shape WxH (w outermost)"},
+             dtype="float32",
+             notes="meshgrid(grid_w, grid_h, indexing='ij'): rows over (w, h), w outermost; omega = T^(-k/(dim/4)); "
+                   "cat(sin_w, cos_w, sin_h, cos_h): timm-interleaved over the cells (w, h). Read in copies of the "
+                   "file (find_string on the function name)."),
 )
 
 ROTARY_SOURCES: tuple[NdSource, ...] = (
@@ -119,6 +139,16 @@ ROTARY_SOURCES: tuple[NdSource, ...] = (
                    "linspace(1, max_res/2, dim/4)) over coordinates linspace(-1, 1, n) per axis ('ij' grid); "
                    "[y bands | x bands], each repeat_interleave'd by 2: pairs layout; returns (sin, cos). "
                    "ref_feat_shape / grid_offset / 'xy' indexing change the coordinates: --positions (rows, 2)."),
+    NdSource("timm-fourier", "timm", "huggingface/pytorch-image-models", "timm/layers/pos_embed_sincos.py",
+             "build_fourier_pos_embed(feat_shape, num_bands, max_res, temperature, linear_bands, in_pixels)",
+             "timm-pixel", {"sin / cos reshaped (cells, axes * num_bands)": "--sin / --cos, --layout single",
+                            "feat_shape=[H, W]": "--shape HxW", "linear_bands=True": "--linear-bands",
+                            "in_pixels=False": "no preset: detect reads it as --rule explicit --mrope-section n,n"},
+             commit="0647e283021a2a7b0c7dc989d10564aa55bbf5e7", dtype="float32",
+             notes="pos = grid[..., None] * bands with the grid linspace(-1, 1) per axis (in_pixels) or arange; returns "
+                   "[sin, cos] of shape (*feat_shape, axes, num_bands): per cell [y bands | x bands], the timm-pixel "
+                   "cache of layout single (build_rotary_pos_embed repeats each column twice: pairs). in_pixels=False "
+                   "bands are freq_bands(n, T, step=1) = T^(-i/n) per axis over integer cells (no rule: explicit)."),
     NdSource("qwen2-vl", "transformers (Qwen2-VL M-RoPE)", "huggingface/transformers",
              "src/transformers/models/qwen2_vl/modeling_qwen2_vl.py",
              "Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb(q, k, cos, sin, mrope_section)", "qwen2-vl",

@@ -216,10 +216,18 @@ def axis_of(rp: RotaryProfile, dim: int) -> list[int]:
 
 def default_positions(rp: RotaryProfile, dim: int, rows: int, shape: Sequence[int] | None = None) -> list[Any]:
     """The rows of a cache given without positions: 0..rows-1 (on every axis of a multi-axis profile), or for rule
-    pixel the coordinates of ``shape`` (default: the square of ``rows`` cells, over its two axes)."""
-    if rp.rule != "pixel":
-        return list(range(rows))
+    pixel the coordinates of ``shape`` (default: the square of ``rows`` cells, over its two axes); a multi-axis
+    profile of another rule given ``shape`` reads the cells' integer indices (timm's ``in_pixels=False`` grid)."""
     n_axes = len(sections(rp, dim))
+    if rp.rule != "pixel" and (shape is None or n_axes == 1):
+        return list(range(rows))
+    if rp.rule != "pixel":
+        cells = tuple(shape or ())
+        if len(cells) != n_axes or _prod(cells) != rows:
+            raise ValueError(f"shape {'x'.join(map(str, cells))} has {_prod(cells)} cells over {len(cells)} axes; the "
+                             f"cache has {rows} rows and the profile {n_axes} axes")
+        import itertools
+        return list(itertools.product(*(range(int(n)) for n in cells)))
     if shape is None:
         side = round(rows ** (1 / n_axes)) if rows > 0 else 0
         if side ** n_axes != rows:

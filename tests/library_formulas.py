@@ -224,3 +224,108 @@ def timm_pixel_rope(h: int, w: int, dim: int, max_res: float = 224.0, linear_ban
     grid = np.stack([gy, gx], axis=-1).reshape(h * w, 2)
     ang = (grid[:, :, None] * bands[None, None, :]).astype(F32).reshape(h * w, 2 * nb)
     return np.repeat(np.cos(ang), 2, axis=1).astype(F32), np.repeat(np.sin(ang), 2, axis=1).astype(F32)
+
+
+# --- variants detect reads since issue 29.2 ----------------------------------------------------------------------
+
+def diffusers_2d_hw(dim: int, shape: tuple[int, int], base_size: float = 16, interpolation_scale: float = 1.0,
+                    extra_tokens: int = 0) -> np.ndarray:
+    """diffusers get_2d_sincos_pos_embed with grid_size = (h, w) (a non-square grid): grid_h = arange(h) / (h /
+    base_size) / scale, grid_w likewise with w (float32), meshgrid(grid_w, grid_h) so the rows run over (h, w) with
+    x channels first; float64 omega; ``extra_tokens`` zero rows first (cls_token=True); the model's ``.float()``."""
+    h, w = shape
+    gh = np.arange(h, dtype=F32) / F32(h / base_size) / F32(interpolation_scale)
+    gw = np.arange(w, dtype=F32) / F32(w / base_size) / F32(interpolation_scale)
+    xx, yy = np.meshgrid(gw, gh)  # (h, w): xx[i, j] = gw[j]
+    emb = np.concatenate([sincos_1d_concat(dim // 2, xx.astype(np.float64)),
+                          sincos_1d_concat(dim // 2, yy.astype(np.float64))], axis=1)
+    if extra_tokens:
+        emb = np.concatenate([np.zeros([extra_tokens, dim]), emb], axis=0)
+    return emb.astype(F32)
+
+
+def diffusers_3d(dim: int, spatial_size: tuple[int, int], temporal_size: int, spatial_interpolation_scale: float = 1.0,
+                 temporal_interpolation_scale: float = 1.0) -> np.ndarray:
+    """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size = (W, H); the spatial part is
+    get_2d_sincos_pos_embed_from_grid(3 dim/4) over grid_w = arange(W) / s, grid_h = arange(H) / s (float32, w first:
+    [x | y]), the temporal part get_1d_sincos_pos_embed_from_grid(dim/4, arange(T) / t) (float64 omega); rows over
+    (T, H, W), columns [t | x | y]; returned as (T*H*W, dim), cast to float32 as the model does."""
+    w, h = spatial_size
+    ds, dt = 3 * dim // 4, dim // 4
+    gh = np.arange(h, dtype=F32) / F32(spatial_interpolation_scale)
+    gw = np.arange(w, dtype=F32) / F32(spatial_interpolation_scale)
+    xx, yy = np.meshgrid(gw, gh)
+    spatial = np.concatenate([sincos_1d_concat(ds // 2, xx.astype(np.float64)),
+                              sincos_1d_concat(ds // 2, yy.astype(np.float64))], axis=1)  # (H*W, 3D/4)
+    gt = np.arange(temporal_size, dtype=F32) / F32(temporal_interpolation_scale)
+    temporal = sincos_1d_concat(dt, gt.astype(np.float64))  # (T, D/4)
+    spatial = np.repeat(spatial[None], temporal_size, axis=0)
+    temporal = np.repeat(temporal[:, None], h * w, axis=1)
+    return np.concatenate([temporal, spatial], axis=-1).reshape(temporal_size * h * w, dim).astype(F32)
+
+
+def aifi_2d(w: int, h: int, dim: int = 256, temperature: float = 10000.0) -> np.ndarray:
+    """ultralytics AIFI.build_2d_sincos_position_embedding(w, h, embed_dim, temperature) (float32): meshgrid(grid_w,
+    grid_h, indexing='ij') (w outermost), omega = 1/T^(arange(dim/4)/(dim/4)), [sin_w | cos_w | sin_h | cos_h]."""
+    gw, gh = np.meshgrid(np.arange(w, dtype=F32), np.arange(h, dtype=F32), indexing="ij")
+    q = dim // 4
+    omega = (1.0 / (F32(temperature) ** (np.arange(q, dtype=F32) / F32(q)))).astype(F32)
+    ow = (gw.reshape(-1)[:, None] * omega[None, :]).astype(F32)
+    oh = (gh.reshape(-1)[:, None] * omega[None, :]).astype(F32)
+    return np.concatenate([np.sin(ow), np.cos(ow), np.sin(oh), np.cos(oh)], axis=1).astype(F32)
+
+
+def timm_fourier(feat_shape: tuple[int, ...], num_bands: int = 64, max_res: float = 224.0, linear_bands: bool = False,
+                 in_pixels: bool = True, temperature: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    """timm build_fourier_pos_embed(feat_shape, num_bands, max_res, temperature, linear_bands, in_pixels) (float32):
+    bands pixel_freq_bands (pi * 2^linspace(0, log2(max_res) - 1, n), or pi * linspace(1, max_res/2, n)) or
+    freq_bands(n, temperature, step=1) = 1/T^(arange(n)/n); coordinates linspace(-1, 1, s) (in_pixels) or arange(s)
+    per axis on the 'ij' grid; pos = grid[..., None] * bands. Returns (sin, cos), each reshaped (cells, axes * n):
+    per cell [axis 0 bands | axis 1 bands | ...]."""
+    if in_pixels:
+        b = (np.linspace(1.0, max_res / 2, num_bands, dtype=F32) if linear_bands else
+             (F32(2.0) ** np.linspace(0.0, math.log(max_res, 2) - 1, num_bands, dtype=F32)).astype(F32))
+        bands = (b * F32(math.pi)).astype(F32)
+        t = [np.linspace(-1.0, 1.0, s, dtype=F32) for s in feat_shape]
+    else:
+        bands = (1.0 / (F32(temperature) ** (np.arange(num_bands).astype(F32) / F32(num_bands)))).astype(F32)
+        t = [np.arange(s).astype(F32) for s in feat_shape]
+    grid = np.stack(np.meshgrid(*t, indexing="ij"), axis=-1)  # (*feat_shape, axes)
+    pos = (grid[..., None] * bands).astype(F32)               # (*feat_shape, axes, n)
+    cells = int(np.prod(feat_shape))
+    return np.sin(pos).reshape(cells, -1).astype(F32), np.cos(pos).reshape(cells, -1).astype(F32)
+
+
+def timm_rotary(feat_shape: tuple[int, int], dim: int, in_pixels: bool = True, temperature: float = 10000.0,
+                max_res: float = 224.0, linear_bands: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """timm build_rotary_pos_embed(feat_shape, dim, in_pixels, temperature, ...) (float32): build_fourier_pos_embed
+    with num_bands = dim/4, each of (sin, cos) reshaped (cells, -1) and repeat_interleave'd by 2. Returns (sin, cos),
+    timm's order."""
+    s, c = timm_fourier(feat_shape, dim // 4, max_res, linear_bands, in_pixels, temperature)
+    return np.repeat(s, 2, axis=1), np.repeat(c, 2, axis=1)
+
+
+def espnet_pe(n: int, d: int, reverse: bool = False) -> np.ndarray:
+    """ESPnet PositionalEncoding.extend_pe (float32): position = arange(n - 1, -1, -1.0) when ``reverse`` else
+    arange(n); div_term = exp(arange(0, d, 2) * -(ln 10000 / d)); pe[:, 0::2] = sin, pe[:, 1::2] = cos."""
+    pos = (np.arange(n - 1, -1, -1.0) if reverse else np.arange(n)).astype(F32)[:, None]
+    div = np.exp(np.arange(0, d, 2, dtype=F32) * F32(-(math.log(10000.0) / d))).astype(F32)
+    ang = (pos * div).astype(F32)
+    pe = np.zeros((n, d), dtype=F32)
+    pe[:, 0::2], pe[:, 1::2] = np.sin(ang), np.cos(ang)
+    return pe
+
+
+def freqs_cis_2d(h: int, w: int, dim: int, theta: float = 10000.0) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                               np.ndarray]:
+    """A complex ``freqs_cis`` over 2-D positions (Pixtral/Llama-4-vision style, float32): freqs = 1/theta^(arange(0,
+    dim, 2)/dim); the first dim/4 columns read the row index with freqs[0::2], the others the column index with
+    freqs[1::2]; torch.polar(1, angles) split into (real, imag). Returns (cos, sin, positions (cells, 2), the dim/2
+    frequencies in column order)."""
+    freqs = (1.0 / (F32(theta) ** (np.arange(0, dim, 2).astype(F32) / F32(dim)))).astype(F32)
+    fh, fw = freqs[0::2], freqs[1::2]
+    ii, jj = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    pos = np.stack([ii.reshape(-1), jj.reshape(-1)], axis=1)
+    ang = np.concatenate([(pos[:, :1].astype(F32) * fh[None, :]).astype(F32),
+                          (pos[:, 1:].astype(F32) * fw[None, :]).astype(F32)], axis=1)
+    return np.cos(ang).astype(F32), np.sin(ang).astype(F32), pos, np.concatenate([fh, fw])

@@ -31,4 +31,4 @@ def test_an_unexpected_failure_while_reading_stays_an_input_error(tmp_path, monk
     monkeypatch.setattr(loaders, "_finish", unreadable)  # inside the reader of the file
     res = run_sinpe("check", "t.npy", "--profile", "vaswani", "--no-detect", cwd=tmp_path)
     assert_exit(res, 2)
-    assert "cannot check" in res.stderr and "internal error" not in res.stderr
+    assert "cannot check" in res.stderr and "internal error" not in res.stderr  # the reader: the input's fault

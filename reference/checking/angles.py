@@ -35,15 +35,16 @@ import numpy as np
 
 from sinpe.spec.formats import get_format
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
-from sinpe.spec.rotary import ROTARY_PRESETS, RotaryProfile, default_positions, frequencies
+from sinpe.spec.rotary import RotaryProfile, default_positions, frequencies
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, ulp_array, unjudged, working_format
 
 from sinpe.reference.numerics.rounding import narrowest_format
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.checking.decide import Escalation, entry_bound, undecided_words
+from sinpe.reference.checking.errors import internal
 from sinpe.reference.checking.result import CheckResult, Failure
-from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, reference_f64,
-                                            rotary_plan)
+from sinpe.reference.oracles.angles import (AnglePlan, _at_prec, _Certified, _mid, grid_plan, plan_rows,
+                                            reference_f64, rotary_plan)
 
 MAX_LISTED = 10
 MIN_ROTARY_ROWS = 3   # as the 1-D reading (REQ-DETECT-FIT): fewer rows name no rotary plan
@@ -305,18 +306,24 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
 
     Candidates (layouts shown by the duplication pattern, common and fitted bases, linear / llama3 /
     yarn scalings) are checked in order of simplicity; the first that conforms is the answer, and
-    the others that also conform are listed as equivalent on these rows.
+    the others that also conform are listed as equivalent on these rows. When none does, the readings of
+    :mod:`sinpe.reference.checking.rotary_read` (a start position, the cells of a grid, several position axes)
+    and then the explicit plan of the frequencies read from the data (REQ-DETECT-READ) are tried.
     """
     t = cos if cos is not None else sin
     if t is None:
         raise ValueError("detect_rotary needs cos=, sin= or both")
+    from sinpe.reference.checking import rotary_read
     t = np.asarray(t)
     dtype = dtype or stored_dtype(t)
-    pos = np.arange(t.shape[0]) if positions is None else np.asarray(positions)
     layouts = rotary_layout(t)
     if t.ndim != 2 or t.shape[0] < MIN_ROTARY_ROWS:  # every candidate would fit one row at position 0
         return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
                 f"rows; the cache has {t.shape[0]}"}
+    if positions is not None and any(isinstance(p, (tuple, list, np.ndarray)) and len(p) > 1 for p in positions):
+        return rotary_read.axes_reading(cos, sin, positions, layouts, dtype, tier)  # several position axes
+    pos = np.arange(t.shape[0]) if positions is None else np.asarray(
+        [p[0] if isinstance(p, (tuple, list, np.ndarray)) else p for p in positions])
     found: list[tuple[RotaryProfile, int]] = []
     fmt, working, step = dtype, None, 0
     for layout in layouts:
@@ -335,10 +342,11 @@ def detect_rotary(cos: Any = None, sin: Any = None, positions: Sequence[Any] | N
                 break
         if found:
             break
-    if not found and positions is None:  # a 2-axis pixel cache (timm), its rows the cells of a square grid
-        pix = _pixel_reading(cos, sin, t.shape, layouts, dtype, tier)
-        if pix is not None:
-            return dict(pix, dtype=dtype)
+    if not found and positions is None:  # rows at positions p0, p0 + 1, ...; rows the cells of a grid
+        other = (rotary_read.start_reading(cos, sin, layouts, dtype, tier)
+                 or rotary_read.grid_readings(cos, sin, layouts, dtype, tier))
+        if other is not None:
+            return dict({"dtype": dtype}, **other)
     if not found:  # REQ-DETECT-READ: the frequencies read from the data, as an explicit plan
         from sinpe.reference.checking.channels import explicit_rotary
         read = explicit_rotary(cos, sin, None if positions is None else list(pos.tolist()), layouts, dtype, tier)
@@ -381,33 +389,6 @@ def _fitting(cands: list[RotaryProfile], dim: int, cos: Any, sin: Any, pos: np.n
             if len(found) >= 4:
                 break
     return found
-
-
-def _pixel_reading(cos: Any, sin: Any, shape: tuple[int, ...], layouts: list[str], dtype: str,
-                   tier: str) -> dict[str, Any] | None:
-    """REQ-DETECT-ROPE for rule pixel (DEF-ROPE-FREQ-PIXEL): a pairs (timm's default) or halves (``rotate_half``)
-    cache whose rows are the cells of a square grid, read as timm-pixel (log bands, then linear bands). Each is
-    first checked on the grid's first row of cells only (cheap), then on every row; the answer carries the grid
-    ``shape``."""
-    rows, dim = shape
-    side = math.isqrt(rows)
-    if not {"pairs", "halves"} & set(layouts) or side < 2 or side * side != rows or dim % 4:
-        return None
-    from sinpe.spec.rotary import pixel_coordinates
-    first = pixel_coordinates((side, side))[:side]
-    caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
-    preset = ROTARY_PRESETS["timm-pixel"]
-    plans = [preset.replace(layout=lay, linear_bands=lin) for lay in ("pairs", "halves") if lay in layouts
-             for lin in (False, True)]
-    for rp in plans:
-        if not check_rotary(rp, dim, **{k: v[:side] for k, v in caches.items()}, positions=first, dtype=dtype,
-                            tier=tier).fits:
-            continue
-        if check_rotary(rp, dim, **caches, dtype=dtype, tier=tier, shape=(side, side)).fits:
-            return {"found": True, "layout": rp.layout, "dim": dim, "profile": "timm-pixel" if rp == preset else None,
-                    "params": rp.params(),
-                    "describe": rp.describe(), "equivalent": [], "shape": [side, side]}
-    return None
 
 
 def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2) -> bool:
@@ -464,46 +445,6 @@ def _same(a: RotaryProfile, b: RotaryProfile) -> bool:
     return a.replace(name=None) == b.replace(name=None)
 
 
-def _diffusers_scale(t: np.ndarray | None, cls: int, n: int) -> list[dict[str, Any]]:
-    """diffusers' base_size / interpolation_scale read off the data: its x axis is sin(s x) in column 0 with
-    s = base_size / (n interpolation_scale), so row cls + 1 (x = 1) gives s (one candidate, interpolation 1)."""
-    if t is None or t.shape[0] <= cls + 1 or not abs(float(t[cls + 1, 0])) < 0.99:
-        return []
-    s = math.asin(float(t[cls + 1, 0]))
-    if not s > 0:
-        return []
-    b = Fraction(s * n).limit_denominator(16)  # JSON-safe: an int, else the exact "p/q" the flag accepts
-    return [{"base_size": int(b) if b.denominator == 1 else str(b), "interpolation_scale": 1}] if b > 0 else []
-
-
-def _grid_candidates(dim: int, rows: int, shape: tuple[int, int] | None, t: np.ndarray | None = None) -> list[Grid]:
-    out = []
-    for cls in (0, 1):
-        n = rows - cls
-        if shape is not None:
-            shapes = [tuple(shape)] if shape[0] * shape[1] == n else []
-        else:
-            s = math.isqrt(n)
-            shapes = [(s, s)] if s * s == n and n > 0 else []
-        for sh in shapes:
-            for name in GRID_PRESETS:
-                opts: list[dict[str, Any]] = [{}]
-                if name == "diffusers":
-                    opts = [{"base_size": b, "interpolation_scale": i} for b in (16, 32, 64, sh[0]) for i in (1, 2)]
-                    opts += [o for o in _diffusers_scale(t, cls, sh[1]) if o not in opts]
-                if name == "timm":
-                    opts = [{}, {"reverse_coord": True}]
-                for o in opts:
-                    try:
-                        g = get_grid(name, dim, sh, **o)
-                    except (ValueError, TypeError):
-                        continue
-                    if cls:  # any preset may lead with zero rows (ViTMAE's timm-interleaved grid has one)
-                        g = Grid(g.name, g.shape, g.axes, g.order, cls)
-                    out.append((g, o))
-    return out
-
-
 SHAPE_FREE = ("mae", "timm", "timm-interleaved", "detr")  # presets whose values do not depend on the grid's size
 
 
@@ -522,28 +463,81 @@ def _cell_candidates(dim: int, cells: Sequence[Sequence[int]], shape: tuple[int,
     return out
 
 
+GRID_SCREEN_CELLS = 16  # a grid candidate is first checked on this many cells (half the first, half spread)
+
+
+def _screen_rows(g: Grid) -> np.ndarray | None:
+    """The table rows a candidate is screened on (cells, half the first, half spread), or None when the grid is
+    small enough to check whole."""
+    n = math.prod(g.shape)
+    if n <= 2 * GRID_SCREEN_CELLS:
+        return None
+    return g.cls + np.unique(np.concatenate([np.arange(GRID_SCREEN_CELLS // 2), np.linspace(
+        GRID_SCREEN_CELLS // 2, n - 1, GRID_SCREEN_CELLS // 2).astype(np.intp)]))
+
+
+def gross_misfit(y: np.ndarray, plan: AnglePlan) -> bool:
+    """Is ``y`` off the plan by more than a quarter of the amplitude somewhere, in a binary64 evaluation (frequencies in
+    ``mpmath.fp``)? Far beyond the tolerance of a float32 or float64 table (not of a half-precision one: the caller
+    skips it there), so a True only skips the certified work of a plan that fails."""
+    try:
+        w = np.array([float(x) for x in plan.omega(mpmath.fp)] or [0.0])
+        amps = np.array([abs(float(a)) for a in plan.amplitude(mpmath.fp)])
+    except (ValueError, ArithmeticError, TypeError):
+        return False
+    x = np.stack([np.array([float(c) for c in plan.coords[a]])[plan.index[:, a]] for a in range(len(plan.coords))],
+                 axis=1)
+    th = x[:, plan.axes] * w[plan.fids][None, :]
+    v = np.where(plan.kinds == 0, np.sin(th), np.where(plan.kinds == 1, np.cos(th), 0.0)) * amps[plan.axes]
+    v[plan.zero_rows] = 0.0
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(np.abs(np.asarray(y, dtype=np.float64) - v) > 0.25 * max(float(amps.max(initial=0)), 1e-300)))
+
+
+def _grid_fits(t: np.ndarray, g: Grid, plan: AnglePlan, fmt: str, tier: str, working: str | None) -> bool:
+    """Does ``t`` fit grid ``g`` (its plan ``plan``)? Screened on a few cells first, in binary64 (a gross misfit)
+    and then certified: an entry that fails there fails in the whole check too (its bound depends on its own cell),
+    so the screen only skips work."""
+    few = _screen_rows(g)
+    coarse = fmt in ("float16", "bfloat16")  # a half-precision bound may let errors past a quarter through
+    if not coarse and gross_misfit(t if few is None else t[few], plan if few is None else plan_rows(plan, few, False)):
+        return False
+    if few is not None and not check_plan(t[few], plan_rows(plan, few), g.name, kind="grid", dtype=fmt, tier=tier,
+                                          working=working, max_failures=1).fits:
+        return False
+    return check_plan(t, plan, g.name or g.describe(), kind="grid", dtype=fmt, tier=tier, working=working).fits
+
+
 def detect_grid(table: Any, shape: Sequence[int] | None = None, dtype: str | None = None,
                 tier: str = "phase", cells: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
-    """REQ-DETECT-GRID: which grid preset (with which options and cls rows) a (rows, d) table is.
+    """REQ-DETECT-GRID: which grid preset (with which options, shape and cls rows) a (rows, d) table is: every shape
+    the rows show, every preset of that many axes with the options read from the data
+    (:func:`sinpe.reference.checking.grid_read.grid_candidates`), each checked.
 
     With ``cells`` (the (y, x) index of each row, any cells, >= 3 rows) only the presets whose values do not
     depend on the grid size are tried unless ``shape`` is given (REQ-DETECT-SPARSE)."""
+    from sinpe.reference.checking.grid_read import grid_candidates
     t = np.asarray(table)
     rows, dim = t.shape
     dtype = dtype or stored_dtype(t)
-    hits = []
     if cells is not None and len(cells) != rows:
         raise ValueError(f"{rows} rows but {len(cells)} cells")
     cands = (_cell_candidates(dim, cells, None if shape is None else tuple(shape)) if cells is not None
-             else _grid_candidates(dim, rows, None if shape is None else tuple(shape), t))
-    plans = [grid_plan(g, cells) for g, _ in cands]  # each plan (and its reference) serves every ladder step
+             else grid_candidates(t, None if shape is None else tuple(shape)))
+    plans: dict[int, AnglePlan] = {}  # each plan (and its reference) serves every ladder step
     for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
-        for (g, o), plan in zip(cands, plans):
-            if check_plan(t, plan, g.name or g.describe(), kind="grid", dtype=fmt, tier=tier, working=working).fits:
-                hits.append({"profile": g.name, "shape": list(g.shape), "cls": g.cls, "options": o})
+        hits = []
+        for i, (g, o) in enumerate(cands):
+            plan = plans.setdefault(i, grid_plan(g, cells))
+            ok = (check_plan(t, plan, g.name, kind="grid", dtype=fmt, tier=tier, working=working).fits
+                  if cells is not None else _grid_fits(t, g, plan, fmt, tier, working))
+            if ok:
+                arg = g.shape[::-1] if o.get("reverse_coord") else g.shape  # the library's own shape argument
+                hits.append({"profile": g.name, "shape": list(arg), "cls": g.cls, "options": o})
         if hits:
             return dict(found=True, **hits[0], equivalent=hits[1:], dtype=fmt, working=working, lowered=step > 0)
-    return {"found": False, "reason": "no grid preset conforms (give shape= for a non-square grid)"}
+    return {"found": False, "reason": "no grid preset conforms on any cell shape the rows show"
+            + ("" if cands else " (they show none)")}
 
 
 def precision_ladder(dtype: str, tier: str) -> tuple[tuple[str, str | None], ...]:
@@ -569,7 +563,9 @@ MAX_OTHER_ENTRIES = 1 << 22  # the grid/rotary readings are tried on tables up t
 def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None,
                    tier: str = "phase") -> dict[str, dict[str, Any]]:
     """The 2-D grid and rotary readings of a table (REQ-DETECT-KINDS): each ``{"found": bool, ...}``, in
-    ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over MAX_OTHER_ENTRIES entries that the 1-D fit already names."""
+    ``dtype`` (default: the narrowest format holding the values) at ``tier``. Skipped (and said so) on tables over
+    MAX_OTHER_ENTRIES entries that the 1-D fit already names; the rotary reading is not tried (and says so) when the
+    grid reading names the table (a grid is chosen first)."""
     rows, w = data.shape
     fits = det is not None and det.profile_flags is not None and "no_fit" not in det.deviations
     big = rows * w > MAX_OTHER_ENTRIES
@@ -588,13 +584,20 @@ def other_readings(data: Any, positions: Any, det: Any, dtype: str | None = None
                        detect_grid(t, dtype=dtype, tier=tier) if positions is None else
                        {"found": False, "reason": "rows at --positions"})
     except ValueError as e:
+        if internal(e):
+            raise  # a fault of sinpe's is not a reading that found nothing (REQ-CLI-EXIT)
         out["grid"] = {"found": False, "reason": str(e)}
+    if out["grid"].get("found"):  # a grid is named before a rotary reading (REQ-DETECT-KINDS): none is needed
+        out["rotary"] = {"found": False, "reason": "not tried: the grid reading names the table"}
+        return out
     pos = None if positions is None else [float(p) for p in positions]
     rot: dict[str, Any] = {"found": False, "reason": "no rotary preset conforms as a cos or a sin cache"}
     for which in ("cos", "sin"):
         try:
             r = detect_rotary(**{which: t}, positions=pos, dtype=dtype, tier=tier)
         except ValueError as e:
+            if internal(e):
+                raise
             r = {"found": False, "reason": str(e)}
         if r.get("found"):
             rot = dict(r, cache=which)

@@ -310,3 +310,134 @@ def nearest_schedule(w: np.ndarray, dim: int) -> dict[str, Any]:
     ratio = w / fit
     return {"base": float(math.exp(slope)), "scale": float(math.exp(icept)),
             "max_rel_deviation": float(np.max(np.abs(ratio - 1))), "ratios": [float(x) for x in ratio[:64]]}
+
+
+# --- an explicit multi-axis rotary plan (DEF-ROPE-AXES) from a reading ------------------------------------------
+
+def _function_of(t: np.ndarray, x: np.ndarray, tol: float) -> np.ndarray:
+    """Per column of ``t``: is it a function of ``x`` (rows with equal x hold equal values, within ``tol``)?"""
+    order = np.argsort(x, kind="stable")
+    xs, ts = x[order], t[order]
+    starts = np.concatenate([[0], np.nonzero(np.diff(xs))[0] + 1])
+    spread = np.maximum.reduceat(ts, starts, axis=0) - np.minimum.reduceat(ts, starts, axis=0)
+    return np.max(spread, axis=0) <= tol
+
+
+def _frequency_columns(layout: str, n: int) -> list[list[int]]:
+    """The columns holding each frequency k of a rotary layout (DEF-ROPE-LAYOUT)."""
+    if layout == "halves":
+        return [[k, k + n // 2] for k in range(n // 2)]
+    if layout == "pairs":
+        return [[2 * k, 2 * k + 1] for k in range(n // 2)]
+    return [[k] for k in range(n)]
+
+
+def _sections(allowed: list[set[int]], m: int) -> tuple[int, ...] | None:
+    """DEF-ROPE-AXES sections from the axes each frequency may read (in k order): a(k) non-decreasing, every axis
+    0..m-1 read by at least one frequency; a frequency every axis allows (constant on these rows) stays on the
+    current axis. None when no such assignment exists."""
+    cur, counts = 0, [0] * m
+    for ok in allowed:
+        nxt = [a for a in sorted(ok) if a >= cur]
+        if not nxt:
+            return None
+        cur = cur if cur in ok else nxt[0]
+        counts[cur] += 1
+    return tuple(counts) if all(counts) else None
+
+
+def _axis_frequencies(v: np.ndarray, u: np.ndarray, amp: float, which: str) -> np.ndarray | None:
+    """The frequencies of columns ``v`` (a cos or sin of w u, amplitude ``amp``) at the sorted distinct
+    coordinates ``u`` of one axis: the three-term recurrence along the (equally spaced) coordinates, then
+    Gauss-Newton with the function and amplitude known, slow columns from the row where their angle is about 1 rad.
+    None when the coordinates are not equally spaced or fewer than 3."""
+    from sinpe.reference.checking.detect import column_frequencies
+    step = np.diff(u)
+    if len(u) < 3 or not np.allclose(step, step[0], rtol=1e-9, atol=0) or step[0] <= 0:
+        return None
+    with np.errstate(all="ignore"):
+        om, _ = column_frequencies(v / amp)
+        w = np.nan_to_num(om, nan=0.0) / step[0]
+        w = _refine_fixed(v, u, np.maximum(w, 1e-300), amp, which)
+        span = float(np.max(np.abs(u)))
+        slow = w * span < 1
+        if slow.any():
+            w[slow] = _refine_fixed(v[:, slow], u, _slow(v[:, slow], u, amp, which, w[slow]), amp, which)
+    return w
+
+
+def explicit_axes(cos: Any, sin: Any, positions: Sequence[Sequence[Any]], layouts: Sequence[str], dtype: str | None,
+                  tier: str = "phase") -> dict[str, Any] | None:
+    """DEF-ROPE-FREQ-EXPLICIT over several position axes (DEF-ROPE-AXES) read from a cos cache, a sin cache or both
+    at given multi-axis positions (a (rows, m) positions file, or a grid's cells): each column's axis is the one it
+    is a function of; the axes, in frequency order, give the sections; each frequency is read along its axis's
+    distinct coordinates (:func:`_axis_frequencies`) and snapped to float32 where that fits no worse. Returned (a
+    ``detect_rotary`` answer) only if the plan conforms (REQ-CHECK-ROPE), else None."""
+    from sinpe.reference.checking.angles import check_rotary
+    from sinpe.spec.rotary import MAX_AXES, RotaryProfile
+    which = "cos" if cos is not None else "sin"
+    t = np.asarray(cos if cos is not None else sin, dtype=np.float64)
+    p = np.asarray([[float(x) for x in row] for row in positions], dtype=np.float64)
+    if t.ndim != 2 or p.ndim != 2 or p.shape[0] != t.shape[0] or not 2 <= p.shape[1] <= MAX_AXES \
+            or t.shape[0] < 3 or t.shape[1] > MAX_COLUMNS or not np.all(np.isfinite(t)):
+        return None
+    tol = 1e-6 * max(float(np.max(np.abs(t))), 1e-300)
+    reads = np.array([_function_of(t, p[:, a], tol) for a in range(p.shape[1])])  # (axes, columns)
+    constant = np.ptp(t, axis=0) <= tol
+    for layout in layouts:
+        if layout != "single" and t.shape[1] % 2:
+            continue
+        cols = _frequency_columns(layout, t.shape[1])
+        allowed = [{a for a in range(p.shape[1]) if reads[a, c].all()} if not constant[c].all()
+                   else set(range(p.shape[1])) for c in cols]
+        sec = _sections(allowed, p.shape[1])
+        if sec is None:
+            continue
+        for a in _axes_amplitudes(cos, sin):
+            w = _axes_plan_frequencies(t, p, cols, sec, float(a), which)
+            if w is not None and cos is not None and sin is not None:  # slow bands: read better from sin(w x) ~ w x
+                ws = _axes_plan_frequencies(np.asarray(sin, dtype=np.float64), p, cols, sec, float(a), "sin")
+                span = np.array([np.max(np.abs(p[:, i])) for i, n in enumerate(sec) for _ in range(n)])
+                w = w if ws is None else np.where(w * span < 1, ws, w)
+            if w is None:
+                continue
+            try:
+                rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
+                                   attention_factor=None if a == 1 else a, mrope_section=sec)
+                r = check_rotary(rp, 2 * len(w), cos=cos, sin=sin, positions=[tuple(row) for row in positions],
+                                 dtype=dtype, tier=tier)
+            except (ValueError, ArithmeticError):
+                continue
+            if r.fits:
+                return {"found": True, "layout": layout, "dim": 2 * len(w), "profile": None, "params": rp.params(),
+                        "describe": rp.describe(), "equivalent": [], "sections": list(sec)}
+    return None
+
+
+def _axes_plan_frequencies(t: np.ndarray, p: np.ndarray, cols: list[list[int]], sec: tuple[int, ...], amp: float,
+                           which: str) -> np.ndarray | None:
+    """Each frequency k (columns ``cols[k]``, axis from the sections ``sec``) read along its axis, float32-snapped."""
+    fn = np.cos if which == "cos" else np.sin
+    w = np.zeros(len(cols))
+    start = 0
+    for a, n in enumerate(sec):
+        ks = list(range(start, start + n))
+        start += n
+        u, first = np.unique(p[:, a], return_index=True)
+        j = np.array([cols[k][0] for k in ks])
+        wa = _axis_frequencies(t[first][:, j], u, amp, which)
+        if wa is None:
+            return None
+        w[ks] = _snap_f32(wa, t[first], u, amp, fn, j)
+    return w if np.all(w > 0) else None
+
+
+def _axes_amplitudes(cos: Any, sin: Any) -> list[Fraction]:
+    """Amplitudes A to read a multi-axis cache with, simplest first: from a pair, hypot(cos, sin) = A on every row;
+    from a cos cache its largest |value| (cos 0 = 1 at the origin); a sin cache may never reach A on few rows, so 1
+    comes first there."""
+    if cos is not None and sin is not None:
+        return _amplitudes(float(np.median(np.hypot(np.asarray(cos, dtype=np.float64), np.asarray(sin, dtype=np.float64)))))
+    peak = float(np.max(np.abs(np.asarray(cos if cos is not None else sin, dtype=np.float64))))
+    out = _amplitudes(peak)
+    return out if cos is not None or Fraction(1) in out or peak > 1 else [Fraction(1)] + out

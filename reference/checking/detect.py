@@ -244,8 +244,9 @@ def _model(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np.ndar
 
 def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarray,
          alpha0: float, floor: float = 0.0, w: int | None = None,
-         against_base: float = 10000.0) -> tuple[float, bool, dict[str, float]] | None:
-    """Fit sigma, b, offset, amplitude for a candidate plan: (score residual, snapped?, params)."""
+         against_base: float = 10000.0, reverse: bool = False) -> tuple[float, bool, dict[str, float]] | None:
+    """Fit sigma, b, offset, amplitude for a candidate plan: (score residual, snapped?, params); ``reverse``: with
+    sigma < 0 (the frequencies give |sigma| only)."""
     use = (c.kinds >= 0) & (c.kinds < 2) & np.isfinite(om) & (om > 0.02) & (om < 3.0) & (qual < 1e-2)
     e = c.e[use]
     lw = np.log(om[use])
@@ -266,9 +267,16 @@ def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarra
     if not (math.isfinite(b) and b > 1.0 and math.isfinite(sigma) and sigma > 0):
         return None
     offset = lambda s_, b_: _offset(c, y, p, s_, b_, alpha0)  # noqa: E731
+    sigma = -sigma if reverse else sigma  # the rows in reverse order (ESPnet's reverse=True): sigma < 0
+    return _score_trials(c, y, p, _trials(sigma, b, offset, against_base), floor, w, against_base)
+
+
+def _score_trials(c: _Cand, y: np.ndarray, p: np.ndarray, trials: list[tuple[bool, float, float, float]],
+                  floor: float, w: int | None, against_base: float) -> tuple[float, bool, dict[str, float]] | None:
+    """The best (score, snapped?, params) of ``trials`` (see :func:`_fit`)."""
     best = None
     cols = c.kinds >= 0
-    for snapped, s_, b_, o_ in _trials(sigma, b, offset, against_base):
+    for snapped, s_, b_, o_ in trials:
         m = _model(c, p, s_, b_, o_)[:, cols]
         yy = y[:, cols]
         mm = float((m * m).sum())
@@ -296,9 +304,9 @@ def _offset(c: _Cand, y: np.ndarray, p: np.ndarray, sigma: float, b: float, alph
         return 0.0
     j = sins[np.argmax(c.e[sins])]
     wj = sigma * b ** (-c.e[j])
-    if not wj > 0:
+    if not abs(wj) > 0:
         return 0.0
-    near = wj * np.abs(p - p[0]) < 0.5
+    near = abs(wj) * np.abs(p - p[0]) < 0.5  # (wj < 0: the rows in reverse order)
     o = float(np.median(np.arcsin(np.clip(y[near, j] / alpha0, -1, 1)) / wj - p[near]))
     return o if math.isfinite(o) and abs(o) <= 1e6 else 0.0
 
@@ -311,8 +319,9 @@ def _trials(sigma: float, b: float, offset: Any, against_base: float) -> list[tu
     o = offset(sigma, b)
     s1, b1 = _snap(sigma, 1e-4), _snap(b, 2e-6, 1)
     out = [(True, s1, b1, _snap(offset(s1, b1), 0, 8, absolute=2e-2))]
-    if abs(math.log(b / against_base)) < 0.05 and abs(math.log(sigma)) < 0.05 and (s1, b1) != (1.0, against_base):
-        out.append((True, 1.0, against_base, _snap(offset(1.0, against_base), 0, 8, absolute=2e-2)))
+    one = math.copysign(1.0, sigma)  # sigma < 0: the rows in reverse order
+    if abs(math.log(b / against_base)) < 0.05 and abs(math.log(abs(sigma))) < 0.05 and (s1, b1) != (one, against_base):
+        out.append((True, one, against_base, _snap(offset(one, against_base), 0, 8, absolute=2e-2)))
     return out + [(False, sigma, b, o)]
 
 
@@ -564,10 +573,14 @@ def _fit_plans(data: Any, y: np.ndarray, p: np.ndarray, w: int, d: int | None,
     alpha0 = float(np.max(np.abs(y))) if y.size else 1.0  # amplitude guess: the largest |value|
     floor = _noise_floor(data, y, p)
     cands = _family_candidates(w) + _outside_candidates(w)
-    fit = lambda cs, rows: sorted(((f[0], c, f[1], f[2]) for c in cs if (  # noqa: E731
-        f := _fit(c, y[rows], p[rows], om, qual, alpha0, floor, w if d is None else d, float(against.base))) is not None),
-        key=lambda t: t[0])
+    fit = lambda cs, rows, rev=False: sorted(((f[0], c, f[1], f[2]) for c in cs if (  # noqa: E731
+        f := _fit(c, y[rows], p[rows], om, qual, alpha0, floor, w if d is None else d, float(against.base),
+                  rev)) is not None), key=lambda t: t[0])
     results = _screened(cands, fit, len(p))
+    if not results or results[0][3]["residual"] > NO_FIT:  # the rows in reverse order? (tried only then)
+        back = _screened(cands, lambda cs, rows: fit(cs, rows, True), len(p), exhaustive=False)
+        if back and (not results or back[0][0] < results[0][0]):
+            results = sorted(results + back, key=lambda t: t[0])
     if not results:
         raise ValueError("no candidate plan fits this table")
     corrupted: list[int] = []
@@ -588,16 +601,19 @@ SCREEN_ROWS = 16  # rows every candidate is first scored on (REQ-DETECT-FIT's sc
 SCREEN_KEEP = 6   # the best screened candidates fitted on every sampled row
 
 
-def _screened(cands: list[_Cand], fit: Any, rows: int) -> list[Any]:
+def _screened(cands: list[_Cand], fit: Any, rows: int, exhaustive: bool = True) -> list[Any]:
     """Every candidate scored on the first SCREEN_ROWS rows, the best SCREEN_KEEP of them (and any within 10x of
     the best) on all the sampled rows; when even the best is a poor fit (residual > 0.05: corrupted columns,
-    another precision), every candidate on all the rows, as without the screen."""
+    another precision), every candidate on all the rows, as without the screen (unless not ``exhaustive``: the
+    reversed-order trial, which only a clean fit on the screen rows makes worth more)."""
     if rows <= 2 * SCREEN_ROWS:
         return fit(cands, slice(None))
     screen = fit(cands, slice(0, SCREEN_ROWS))
+    if not exhaustive and (not screen or screen[0][3]["residual"] > NO_FIT):
+        return screen
     keep = [c for i, (score, c, _, _) in enumerate(screen) if i < SCREEN_KEEP or score <= 10 * screen[0][0]]
     results = fit(keep, slice(None))
-    if results and results[0][3]["residual"] <= 0.05:
+    if results and results[0][3]["residual"] <= 0.05 or not exhaustive:
         return results
     return fit(cands, slice(None))
 
@@ -940,12 +956,15 @@ def _sentence(det: Detection, c: _Cand) -> str:
         parts.append(f"{det.width} columns returned")
     if det.odd_rule:
         parts.append(f"odd d rule {det.odd_rule}")
-    if det.offset not in ("0", None):
+    reverse = det.phase_scale == "-1" and det.offset is not None and det.offset.lstrip("-").isdigit()
+    if reverse:  # theta = -(p + o) w: row p is position -o - p
+        parts.append(f"rows in reverse order (row i is position {_str_num(-float(det.offset or 0))} - i)")
+    elif det.offset not in ("0", None):
         parts.append(f"first row is position {det.offset}" if det.offset and det.offset.lstrip("-").isdigit()
                      else f"position offset {det.offset}")
     if det.amplitude not in ("1", None):
         parts.append(f"amplitude {det.amplitude}")
-    if det.phase_scale not in ("1", None):
+    if det.phase_scale not in ("1", None) and not reverse:
         parts.append(f"phase scale {det.phase_scale}")
     if det.zeroed_rows:
         parts.append(f"rows at positions {', '.join(det.zeroed_rows[:5])} zeroed (padding)")

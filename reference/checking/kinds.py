@@ -33,7 +33,9 @@ from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_nump
 from sinpe.reference.checking.result import CheckResult
 
 ONE_D = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
-GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first")
+GRID = ("shape", "cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "channels_first",
+        "temporal_interpolation_scale")
+GRID_OPTIONS = ("base_size", "interpolation_scale", "temperature", "reverse_coord", "temporal_interpolation_scale")
 ROTARY = ("dim", "rule", "factor", "original_max", "seq_len", "low_freq_factor", "high_freq_factor", "beta_fast",
           "beta_slow", "attention_factor", "freqs", "ext_factors", "mrope_section", "max_res", "linear_bands")
 SELECTION = ("rows", "skip_rows", "zero_rows", "columns", "d")
@@ -58,6 +60,7 @@ class Request:
     temperature: Any = None
     reverse_coord: bool = False
     channels_first: bool = False
+    temporal_interpolation_scale: Any = None
     cos: Any = None
     sin: Any = None
     dim: int | None = None
@@ -292,8 +295,9 @@ def _freqs_npy(path: str, what: str = "--freqs") -> list[float]:
 
 # --- the profiles of each kind -------------------------------------------------------------------------
 
-def grid_shape(shape: Any, rows: int, cls: int) -> tuple[int, int]:
-    """(H, W) from ``"HxW"``, a pair, or (None) the square the rows make after ``cls`` rows."""
+def grid_shape(shape: Any, rows: int, cls: int) -> tuple[int, ...]:
+    """The cell shape from ``"HxW"`` (or ``"TxHxW"``, any number of axes), a sequence, or (None) the square the rows
+    make after ``cls`` rows."""
     if shape is None:
         n = rows - cls
         s = int(round(max(n, 0) ** 0.5))
@@ -302,15 +306,17 @@ def grid_shape(shape: Any, rows: int, cls: int) -> tuple[int, int]:
         return s, s
     if isinstance(shape, str):
         try:
-            h, w = (int(x) for x in shape.lower().split("x"))
+            out = tuple(int(x) for x in shape.lower().split("x"))
         except ValueError:
-            raise LoadError(f"--shape must be HxW, e.g. 14x14; got {shape!r}") from None
-        return h, w
-    h, w = shape
-    return int(h), int(w)
+            raise LoadError(f"--shape must be HxW or TxHxW, e.g. 14x14; got {shape!r}") from None
+    else:
+        out = tuple(int(x) for x in shape)
+    if not 1 <= len(out) <= 8 or any(n < 1 for n in out):
+        raise LoadError(f"--shape must be 1 to 8 positive sizes, e.g. 14x14; got {shape!r}")
+    return out
 
 
-def grid_of(name: str, dim: int, shape: tuple[int, int], cls: int = 0, **options: Any) -> Grid:
+def grid_of(name: str, dim: int, shape: tuple[int, ...], cls: int = 0, **options: Any) -> Grid:
     """The grid preset ``name`` at width ``dim`` and ``shape`` with its options and ``cls`` leading zero rows."""
     opts = {k: v for k, v in options.items() if v not in (None, False)}
     try:
@@ -321,8 +327,10 @@ def grid_of(name: str, dim: int, shape: tuple[int, int], cls: int = 0, **options
 
 
 def grid_flags(g: Grid, options: dict[str, Any]) -> str:
-    """The ``sinpe check`` flags of a grid."""
-    return (f"--profile {g.name} --shape {g.shape[0]}x{g.shape[1]} --cls {g.cls}" +
+    """The ``sinpe check`` flags of a grid (``--shape`` the library's own: timm's ``reverse_coord`` grid runs over
+    the reversed shape)."""
+    shape = g.shape[::-1] if options.get("reverse_coord") else g.shape
+    return (f"--profile {g.name} --shape {'x'.join(map(str, shape))} --cls {g.cls}" +
             "".join(f" {flag(k)}" + ("" if v is True else f" {v}") for k, v in options.items() if v not in (None, False)))
 
 
@@ -444,7 +452,7 @@ def _one_d_keywords(req: Request) -> dict[str, Any]:
 
 
 def _grid_options(req: Request) -> dict[str, Any]:
-    return {k: getattr(req, k) for k in ("base_size", "interpolation_scale", "temperature", "reverse_coord")}
+    return {k: getattr(req, k) for k in GRID_OPTIONS}
 
 
 def _check_grid(target: Any, name: str, req: Request, table: Table | None = None, grid: Grid | None = None,
@@ -470,9 +478,9 @@ def _check_rotary(target: Any, name: Any, req: Request, rp: RotaryProfile | None
     rp = rp or (name if isinstance(name, RotaryProfile) else rotary_of(name, req))
     t = cos if cos is not None else sin
     dim = dim or req.dim or (t.shape[1] * 2 if rp.layout == "single" else t.shape[1])
-    if req.shape is not None and rp.rule != "pixel":
-        raise LoadError("--shape applies to a 2-D grid or a rule-pixel rotary cache (--profile timm-pixel), "
-                        f"not rule {rp.rule}")
+    if req.shape is not None and rp.rule != "pixel" and rp.mrope_section is None:
+        raise LoadError("--shape applies to a 2-D grid, a rule-pixel rotary cache (--profile timm-pixel) or a "
+                        f"multi-axis one (--mrope-section), not rule {rp.rule} on one axis")
     shape = None if req.shape is None else grid_shape(req.shape, t.shape[0], 0)
     try:
         r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=req.tier, working=req.working,
@@ -587,7 +595,7 @@ def _check_channels(target: Any, req: Request) -> CheckResult:
 def _check_auto(target: Any, req: Request) -> Any:
     """REQ-CHECK-AUTO for every kind: the detection of :func:`detect`, then the check against what it names."""
     from sinpe.reference.checking import targets
-    used = req.given(ONE_D + ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord"))
+    used = req.given(ONE_D + ROTARY + ("cls",) + GRID_OPTIONS)
     if used:
         raise LoadError(f"--profile auto takes the parameters detect finds; drop {flag(used[0])}")
     found = detect(target, _request=req, _first=True)
@@ -601,9 +609,11 @@ def _check_auto(target: Any, req: Request) -> Any:
         res = _check_channels(target, dataclasses.replace(req, channels=c["plan"],
                                                           amplitude=None if c["amplitude"] == "1" else c["amplitude"]))
     elif found.kind == "rotary":
+        r = found.readings["rotary"]
         if req.cos is None and req.sin is None:  # a table read as the cos or the sin cache
-            target, req = None, dataclasses.replace(req, **{found.readings["rotary"]["cache"]: target})
-        res = _check_rotary(target, None, req, found.rotary, found.readings["rotary"]["dim"])
+            target, req = None, dataclasses.replace(req, **{r["cache"]: target})
+        req = dataclasses.replace(req, **reading_request(r))  # its grid shape, its start position
+        res = _check_rotary(target, None, req, found.rotary, r["dim"])
     else:
         kw = _one_d_keywords(req)
         res = targets.check_detected(found.table, found.positions, found.detection, d=req.d, dtype=req.dtype,
@@ -673,8 +683,7 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
     (REQ-DETECT-ROPE). ``against`` (default vaswani) is what 1-D deviations are listed against."""
     req = _request or Request.of(kw)
     if _request is None:
-        _refuse(req, ROTARY + ("cls", "base_size", "interpolation_scale", "temperature", "reverse_coord", "zero_rows"),
-                "detect (it finds the parameters)")
+        _refuse(req, ROTARY + ("cls",) + GRID_OPTIONS + ("zero_rows",), "detect (it finds the parameters)")
     if req.cos is not None or req.sin is not None:
         return _detect_caches(target, req, against)
     if target is None:
@@ -815,19 +824,24 @@ def _name(found: Found, kind: str) -> Found:
         dim = np.asarray(found.table.data).shape[1]
         found.grid = grid_of(r["profile"], dim, tuple(r["shape"]), r["cls"], **r.get("options", {}))
         found.profile_flags = grid_flags(found.grid, r.get("options", {}))
-        found.sentence = (f"A 2-D sin-cos grid: preset {r['profile']}, shape {r['shape'][0]}x{r['shape'][1]}, "
+        found.sentence = (f"A {len(r['shape'])}-D sin-cos grid: preset {r['profile']}, shape "
+                          f"{'x'.join(map(str, r['shape']))}, "
                           f"{r['cls']} cls rows" + (f", options {r['options']}" if r.get("options") else "") +
                           (f"; equivalent here: {', '.join(e['profile'] for e in r['equivalent'])}"
                            if r.get("equivalent") else "") + ".")
     else:
         found.rotary = ROTARY_PRESETS[r["profile"]] if r.get("profile") else RotaryProfile(None, **r["params"])
-        found.profile_flags = rotary_flags(found.rotary) + (f" --shape {r['shape'][0]}x{r['shape'][1]}"
-                                                            if r.get("shape") else "")
+        found.profile_flags = rotary_flags(found.rotary) + "".join(f" {flag(k)} {v}" for k, v in
+                                                                   reading_request(r).items())
         if not found.cache_pair and "cache" in r and found.table is not None:  # a table read as one cache
             found.profile_flags = f"--{r['cache']} FILE {found.profile_flags}"
         what = "cos and sin cache pair" if found.cache_pair else f"{r['cache']} cache"
         found.sentence = (f"A rotary {what}: {r['describe']}, head dim {r['dim']}" +
-                          (f" (preset {r['profile']})" if r.get("profile") else "") + ".")
+                          (f" (preset {r['profile']})" if r.get("profile") else "") +
+                          (f", rows the cells of a {'x'.join(map(str, r['shape']))} grid" if r.get("shape") else "") +
+                          (f", rows at positions {r['start']}.. (a cache sliced at an offset)" if r.get("start") else "")
+                          + (", at the positions given (several axes)" if r.get("sections") and not r.get("shape")
+                             else "") + ".")
     if r.get("dtype") and (found.dtype and r["dtype"] != found.dtype or r.get("lowered") and not r.get("working")):
         found.profile_flags += f" --dtype {r['dtype']}"  # judged narrower than stored (stored_dtype, the ladder)
     if r.get("lowered"):  # fits only as computed in less precision than it claims: a deviation (exit 1)
@@ -840,6 +854,17 @@ def _name(found: Found, kind: str) -> Found:
     want = found.against if isinstance(found.against, str) and kind_of(found.against, Request()) == kind else None
     found.exit_code = 0 if (want is None or want == found.profile) and not r.get("lowered") else 1
     return found
+
+
+def reading_request(r: dict[str, Any]) -> dict[str, str]:
+    """The request keywords a rotary reading needs besides its profile: the grid ``shape`` of a cache whose rows
+    are cells, the ``positions`` of one whose rows start at a position other than 0."""
+    out = {}
+    if r.get("shape"):
+        out["shape"] = "x".join(map(str, r["shape"]))
+    if r.get("start"):
+        out["positions"] = f"{r['start']}:{r['start'] + r['rows']}"
+    return out
 
 
 def _detect_grid_only(target: Any, req: Request, against: Any) -> Found:

@@ -72,16 +72,6 @@ class LoadError(ValueError):
     """A table or callable that cannot be used: one line, exit status 2."""
 
 
-class InternalError(RuntimeError):
-    """A failure of sinpe itself while it judged an input it could read (REQ-CLI-EXIT): one line, exit status 3,
-    never reported as bad input."""
-
-
-# The modules that parse what the user hands sinpe: an unexpected exception raised inside one of them (or inside a
-# library one of them called) is about the input; anywhere else it is sinpe's own failure.
-READER_MODULES = ("loaders", "containers", "scan_files", "positions", "targets", "isolate", "apply_call", "outputs")
-
-
 @dataclass
 class Table:
     """A loaded table: ``data`` (rows = positions, columns = channels; may be a read-only memmap),
@@ -351,40 +341,35 @@ def escape(s: str) -> str:
 
 @contextmanager
 def input_errors(verb: str, target: str) -> Iterator[None]:
-    """Turn any exception but a ``ValueError`` (already one clear line) into a one-line :class:`LoadError`:
-    bad input never ends in a traceback (``sinpe check`` and ``sinpe detect``: exit 2).
+    """Turn any exception but a ``ValueError`` (already one clear line) raised while the input is read
+    (:func:`sinpe.reference.checking.errors.reading_input`) into a one-line :class:`LoadError`: bad input never
+    ends in a traceback (``sinpe check`` and ``sinpe detect``: exit 2); any other is left to the command, which
+    reports it as an internal error (exit 3).
 
     >>> try:
     ...     with input_errors("check", "t.npy"):
-    ...         raise KeyError("x")
+    ...         load_table("t.npz", key="x")   # no such file: the input's fault, one line
     ... except LoadError as e:
     ...     print(e)
-    cannot check t.npy: KeyError: 'x'
+    t.npz: no such file (a table file or module:callable)
+    >>> try:
+    ...     with input_errors("check", "t.npy"):
+    ...         raise KeyError("x")            # not raised while reading the input: left to the command
+    ... except KeyError as e:
+    ...     print(repr(e))
+    KeyError('x')
     """
+    from sinpe.reference.checking.errors import reading_input
     try:
         yield
     except ValueError:
         raise
     except MemoryError:
         raise LoadError(f"out of memory reading {target}") from None
-    except InternalError:
-        raise
     except Exception as e:
-        if not _raised_reading(e):  # REQ-CLI-EXIT: sinpe's own failure is exit 3, never a usage error
-            raise InternalError(f"internal error while judging {target} ({verb}): {type(e).__name__}: {_short(e)} "
-                                f"(a failure of sinpe, not of the input)") from None
+        if not reading_input(e):
+            raise  # sinpe's own fault, not the input's: the command reports an internal error (exit 3)
         raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {_short(e)}") from None
-
-
-def _raised_reading(e: BaseException) -> bool:
-    """Whether the innermost sinpe frame of ``e``'s traceback is in a module that reads input (READER_MODULES)."""
-    tb, reader = e.__traceback__, False
-    while tb is not None:
-        path = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
-        if any(f"/{part}/" in path for part in ("reference", "spec", "proofs")):
-            reader = os.path.splitext(os.path.basename(path))[0] in READER_MODULES
-        tb = tb.tb_next
-    return reader
 
 
 # --- callables -----------------------------------------------------------------------------------

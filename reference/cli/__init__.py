@@ -122,15 +122,14 @@ def _output_problem(module: object, args: argparse.Namespace) -> str | None:
     return None
 
 
-def _error(name: str, args: argparse.Namespace, message: str, code: int = 2) -> int:
+def _error(name: str, args: argparse.Namespace, message: str) -> int:
     """REQ-CLI-EXIT / REQ-CLI-JSON-ERROR: one line on stderr; under ``--json`` also a JSON error object on
-    stdout (a script reading stdout always gets JSON), unless the report is already there: one document. Exit 2
-    (bad input), 3 for an internal failure."""
+    stdout (a script reading stdout always gets JSON), unless the report is already there: one document. Exit 2."""
     print(f"sinpe {name}: error: {_escape(message)}", file=sys.stderr)
     if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
         import json
-        print(json.dumps({"error": {"command": name, "message": message, "exit_code": code}}))
-    return code
+        print(json.dumps({"error": {"command": name, "message": message, "exit_code": 2}}))
+    return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,17 +200,27 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (UsageError, ValueError, OSError) as e:  # OSError: a path that cannot be read or written
-        return _error(name, args, str(e))
+        from sinpe.reference.checking.errors import internal
+        return _internal(name, args, e) if not isinstance(e, UsageError) and internal(e) else _error(name, args, str(e))
     except MemoryError:
         return _error(name, args, "out of memory")
-    except Exception as e:  # REQ-CLI-EXIT: a failure of sinpe itself is inconclusive (3), one line, never a traceback
-        from sinpe.reference.checking.loaders import InternalError, _short
-        msg = str(e) if isinstance(e, InternalError) else (f"internal error: {type(e).__name__}: {_short(e)} (a failure "
-                                                           "of sinpe, not of the input)")
-        return _error(name, args, msg, 3)
     except KeyboardInterrupt as e:
         if isinstance(e, Terminated):
             print(f"sinpe {name}: terminated by signal {e.args[0]}", file=sys.stderr)
             return 128 + int(e.args[0])
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 -- any other escape is sinpe's fault: exit 3, never a bare traceback
+        return _internal(name, args, e)
+
+
+def _internal(name: str, args: argparse.Namespace, exc: BaseException) -> int:
+    """REQ-CLI-EXIT: an internal error (errors.internal: not the input's) is one line naming it, exit 3 (under
+    ``--json`` also the JSON error object, ``"internal": true``); never reported as bad input."""
+    from sinpe.reference.checking.errors import internal_words
+    message = f"internal error, not a problem with the input (please report it): {internal_words(exc)}"
+    print(f"sinpe {name}: {_escape(message)}", file=sys.stderr)
+    if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
+        import json
+        print(json.dumps({"error": {"command": name, "message": message, "exit_code": 3, "internal": True}}))
+    return 3

@@ -58,10 +58,13 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_grid_arguments(g: Any) -> None:
     """The grid flags (SPEC.md DEF-GRID) on a parser or argument group: ``sinpe check`` and ``sinpe grid``."""
-    g.add_argument("--shape", help="spatial shape HxW (default: square, from the rows)")
+    g.add_argument("--shape", help="spatial shape HxW, or TxHxW for a 3-D grid (default: square, from the rows)")
     g.add_argument("--cls", type=int, default=0, help="leading zero rows (cls/extra tokens)")
     g.add_argument("--base-size", dest="base_size", help="diffusers base_size (exact decimal)")
-    g.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale")
+    g.add_argument("--interpolation-scale", dest="interpolation_scale", help="diffusers interpolation_scale "
+                   "(diffusers-3d: spatial_interpolation_scale)")
+    g.add_argument("--temporal-interpolation-scale", dest="temporal_interpolation_scale",
+                   help="diffusers-3d temporal_interpolation_scale")
     g.add_argument("--temperature", help="timm/DETR temperature (frequency base)")
     g.add_argument("--reverse-coord", dest="reverse_coord", action="store_true", help="timm reverse_coord")
     g.add_argument("--channels-first", dest="channels_first", action="store_true",

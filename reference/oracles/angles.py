@@ -280,8 +280,25 @@ def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
     return plan.memo["f64"]
 
 
+def frequency_enclosures(plan: AnglePlan) -> list[Any]:
+    """The plan's frequencies at WORD_PREC bits (``mpmath.iv``), computed once per plan (``plan.memo``)."""
+    if "omegas" not in plan.memo:
+        plan.memo["omegas"] = _at_prec(plan.omega, WORD_PREC)
+    return plan.memo["omegas"]
+
+
+def plan_rows(plan: AnglePlan, rows: np.ndarray, share: bool = True) -> AnglePlan:
+    """The plan restricted to ``rows`` (a screen of a few rows), sharing the plan's frequency enclosures (``share``:
+    computed now if they are not yet): a candidate screened and then checked whole computes its frequencies once."""
+    import dataclasses
+    rows = np.asarray(rows, dtype=np.intp)
+    return dataclasses.replace(plan, index=plan.index[rows], zero_rows=plan.zero_rows[rows],
+                               row_labels=[plan.row_labels[r] for r in rows],
+                               memo={"omegas": frequency_enclosures(plan)} if share else {})
+
+
 def _reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
-    omegas = _at_prec(plan.omega, WORD_PREC)
+    omegas = frequency_enclosures(plan)
     _check_enclosures(omegas)
     amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
     fw = _words(omegas)

@@ -1,0 +1,58 @@
+"""Benchmark of ``sinpe.detect`` (issue 28.3's target, kept by issue 29.2; SPEC.md REQ-DETECT-KINDS).
+
+Target: ``sinpe.detect`` on a conforming 2048 x 512 float32 table takes at most 5x ``sinpe.check`` of the same
+table in the same run (the fast path: a conforming 1-D reading stops detect). Also timed, as seconds: the readings
+tried only when the cheap ones fail (issue 29.2): a non-square timm grid (16 x 9 cells, d 128), a LLaMA cos cache
+whose rows are positions 100..2147, a reversed 1-D table (1024 x 256). Best of three, warm.
+
+    python benchmarks/bench_detect.py
+
+Measured (2 cores, shared machine, 2026-12-02): detect 0.16 s, check 0.037-0.04 s: ratio 3.9-4.3 (before issue
+29.2: 3.7-4.3); timm 16 x 9 grid 0.18 s, offset cache 0.034 s, reversed table 0.25 s.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _best(f: Callable[[], Any], n: int = 3) -> float:
+    f()
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        f()
+        out.append(time.perf_counter() - t0)
+    return min(out)
+
+
+def _tables() -> dict[str, Any]:
+    """The variants, from sinpe's own exact references rounded to float32 (a benchmark needs no library)."""
+    from sinpe.spec.grid import get_grid
+    from sinpe.spec.profiles import get_profile
+    from sinpe.spec.rotary import get_rotary
+    from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
+    from sinpe.reference.oracles.fast import table_f64
+    grid = reference_f64(grid_plan(get_grid("timm", 128, (16, 9))))[0].astype(np.float32)
+    cache = reference_f64(rotary_plan(get_rotary("llama"), 64, list(range(100, 2148)), "cos"))[0].astype(np.float32)
+    back = table_f64(get_profile("vaswani", phase_scale=-1, offset=-1023), 256, np.arange(1024))[0].astype(np.float32)
+    return {"grid": grid, "cache": cache, "reversed": back}
+
+
+def main() -> dict[str, Any]:
+    import sinpe
+    t = sinpe.table("vaswani", d=512, positions=range(2048), dtype="float32")
+    detect_s, check_s = _best(lambda: sinpe.detect(t)), _best(lambda: sinpe.check(t, "vaswani"))
+    v = _tables()
+    return {"detect_conforming_2048x512_s": detect_s, "check_same_table_s": check_s,
+            "detect_over_check": detect_s / check_s, "target_max_ratio": 5.0,
+            "timm_16x9_grid_s": _best(lambda: sinpe.detect(v["grid"])),
+            "llama_cache_from_100_s": _best(lambda: sinpe.detect(cos=v["cache"])),
+            "reversed_1024x256_s": _best(lambda: sinpe.detect(v["reversed"]))}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=1))
