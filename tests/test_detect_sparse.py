@@ -67,3 +67,17 @@ def test_cli_detect_five_rows(tmp_path, capsys):
     assert main(["detect", str(f), "--positions", "0,1,1000,1e5,1e6", "--profile", "t2t", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["profile"] == "t2t" and out["deviations"] == {}
+
+
+def test_candidates_that_cannot_fit_skip_the_certified_check(monkeypatch):  # REQ-DETECT-SPARSE
+    """A wide sparse table with one wrong entry: the float64 screen rules every candidate out before its certified
+    frequency enclosures are built (a 4 x 65536 table took minutes); the right table still reaches and passes it."""
+    import sinpe.reference.checking.detect_sparse as S
+    calls = []
+    real = S.check_plan
+    monkeypatch.setattr(S, "check_plan", lambda *a, **k: calls.append(1) or real(*a, **k))
+    t, _ = table_f64(get_profile("vaswani"), 2048, POS[:4])
+    bad = t.copy()
+    bad[1, 3] += 0.5
+    assert not S.detect_sparse(bad, POS[:4]).found and len(calls) == 0
+    assert S.detect_sparse(t, POS[:4]).found and len(calls) >= 1

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import columns, exponent
+from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import PRESETS, Profile
 
 from sinpe.reference.checking.angles import check_plan, stored_dtype
@@ -84,11 +84,33 @@ def candidates(w: int) -> list[Profile]:
 
 def _table_key(p: Profile, w: int) -> Any:
     try:
-        cols = columns(p, w)
-        return (tuple((c.kind, exponent(p, w, c.k) if c.kind != "zero" else None) for c in cols),
+        cd = column_data(p, w)
+        return (cd.kinds, tuple(cd.exponents[k] if f != "zero" else None for f, k in zip(cd.kinds, cd.labels)),
                 p.base, p.offset, p.phase_scale, p.amplitude)
     except ValueError:
         return None
+
+
+def _may_fit(y: np.ndarray, prof: Profile, w: int, pos: list[Any], dt: str) -> bool:
+    """A necessary condition of :func:`check_plan`'s ``fits``, in plain float64 (not the candidate's certified
+    frequency enclosures, its cost): no entry beyond the phase bound by more than the float64 model's own error
+    (|theta| 2^-48 of the amplitude: a generous bound of binary64 sin/cos of a rounded argument) and 2 ulp."""
+    from sinpe.spec.definition import column_data
+    from sinpe.spec.tolerance import allowed_abs_error
+    try:
+        cd = column_data(prof, w)
+    except ValueError:
+        return True  # let the check say why
+    e = np.array([float(cd.exponents[k]) for k in cd.labels])
+    p = np.array([float(x) for x in pos])[:, None]
+    theta = float(cd.scale) * (p + float(cd.offset)) * float(cd.base) ** -e[None, :]
+    kinds = np.array(cd.kinds)
+    ref = float(cd.amplitude) * np.where(kinds == "sin", np.sin(theta), np.where(kinds == "cos", np.cos(theta), 0.0))
+    theta = np.where(kinds == "zero", np.nan, theta)
+    allowed = allowed_abs_error("phase", dt, ref, theta, float(cd.amplitude), base=float(cd.base), working=None)
+    slack = abs(float(cd.amplitude)) * (np.abs(np.nan_to_num(theta)) * 2.0 ** -48 + 2.0 ** -50) + 2 * np.spacing(np.abs(ref))
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(y - ref) - allowed <= slack))
 
 
 def detect_sparse(table: Any, positions: Any, dtype: str | None = None, max_equivalent: int = 4) -> SparseDetection:
@@ -109,6 +131,8 @@ def detect_sparse(table: Any, positions: Any, dtype: str | None = None, max_equi
     hits: list[Profile] = []
     residual = float("nan")
     for prof in candidates(w):
+        if not _may_fit(y, prof, w, pos, dt):
+            continue
         try:
             r = check_plan(y, profile_plan(prof, w, pos), prof.name or "", dtype=dt, tier="phase")
         except (ValueError, ArithmeticError):
