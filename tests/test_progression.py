@@ -100,7 +100,8 @@ def _perturb(monkeypatch, wide: bool, delta: float, cover: bool) -> None:  # typ
 def test_an_estimate_its_bound_does_not_cover_is_caught(monkeypatch, dtype: str) -> None:
     """TOL-TABLE-BOUND, negative: the kernel's estimate moved by 1/64 of the format's spacing (binary64: 1/20 ulp)
     with its bound unchanged gives wrong bits, which the comparison with the oracle finds; the same estimate with
-    a bound that covers the move gives the oracle's bits (the rows it now leaves undecided settled elsewhere)."""
+    a bound that covers the move gives the oracle's bits (the entries it now leaves undecided settled by the
+    double-double refinement)."""
     prof = get_profile("vaswani")
     f = get_format(dtype)
     want = Certifier((f,)).tables(prof, 64, list(range(1, 400)))[f.name]
@@ -110,10 +111,41 @@ def test_an_estimate_its_bound_does_not_cover_is_caught(monkeypatch, dtype: str)
     assert np.count_nonzero(_bits(table(prof, 64, range(1, 400), dtype)) != _bits(want)) > 0
     monkeypatch.undo()
     _perturb(monkeypatch, wide, delta, cover=True)
-    settled: list[int] = []
-    real = build.settle_rows
-    monkeypatch.setattr(build, "settle_rows", lambda p, s, o, a, bad, st: (settled.append(len(bad)), real(p, s, o, a, bad, st)))
-    assert np.array_equal(_bits(table(prof, 64, range(1, 400), dtype)), _bits(want)) and sum(settled) > 0
+    refined: list[int] = []
+    real = progression.Progression._refine
+
+    def spy(self, res, ok, *a):  # type: ignore[no-untyped-def]
+        refined.append(int(np.count_nonzero(~ok)))
+        return real(self, res, ok, *a)
+
+    monkeypatch.setattr(progression.Progression, "_refine", spy)
+    assert np.array_equal(_bits(table(prof, 64, range(1, 400), dtype)), _bits(want)) and sum(refined) > 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_a_wrong_refinement_is_caught(monkeypatch, dtype: str) -> None:
+    """The double-double refinement of the entries the top level leaves undecided is itself checked: every entry
+    sent there (the top level's bound made 2^-(p+2), most of a spacing) with the refined product moved by 1/64 of
+    the format's spacing (its lo word for binary64) and its bound unchanged gives wrong bits that the oracle
+    comparison finds; unmoved, the oracle's bits."""
+    prof = get_profile("vaswani")
+    f = get_format(dtype)
+    want = Certifier((f,)).tables(prof, 64, list(range(1, 200)))[f.name]
+    name = "wide_bound" if dtype == "float64" else "narrow_bound"
+    monkeypatch.setattr(progression, name, lambda A, W: 2.0 ** -(f.precision + 2))
+    assert np.array_equal(_bits(table(prof, 64, range(1, 200), dtype)), _bits(want))
+    real = progression.dd_mul
+    shift = 2.0 ** -(f.precision + 6)
+
+    def wrong(x, y):  # type: ignore[no-untyped-def]
+        z = real(x, y)
+        if z.sh.ndim == 1:  # the refinement's gathered entries
+            for hi, lo in ((z.sh, z.sl), (z.ch, z.cl)):
+                (lo if dtype == "float64" else hi)[...] += shift * np.abs(hi)
+        return z
+
+    monkeypatch.setattr(progression, "dd_mul", wrong)
+    assert np.count_nonzero(_bits(table(prof, 64, range(1, 200), dtype)) != _bits(want)) > 0
 
 
 def _arb_errors(prof, d: int, start: int, rows: int, est: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -185,17 +217,20 @@ def test_zero_in_the_interval_is_never_decided(name: str) -> None:
     assert ok.tolist() == [[False, False, True]] and float(res[0, 2]) == 0.75
 
 
-def test_bfloat16_midpoint_is_left_undecided() -> None:
-    """RN_bf16(RN_32(x)) can differ from RN_bf16(x) only when RN_32(x) is a bfloat16 midpoint: such an estimate is
-    undecided; just off the midpoint (outside the interval) it is decided, to the bfloat16 value RN_bf16 gives."""
+def test_bfloat16_midpoint_is_decided_from_the_binary64_ends() -> None:
+    """RN_bf16(RN_32(x)) can differ from RN_bf16(x) only when RN_32(x) is a bfloat16 midpoint: there the binary64
+    interval itself is compared with the midpoint (above: away from zero; below: toward it; straddling it:
+    undecided), elsewhere RN_bf16 of the binary32 value is taken; rounding twice would give 1 for the first."""
     f = get_format("bfloat16")
     mid = 1 + 2.0 ** -8  # midway between 1 and 1 + 2^-7
-    v = np.array([[mid + 2.0 ** -40, mid - 2.0 ** -40, mid + 2.0 ** -20, mid - 2.0 ** -20]])
+    v = np.array([[mid + 2.0 ** -40, mid - 2.0 ** -40, mid, -(mid + 2.0 ** -40), mid + 2.0 ** -20, mid - 2.0 ** -20]])
     scratch = progression._decide_scratch({}, v.shape, f)
     res, ok = scratch["res"], scratch["ok"]
     progression.decide(v.copy(), None, 2.0 ** -50, f, res, ok, scratch)
-    assert ok.tolist() == [[False, False, True, True]]
-    assert res[0, 2:].tolist() == [1 + 2.0 ** -7, 1.0]
+    assert ok.tolist() == [[True, True, False, True, True, True]]
+    assert res[0, [0, 1, 3, 4, 5]].tolist() == [1 + 2.0 ** -7, 1.0, -(1 + 2.0 ** -7), 1 + 2.0 ** -7, 1.0]
+    x = np.array([mid + 2.0 ** -40, mid - 2.0 ** -40, mid, 1 + 3 * 2.0 ** -8])
+    assert progression.round_exact(x, f).tolist() == [1 + 2.0 ** -7, 1.0, 1.0, 1 + 2.0 ** -6]  # ties to even
 
 
 def test_cast_probe_catches_a_double_rounding_cast() -> None:

@@ -36,8 +36,7 @@ distance to the exact value and an upper bound ``mag`` on the exact value's modu
   M_x M_y (Cauchy-Schwarz, M the bounds on the hi words' modulus): |e1| + |e2| + |e3| <= 2 u P (1 + u)^2, the four
   cross terms sum to <= 2 u P and are each rounded (<= 2 u^2 P), the six additions of t each err by <= u 4.01 u P,
   the dropped terms are <= u^2 P: |h + t - (x y)_s| <= 27.1 u^2 P, so in complex norm (s and c) <= K_DD M_x M_y with
-  K_DD = 48 u^2 (>= sqrt 2 * 27.1 u^2 with margin), plus 2^-1000 for underflow; and |t| <= T_DD M_x M_y, T_DD =
-  4.2 u. The product's own bound: err = err_x (mag_y + err_y) + mag_x err_y + K_DD M_x M_y (|x~ y~ - x y| <=
+  K_DD = 48 u^2 (>= sqrt 2 * 27.1 u^2 with margin), plus 2^-1000 for underflow. The product's own bound: err = err_x (mag_y + err_y) + mag_x err_y + K_DD M_x M_y (|x~ y~ - x y| <=
   |x~ - x| |y~| + |x| |y~ - y|), times 1 + 2^-40 for its evaluation. TwoSum renormalises (exactly).
 * for narrow targets A(q) = A_0 * J(q) from the hi words in binary64 (:func:`plain_mul`): each part within
   u (2 + u) M_x M_y of the product of the hi words (sqrt 2 of it in complex norm), which are within err + u M of the
@@ -51,8 +50,16 @@ by <= u M (so err' = err + u M), the two products and the sum err by <= u (2 + u
 
 (the same for C~): an absolute bound, about 7 u |alpha| (measured error: 0.2 of E', tests/test_progression.py).
 
-**Wide target** (binary64; :func:`wide_block`): the product A(q) W(l) in double-double as above, (h, t) within E =
-(K_DD M_A M_W + err_A (1 + err_W) + mag_A err_W) (1 + 2^-40) + 2^-1000 of alpha sin theta; about 2^-100 |alpha|.
+**Wide target** (binary64; :func:`wide_block`). Each factor's parts as x = x1 + x23 (:func:`wide_operands`: x1
+the 26-bit high half of the hi word, x23 = fl(x2 + lo), within u |x2 + lo| <= 2^-78.99 |x_hi| of the double-double,
+|x23| <= 2^-26 (1 + 2^-26) |x_hi|). s = As Wc + Ac Ws as h + t: (h, e) = TwoSum(As1 Wc1, Ac1 Ws1) (both products
+exact, 26 + 26 bits), t = e + As1 Wc23 + As23 Wc1 + As23 Wc23 + Ac1 Ws23 + Ac23 Ws1 + Ac23 Ws23 (c likewise), the
+exact expansion of (A1 + A23)(W1 + W23). With P = |As_h Wc_h| + |Ac_h Ws_h| <= M_A M_W: the six products are at
+most 2^-25 (1.0001) P + 2^-52 (1.0002) P and each rounds by u of itself (<= 2^-78 P); the six additions of t, each
+partial sum below 2^-24.99 P, by <= 6 u 2^-24.99 P = 2^-75.4 P; the factors' representation by <= 2 2^-78.99 P:
+2^-75.0 P in all, so K_W = 2^-74 and |t| <= T_W P, T_W = 2^-24.9. Then h + t is within
+E = (K_W M_A M_W + err_A (1 + err_W) + mag_A err_W) (1 + 2^-40) + 2^-1000 of alpha sin theta, about 2^-74 |alpha|:
+enough to decide all but about 10^-6 of the binary64 entries (the rest: the refinement below).
 
 **Decision** (:func:`decide`; monotonicity of rounding, no case analysis). The exact value x lies in [v - E, v + E]
 (narrow: v = S~; wide: v = h + t, the interval [h + t - E, h + t + E]). With lo <= v - E and hi >= v + E two
@@ -62,13 +69,18 @@ wide lo = fl(h + fl(t - E')), with E' = (E + u (X + 2 E)) (1 + 2^-40) and X >= |
 the rounding of the subtraction cannot carry lo above v - E; RN_F(fl(...)) is the cast of NumPy (binary32,
 binary16: one IEEE rounding of a binary64 value, the cast's single rounding checked once per process by
 :func:`_cast_is_single_rounding`) or, for binary64, fl itself. bfloat16 is RN_bf16 of the binary32 RN_32(lo):
-equal to RN_bf16(x) unless RN_32(lo) is a bfloat16 midpoint (the only case where rounding twice differs),
-which is left undecided; RN_bf16 of a binary32 is (b + 0x7FFF + (b >> 16 & 1)) & 0xFFFF0000 on its bits, exact for
-every finite binary32 (subnormals too: bfloat16 is binary32's top half). An estimate that could overflow the
-format (X + E' >= its largest finite value) is never taken: such tables go to the general kernels.
+equal to RN_bf16(x) unless RN_32(lo) is a bfloat16 midpoint m (the only case where rounding twice differs); RN_bf16
+of a binary32 is (b + 0x7FFF + (b >> 16 & 1)) & 0xFFFF0000 on its bits, exact for every finite binary32
+(subnormals too: bfloat16 is binary32's top half). At a midpoint (about 2^-16 of the entries) the binary64 ends
+decide (:func:`round_exact`: RN_32(y) = m means y lies within half a binary32 ulp of m, so |y| > |m| rounds away
+from zero, |y| < |m| toward it, y = m to even). An estimate that could overflow the format is never taken: tables
+whose |alpha| reaches half the largest finite value go to the general kernels.
 
-Undecided entries (about 10^-7 of the binary32 entries, fewer for the others; the row at position 0, where the
-sin is 0 and both signs of zero lie in the interval) are recomputed by the general path (rounded.py, then the
+**Refinement** (:meth:`Progression._refine`). A block's undecided entries (about 10^-7 of the binary32 entries,
+10^-6 of the binary64 ones) are recomputed from their factors in double-double, A_0 J(q) W(l) by two
+:func:`dd_mul` (within about 2^-95 |alpha|), and decided from h + fl(t -+ E') by :func:`decide_sparse` (the same
+monotonicity, :func:`round_exact`). What is still undecided (in practice only the row at position 0, where the sin
+is exactly 0 and both signs of zero lie in the interval) is recomputed by the general path (rounded.py, then the
 certified oracle), whole rows at a time (``build.settle_rows``).
 
 Cost per entry: four binary64 products and two sums per (sin, cos) pair, two casts and a comparison per entry and
@@ -105,11 +117,12 @@ U = 2.0 ** -53
 SAFE = 1 + 2.0 ** -40
 TINY = 2.0 ** -1000
 K_DD = 48 * U * U
-T_DD = 4.2 * U
+K_W = 2.0 ** -74      # the wide top level's rounding (module docstring, wide target)
+T_W = 2.0 ** -24.9
 LOW = 64              # L: rows of the low table W; also the granularity of the jobs
 JOB_ROWS = 4096       # rows of one job (one exact row per job; table() runs jobs on threads)
 BLOCK = 1 << 15       # entries per top-level block (q rows x L x columns)
-COLS = 2048           # frequencies per column chunk
+COLS = 512            # frequencies per column chunk (a block of LOW x COLS entries stays in L2)
 MAX_FREQS = 4096      # wider tables (the factor tables would pass 24 MiB) take the general kernels
 MIN_ROWS = 16         # shorter progressions take the general kernels (the factor tables cost more than they save)
 AMPLITUDE_RANGE = (2.0 ** -500, 2.0 ** 500)  # no underflow in the exact products, no overflow in the bounds
@@ -414,8 +427,38 @@ def narrow_bound(A: Turns, W: Turns) -> float:
 def wide_bound(A: Turns, W: Turns) -> float:
     """E' of a wide block: h + t within E of alpha sin, E' = (E + u (|t| + 2E)) (1 + 2^-40) (module docstring)."""
     ma, mw = A.hi_mag, W.hi_mag
-    E = (K_DD * ma * mw + A.err * (1 + W.err) + A.mag * W.err) * SAFE + TINY
-    return (E + U * (T_DD * ma * mw + 2 * E)) * SAFE
+    E = (K_W * ma * mw + A.err * (1 + W.err) + A.mag * W.err) * SAFE + TINY
+    return (E + U * (T_W * ma * mw + 2 * E)) * SAFE
+
+
+def wide_operands(f: Turns) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Per part (sin, cos) of a factor: (x1, x23), x1 the 26-bit high half of the hi word and x23 = fl(x2 + lo)."""
+    out = []
+    for hi, lo in ((f.sh, f.sl), (f.ch, f.cl)):
+        x1, x2 = _halves(hi)
+        x2 += lo
+        out.append((x1, x2))
+    return out[0], out[1]
+
+
+def _wide_dot_into(x: tuple, y: tuple, z: tuple, w: tuple, sign: int, h: np.ndarray, t: np.ndarray,
+                   bufs: list[np.ndarray]) -> None:
+    """h + t = x y + sign z w within K_W M^2 (module docstring, wide target); operands (x1, x23). bufs: 3 arrays."""
+    p1, p2, tmp = bufs[:3]
+    np.multiply(x[0], y[0], out=p1)  # exact: 26 + 26 bits
+    np.multiply(z[0], w[0], out=p2)
+    if sign > 0:
+        fast._two_sum_into(p1, p2, h, t, tmp)
+    else:
+        np.negative(p2, out=p2)
+        fast._two_sum_into(p1, p2, h, t, tmp)
+    for a, b, sg in ((x[0], y[1], 1), (x[1], y[0], 1), (x[1], y[1], 1), (z[0], w[1], sign), (z[1], w[0], sign),
+                     (z[1], w[1], sign)):
+        np.multiply(a, b, out=tmp)
+        if sg > 0:
+            t += tmp
+        else:
+            t -= tmp
 
 
 def narrow_block(A: Turns, W: Turns, bufs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -431,11 +474,11 @@ def narrow_block(A: Turns, W: Turns, bufs: list[np.ndarray]) -> tuple[np.ndarray
 
 
 def wide_block(A: tuple, W: tuple, bufs: list[np.ndarray]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """((h_s, t_s), (h_c, t_c)): A W in double-double; A and W as (sin, cos) operand pairs (hi, lo, hi1, hi2)."""
+    """((h_s, t_s), (h_c, t_c)): A W to about 2^-75 (module docstring, wide target); A and W as :func:`wide_operands`."""
     (As, Ac), (Ws, Wc) = A, W
-    hs, ts, hc, tc = bufs[5:9]
-    _dd_dot_into(As, Wc, Ac, Ws, 1, hs, ts, bufs)
-    _dd_dot_into(Ac, Wc, As, Ws, -1, hc, tc, bufs)
+    hs, ts, hc, tc = bufs[3:7]
+    _wide_dot_into(As, Wc, Ac, Ws, 1, hs, ts, bufs)
+    _wide_dot_into(Ac, Wc, As, Ws, -1, hc, tc, bufs)
     return (hs, ts), (hc, tc)
 
 
@@ -459,15 +502,43 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     np.add(v, E, out=hi, casting="same_kind")
     np.equal(lo.view(ints), hi.view(ints), out=ok)
     if name == "bfloat16":
-        b, m = lo.view(np.uint32), scratch["u32"]
+        b, m, mid = lo.view(np.uint32), scratch["u32"], scratch["mid"]
         np.bitwise_and(b, 0xFFFF, out=m)
-        ok &= m != 0x8000  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
+        np.equal(m, 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
         np.right_shift(b, 16, out=m)
         m &= 1
         m += b
         m += 0x7FFF
-        m &= 0xFFFF0000
-        np.copyto(res.view(np.uint32), m)
+        np.bitwise_and(m, 0xFFFF0000, out=res.view(np.uint32))
+        mid &= ok
+        if mid.any():  # rare (2^-16): decided from the binary64 ends themselves
+            at = np.nonzero(mid)
+            vals, sure = decide_sparse(np.subtract(v[at], E), np.add(v[at], E), fmt)
+            res[at], ok[at] = vals, sure
+
+
+def round_exact(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """RN_fmt(x) for binary64 values x (a few, 1-D), as binary64: the probed cast; bfloat16 through RN_32 (the
+    same bits unless RN_32(x) is a bfloat16 midpoint, and then x against that midpoint decides, ties to even)."""
+    if fmt.name == "binary64":
+        return x.copy()
+    if fmt.name in ("binary32", "binary16"):
+        return _subtract_cast(x, np.float32 if fmt.name == "binary32" else np.float16).astype(np.float64)
+    c = _subtract_cast(x, np.float32)
+    b = c.view(np.uint32)
+    out = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    mid = (b & 0xFFFF) == 0x8000
+    away = mid & (np.abs(x) > np.abs(c.astype(np.float64)))
+    toward = mid & (np.abs(x) < np.abs(c.astype(np.float64)))
+    out[away] = (b[away] + 0x8000) & 0xFFFF0000
+    out[toward] = b[toward] & 0xFFFF0000
+    return out.view(np.float32).astype(np.float64)
+
+
+def decide_sparse(lo: np.ndarray, hi: np.ndarray, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
+    """(RN_fmt(lo), whether RN_fmt(hi) has the same bits) for a few binary64 ends lo <= x <= hi (monotonicity)."""
+    a, b = round_exact(lo, fmt), round_exact(hi, fmt)
+    return a, a.view(np.int64) == b.view(np.int64)
 
 
 @lru_cache(maxsize=32)
@@ -515,7 +586,7 @@ class Progression:
         for k0 in range(0, pl.nf, COLS):
             k1 = min(pl.nf, k0 + COLS)
             W, J = step_powers(pl.cd, h, self.low, k0, k1), step_powers(pl.cd, h * self.low, _pow2(self.nq), k0, k1)
-            self.chunks.append((k0, k1, W, J, _operands(W) if self.wide else None))
+            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else None))
         self.sin_place, self.cos_place = _placements(pl)
         self._groups: dict[int, list[list[Turns]]] = {}
         self._lock = threading.Lock()
@@ -547,7 +618,8 @@ class Progression:
         return grp[(a - g * span) // self.job_rows]
 
     def _blocks(self, a: int, b: int, seeds: list[Turns]) -> Any:
-        """For rows a..b (a job's, seeds its A_0 per chunk): (k0, k1, r0, r1, A, W, wide W) per top-level block."""
+        """For rows a..b (a job's, seeds its A_0 per chunk): per top-level block (k0, k1, r0, r1, A, W, wide W,
+        (A_0, J, the block's first q))."""
         L = self.low
         nq = -(-(b - a) // L)
         for (k0, k1, W, J, Wops), A0 in zip(self.chunks, seeds):
@@ -555,37 +627,51 @@ class Progression:
             qa = max(1, BLOCK // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
                 q1 = min(nq, q0 + qa)
-                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wops
+                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wops, (A0, J, q0)
 
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
         except the rows returned (absolute indices), whose entries this path could not all decide."""
         fmt, bad, scratch = self.pl.fmt, set(), {}
-        for k0, k1, r0, r1, A, W, Wops in self._blocks(a, b, seeds or self.seed(a)):
+        for k0, k1, r0, r1, A, W, Wops, factors in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, n = (shape[0] * shape[1], shape[2]), r1 - r0
-            bufs = _bufs(scratch, shape, 9 if self.wide else 3)
+            bufs = _bufs(scratch, shape, 7 if self.wide else 3)
             if self.wide:
-                pairs, E = wide_block(_operands(A), Wops, bufs), wide_bound(A, W)
+                pairs, E = wide_block(wide_operands(A), Wops, bufs), wide_bound(A, W)
             else:
                 (S, C), E = narrow_block(A, W, bufs), narrow_bound(A, W)
                 pairs = ((S, None), (C, None))
             dec = _decide_scratch(scratch, flat, fmt)
-            for (v, t), place in zip(pairs, (self.sin_place, self.cos_place)):
+            for part, ((v, t), place) in enumerate(zip(pairs, (self.sin_place, self.cos_place))):
                 res, ok = dec["res"], dec["ok"]
                 decide(v.reshape(flat), None if t is None else t.reshape(flat), E, fmt, res, ok, dec)
                 if not ok[:n].all():
-                    bad.update((r0 + np.nonzero(~ok[:n].all(axis=1))[0]).tolist())
+                    self._refine(res[:n], ok[:n], W, factors, part)
+                    if not ok[:n].all():
+                        bad.update((r0 + np.nonzero(~ok[:n].all(axis=1))[0]).tolist())
                 _place(out[r0 - a:r1 - a], res[:n], place, k0, k1)
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0
         return bad
 
+    def _refine(self, res: np.ndarray, ok: np.ndarray, W: Turns, factors: tuple, part: int) -> None:
+        """The block's undecided entries again, from A_0 J(q) W(l) in double-double (:func:`dd_mul`, within about
+        2^-95 |alpha|): decided by :func:`decide_sparse` unless that interval too holds a rounding boundary."""
+        A0, J, q0 = factors
+        r, k = np.nonzero(~ok)
+        q, l = q0 + r // self.low, r % self.low
+        z = dd_mul(dd_mul(_gather(A0, np.zeros_like(k), k), _gather(J, q, k)), _gather(W, l, k))
+        h, t = (z.sh, z.sl) if part == 0 else (z.ch, z.cl)
+        E = (z.err + U * (U * z.hi_mag + 2 * z.err)) * SAFE  # |t| <= u |h|: TwoSum's output
+        vals, sure = decide_sparse(h + (t - E), h + (t + E), self.pl.fmt)
+        res[r, k], ok[r, k] = vals, sure
+
     def estimate(self, out: np.ndarray, a: int, b: int) -> float:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
         worst, scratch = 0.0, {}
-        for k0, k1, r0, r1, A, W, _ in self._blocks(a, b, self.seed(a)):
+        for k0, k1, r0, r1, A, W, *_ in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             S, C = narrow_block(A, W, _bufs(scratch, shape, 3))
             worst = max(worst, narrow_bound(A, W))
@@ -595,6 +681,10 @@ class Progression:
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0.0
         return worst
+
+
+def _gather(f: Turns, rows: np.ndarray, cols: np.ndarray) -> Turns:
+    return Turns(f.sh[rows, cols], f.sl[rows, cols], f.ch[rows, cols], f.cl[rows, cols], f.err, f.mag)
 
 
 def _bufs(scratch: dict[str, np.ndarray], shape: tuple[int, int, int], count: int) -> list[np.ndarray]:
@@ -612,7 +702,7 @@ def _decide_scratch(scratch: dict[str, np.ndarray], flat: tuple[int, int], fmt: 
         n = max(size, BLOCK)
         store = np.dtype(fmt.storage)
         scratch.update(size=n, res_=np.empty(n, store), ok_=np.empty(n, bool), f64_=np.empty(n), lo32_=np.empty(n, np.float32),
-                       hi32_=np.empty(n, np.float32), hi16_=np.empty(n, np.float16), u32_=np.empty(n, np.uint32))
+                       hi32_=np.empty(n, np.float32), hi16_=np.empty(n, np.float16), u32_=np.empty(n, np.uint32), mid_=np.empty(n, bool))
     return {k[:-1]: v[:size].reshape(flat) for k, v in scratch.items() if k.endswith("_")}
 
 
