@@ -99,6 +99,7 @@ one copy into the table's column: about 3-4 ns per entry on one core, against ab
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
@@ -502,19 +503,21 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     np.add(v, E, out=hi, casting="same_kind")
     np.equal(lo.view(ints), hi.view(ints), out=ok)
     if name == "bfloat16":
-        b, m, mid = lo.view(np.uint32), scratch["u32"], scratch["mid"]
-        np.bitwise_and(b, 0xFFFF, out=m)
-        np.equal(m, 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
-        np.right_shift(b, 16, out=m)
-        m &= 1
-        m += b
-        m += 0x7FFF
-        np.bitwise_and(m, 0xFFFF0000, out=res.view(np.uint32))
-        mid &= ok
-        if mid.any():  # rare (2^-16): decided from the binary64 ends themselves
-            at = np.nonzero(mid)
+        b, mid = lo.view(np.uint32), scratch["mid"]
+        np.equal(_low_halves(lo), 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
+        np.add(b, 0x8000, out=res.view(np.uint32))  # elsewhere half up on the magnitude is RN_bf16 (no tie)
+        np.bitwise_and(res.view(np.uint32), 0xFFFF0000, out=res.view(np.uint32))
+        if mid.any():  # rare (2^-16): decided from the binary64 ends themselves (the others are undecided anyway)
+            at = np.nonzero(mid & ok)
             vals, sure = decide_sparse(np.subtract(v[at], E), np.add(v[at], E), fmt)
             res[at], ok[at] = vals, sure
+
+
+def _low_halves(x: np.ndarray) -> np.ndarray:
+    """The low 16 bits of each binary32 of a C-contiguous array, as a uint16 view (or computed, on big-endian)."""
+    if sys.byteorder == "little":
+        return x.view(np.uint16)[..., 0::2]
+    return x.view(np.uint32) & 0xFFFF
 
 
 def round_exact(x: np.ndarray, fmt: Format) -> np.ndarray:
@@ -541,7 +544,7 @@ def decide_sparse(lo: np.ndarray, hi: np.ndarray, fmt: Format) -> tuple[np.ndarr
     return a, a.view(np.int64) == b.view(np.int64)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=16)  # at most ~16 MiB kept
 def step_powers(cd: ColumnData, step: int, count: int, k0: int, k1: int) -> Turns:
     """e^{i theta_k(j step)} for j < count (count a power of two) and frequencies k0..k1, by doubling from exact
     rows at 2^m step (module docstring). They depend on no position: kept for the next table."""
