@@ -183,7 +183,7 @@ def test_factor_tables_within_their_bounds() -> None:
     prof = get_profile("vaswani", phase_scale="1/3")
     pl = build.resolve(prof, 16, "float64", {})
     pr = progression.Progression(pl, 10**9, 5, 4096)
-    k0, k1, W, J, _ = pr.chunks[0]
+    k0, k1, W, J, *_ = pr.chunks[0]
     seeds = pr.seeds([0, pr.job_rows, 2 * pr.job_rows])
     g = fast.frequency_words(pl.cd)
     with mpmath.workprec(200):

@@ -287,6 +287,8 @@ def fill_progression(prog: "progression.Progression", src: PositionSource, out: 
     n, rows = out.shape[0], prog.job_rows
     starts = list(range(0, n, rows))
     group = max(1, (1 << 18) // prog.pl.nf)  # seed rows per call: 8 MiB of double-double pairs at most
+    if workers > 1:
+        prog.block = 2 * progression.BLOCK  # two threads contend for the GIL between NumPy calls: fewer, longer ones
 
     def job(a: int, seeds: Any) -> None:
         b = min(n, a + rows)

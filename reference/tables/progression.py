@@ -122,7 +122,7 @@ K_W = 2.0 ** -74      # the wide top level's rounding (module docstring, wide ta
 T_W = 2.0 ** -24.9
 LOW = 64              # L: rows of the low table W; also the granularity of the jobs
 JOB_ROWS = 4096       # rows of one job (one exact row per job; table() runs jobs on threads)
-BLOCK = 1 << 15       # entries per top-level block (q rows x L x columns)
+BLOCK = 1 << 15       # entries per top-level block (q rows x L x columns); threads take twice as many
 COLS = 512            # frequencies per column chunk (a block of LOW x COLS entries stays in L2)
 MAX_FREQS = 4096      # wider tables (the factor tables would pass 24 MiB) take the general kernels
 MIN_ROWS = 16         # shorter progressions take the general kernels (the factor tables cost more than they save)
@@ -589,8 +589,9 @@ class Progression:
         for k0 in range(0, pl.nf, COLS):
             k1 = min(pl.nf, k0 + COLS)
             W, J = step_powers(pl.cd, h, self.low, k0, k1), step_powers(pl.cd, h * self.low, _pow2(self.nq), k0, k1)
-            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else None))
-        self.sin_place, self.cos_place = _placements(pl)
+            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else None,
+                                tuple(_chunk_place(pc, k0, k1) for pc in _placements(pl))))
+        self.block = BLOCK  # entries per top-level block (build.fill_progression doubles it for threads)
         self._groups: dict[int, list[list[Turns]]] = {}
         self._lock = threading.Lock()
 
@@ -625,18 +626,18 @@ class Progression:
         (A_0, J, the block's first q))."""
         L = self.low
         nq = -(-(b - a) // L)
-        for (k0, k1, W, J, Wops), A0 in zip(self.chunks, seeds):
+        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds):
             A = (dd_mul if self.wide else plain_mul)(A0, J.rows(0, nq))
-            qa = max(1, BLOCK // (L * (k1 - k0)))
+            qa = max(1, self.block // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
                 q1 = min(nq, q0 + qa)
-                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wops, (A0, J, q0)
+                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wops, (A0, J, q0), places
 
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
         except the rows returned (absolute indices), whose entries this path could not all decide."""
         fmt, bad, scratch = self.pl.fmt, set(), {}
-        for k0, k1, r0, r1, A, W, Wops, factors in self._blocks(a, b, seeds or self.seed(a)):
+        for k0, k1, r0, r1, A, W, Wops, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, n = (shape[0] * shape[1], shape[2]), r1 - r0
             bufs = _bufs(scratch, shape, 7 if self.wide else 3)
@@ -646,14 +647,14 @@ class Progression:
                 (S, C), E = narrow_block(A, W, bufs), narrow_bound(A, W)
                 pairs = ((S, None), (C, None))
             dec = _decide_scratch(scratch, flat, fmt)
-            for part, ((v, t), place) in enumerate(zip(pairs, (self.sin_place, self.cos_place))):
+            for part, ((v, t), place) in enumerate(zip(pairs, places)):
                 res, ok = dec["res"], dec["ok"]
                 decide(v.reshape(flat), None if t is None else t.reshape(flat), E, fmt, res, ok, dec)
                 if not ok[:n].all():
                     self._refine(res[:n], ok[:n], W, factors, part)
                     if not ok[:n].all():
                         bad.update((r0 + np.nonzero(~ok[:n].all(axis=1))[0]).tolist())
-                _place(out[r0 - a:r1 - a], res[:n], place, k0, k1)
+                _place(out[r0 - a:r1 - a], res[:n], place)
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0
         return bad
@@ -674,13 +675,13 @@ class Progression:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
         worst, scratch = 0.0, {}
-        for k0, k1, r0, r1, A, W, *_ in self._blocks(a, b, self.seed(a)):
+        for k0, k1, r0, r1, A, W, _, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             S, C = narrow_block(A, W, _bufs(scratch, shape, 3))
             worst = max(worst, narrow_bound(A, W))
             n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
-            for v, place in ((S, self.sin_place), (C, self.cos_place)):
-                _place(out[r0 - a:r1 - a], v.reshape(flat)[:n], place, k0, k1)
+            for v, place in zip((S, C), places):
+                _place(out[r0 - a:r1 - a], v.reshape(flat)[:n], place)
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0.0
         return worst
@@ -690,23 +691,32 @@ def _gather(f: Turns, rows: np.ndarray, cols: np.ndarray) -> Turns:
     return Turns(f.sh[rows, cols], f.sl[rows, cols], f.ch[rows, cols], f.cl[rows, cols], f.err, f.mag)
 
 
-def _bufs(scratch: dict[str, np.ndarray], shape: tuple[int, int, int], count: int) -> list[np.ndarray]:
-    size = shape[0] * shape[1] * shape[2]
-    key = f"f{count}"
-    have = scratch.get(key)
-    if have is None or have.shape[1] < size:
-        have = scratch[key] = np.empty((count, max(size, BLOCK)))
-    return [have[i, :size].reshape(shape) for i in range(count)]
+def _bufs(scratch: dict[Any, Any], shape: tuple[int, int, int], count: int) -> list[np.ndarray]:
+    key = ("bufs", shape, count)
+    got = scratch.get(key)
+    if got is None:
+        size = shape[0] * shape[1] * shape[2]
+        have = scratch.get(("f", count))
+        if have is None or have.shape[1] < size:
+            have = scratch[("f", count)] = np.empty((count, max(size, BLOCK)))
+        got = scratch[key] = [have[i, :size].reshape(shape) for i in range(count)]
+    return got
 
 
-def _decide_scratch(scratch: dict[str, np.ndarray], flat: tuple[int, int], fmt: Format) -> dict[str, np.ndarray]:
-    size = flat[0] * flat[1]
-    if scratch.get("size", 0) < size:
+def _decide_scratch(scratch: dict[Any, Any], flat: tuple[int, int], fmt: Format) -> dict[str, np.ndarray]:
+    key = ("dec", flat)
+    got = scratch.get(key)
+    if got is None:
+        size = flat[0] * flat[1]
         n = max(size, BLOCK)
-        store = np.dtype(fmt.storage)
-        scratch.update(size=n, res_=np.empty(n, store), ok_=np.empty(n, bool), f64_=np.empty(n), lo32_=np.empty(n, np.float32),
-                       hi32_=np.empty(n, np.float32), hi16_=np.empty(n, np.float16), u32_=np.empty(n, np.uint32), mid_=np.empty(n, bool))
-    return {k[:-1]: v[:size].reshape(flat) for k, v in scratch.items() if k.endswith("_")}
+        if scratch.get("size", 0) < size:
+            store = np.dtype(fmt.storage)
+            scratch.update(size=n, res_=np.empty(n, store), ok_=np.empty(n, bool), f64_=np.empty(n),
+                           lo32_=np.empty(n, np.float32), hi32_=np.empty(n, np.float32), hi16_=np.empty(n, np.float16),
+                           mid_=np.empty(n, bool))
+        got = scratch[key] = {k[:-1]: v[:size].reshape(flat) for k, v in scratch.items()
+                              if isinstance(k, str) and k.endswith("_")}
+    return got
 
 
 def _placements(pl: rounded.Plan) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
@@ -732,14 +742,13 @@ def _as_slice(idx: np.ndarray) -> Any:
     return idx
 
 
-@lru_cache(maxsize=256)
-def _chunk_place(dst: bytes, src: bytes, k0: int, k1: int) -> tuple[Any, Any]:
-    d_arr, s_arr = np.frombuffer(dst, dtype=np.intp), np.frombuffer(src, dtype=np.intp)
+def _chunk_place(place: tuple[np.ndarray, np.ndarray], k0: int, k1: int) -> tuple[Any, Any]:
+    """(dst, src - k0) of the plan's instructions whose frequency lies in k0..k1, as slices where possible."""
+    d_arr, s_arr = place
     sel = (s_arr >= k0) & (s_arr < k1)
     return _as_slice(d_arr[sel]), _as_slice(s_arr[sel] - k0)
 
 
-def _place(out: np.ndarray, res: np.ndarray, place: tuple[np.ndarray, np.ndarray], k0: int, k1: int) -> None:
-    """out[:, dst] = res[:, src - k0] for the plan's instructions whose frequency lies in k0..k1."""
-    dst, src = _chunk_place(place[0].tobytes(), place[1].tobytes(), k0, k1)
-    out[:, dst] = res[:, src]
+def _place(out: np.ndarray, res: np.ndarray, sel: tuple[Any, Any]) -> None:
+    """out[:, dst] = res[:, src] (one of a chunk's :func:`_chunk_place`)."""
+    out[:, sel[0]] = res[:, sel[1]]
