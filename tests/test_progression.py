@@ -266,3 +266,28 @@ def test_streamed_file_and_stats(tmp_path) -> None:
     rng = random.Random(4)
     pos = [rng.randrange(0, 700) for _ in range(50)]
     assert np.array_equal(_bits(table("vaswani", 40, pos, "bfloat16")), _bits(want[pos]))
+
+
+def _random_progressions(seed: int = 28) -> list[tuple]:
+    rng = random.Random(seed)
+    cases = []
+    for preset in ("vaswani", "t2t", "vaswani-concat", "vaswani", "t2t", "vaswani", "t2t", "vaswani-concat"):
+        ov = {k: rng.choice(v) for k, v in (("offset", ["0", "0.5", "-3", "1/3", "100000.25"]),
+                                             ("amplitude", ["1", "2", "-0.75", "1/3", "1000"]),
+                                             ("base", ["10000", "500", "1/7"]), ("phase_scale", ["1", "1/3", "1000"]))}
+        p0, h = rng.choice([0, 1, -50, 10**6, 2**40, 10**12]), rng.choice([1, 3, -1, -7, 0, 1000])
+        cases.append((preset, ov, rng.choice([1, 7, 16, 33]), p0 + h * np.arange(rng.choice([16, 63, 65]))))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_random_progressions_bit_identical_to_the_oracle(case: int) -> None:
+    """REQ-TABLE-FAST: random presets, overrides, widths (odd ones, d = 1), starts up to 10^12 and steps of both signs
+    (and 0): every format's bits are the oracle's, through the progression kernel."""
+    preset, ov, d, pos = _random_progressions()[case]
+    prof = get_profile(preset, **ov)
+    want = Certifier().tables(prof, d, [Fraction(int(p)) for p in pos])
+    for f in Certifier().formats:
+        assert build.progression_of(build.resolve(prof, d, f.dtype, {}), build.as_source(pos), 64) is not None
+        got = table(prof, d, pos, f.dtype)
+        assert np.array_equal(_bits(got), _bits(want[f.name])), (preset, ov, d, pos[:2], f.name)
