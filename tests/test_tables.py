@@ -107,7 +107,7 @@ def test_bound_that_does_not_cover_the_error_is_caught(monkeypatch, kernel: str,
     bits, which the comparison with the oracle finds; the same estimate with a bound that covers the error
     gives the right bits (through the oracle for the entries the wider bound leaves undecided)."""
     prof = get_profile("vaswani")
-    pos = list(range(1, 200))
+    pos = sorted(random.Random(3).sample(range(1, 10**4), 199))  # not a progression: the general kernels
     f = get_format(dtype)
     want = Certifier((f,)).tables(prof, 64, pos)[f.name]
     if kernel == "dd":
@@ -172,13 +172,18 @@ def test_oracle_share_is_small() -> None:
         assert st.share <= limit, (dtype, st.share)
 
 
-def test_threads_and_blocks_do_not_change_bits(monkeypatch) -> None:
-    """REQ-TABLE-STREAM: one thread or two, big blocks or tiny ones: the same bits."""
-    a = table("t2t", 33, 300, "float16", workers=1)
+@pytest.mark.parametrize("positions", [300, np.random.default_rng(5).permutation(300)])
+def test_threads_and_blocks_do_not_change_bits(monkeypatch, positions) -> None:
+    """REQ-TABLE-STREAM: one thread or two, big blocks or tiny ones, a progression or shuffled positions
+    (the general kernels): the same bits, in table() and in a streamed file."""
+    a = table("t2t", 33, positions, "float16", workers=1)
     monkeypatch.setattr(build, "BLOCK_ENTRIES", 100)
     monkeypatch.setattr(rounded, "WORK", 64)
-    b = table("t2t", 33, 300, "float16", workers=2)
-    assert np.array_equal(_bits(a), _bits(b))
+    monkeypatch.setattr(build.progression, "JOB_ROWS", 32)
+    b = table("t2t", 33, positions, "float16", workers=2)
+    pl = build.resolve("t2t", 33, "float16", {})
+    c = np.concatenate(list(build.iter_blocks(pl, build.as_source(positions), workers=2)))
+    assert np.array_equal(_bits(a), _bits(b)) and np.array_equal(_bits(a), _bits(c))
 
 
 def test_write_npy_and_safetensors(tmp_path) -> None:
@@ -195,7 +200,7 @@ def test_write_npy_and_safetensors(tmp_path) -> None:
 
 def test_failure_leaves_no_file(tmp_path, monkeypatch) -> None:
     """REQ-TABLE-STREAM: a failure half-way leaves neither the file nor a temporary."""
-    real, calls = build.rounded_block, []
+    real, calls = build._block, []
 
     def flaky(*a, **k):  # type: ignore[no-untyped-def]
         calls.append(1)
@@ -203,7 +208,7 @@ def test_failure_leaves_no_file(tmp_path, monkeypatch) -> None:
             raise RuntimeError("disk on fire")
         return real(*a, **k)
 
-    monkeypatch.setattr(build, "rounded_block", flaky)
+    monkeypatch.setattr(build, "_block", flaky)
     monkeypatch.setattr(build, "BLOCK_ENTRIES", 64)
     with pytest.raises(RuntimeError):
         write_table(tmp_path / "t.npy", "vaswani", 8, 100, "float32", workers=1)

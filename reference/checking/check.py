@@ -67,6 +67,7 @@ from sinpe.reference.progress import Progress
 from sinpe.reference.checking import decide
 from sinpe.reference.checking.decide import Escalation, entry_bound, undecided_words
 from sinpe.reference.checking.result import BandFigures, CheckResult, Failure
+from sinpe.reference.tables import progression
 from sinpe.reference.tables.build import correctly_rounded_block
 from sinpe.reference.tables.rounded import Plan as _TablePlan, Stats as _TableStats
 
@@ -343,6 +344,7 @@ class _Kernel:
     certified: Any
     may_overflow: bool
     ref_err_rel: float   # the fast reference's error, relative to |PE| (fastref.ERROR_ULPS binary64 ulps)
+    progression: Any = None  # the progression kernel as the reference (positions p_0 + i h; _progression_reference)
     cert_stats: Any = field(default_factory=_TableStats)
     local: Any = field(default_factory=threading.local)
 
@@ -363,11 +365,13 @@ class _Kernel:
         # other working formats the report compares with: wider ones when entries go unjudged, F itself (native)
         # when W is wider than F (a failing half-precision table computed in half precision says so)
         alts = [w for w in consts if w != wfmt.dtype and (may_unjudge or get_format(w).precision < wfmt.precision)]
+        step = max(1, chunk_entries // max(d, 1))
         return cls(profile, d, fmt, wfmt, tier, data, pos, pos64, check_repr, max_failures,
-                   max(1, chunk_entries // max(d, 1)), _bands(pos64), _band_index(pos64), absamp,
+                   step, _bands(pos64), _band_index(pos64), absamp,
                    float(np.max(np.abs(fw_all))) if fw_n else 0.0, w_col, consts, may_unjudge, alts,
                    structure.pair_plan(profile, d), _certified_plan(profile, d, fmt, tier, pmax),
-                   absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52)
+                   absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52,
+                   _progression_reference(profile, d, fmt, tier, pos, step))
 
     @property
     def cd(self) -> ColumnData:
@@ -383,7 +387,7 @@ class _Kernel:
         b = min(self.data.shape[0], a + self.step)
         out = _new_part(b)
         y = self._load(a, b, out)
-        ref, rn, enc = self._reference(a, b)
+        ref, rn, enc, ref_abs = self._reference(a, b)
         pabs = np.abs(self.pos[a:b].astype(np.float64) + float(self.cd.offset))
         err = self.buf("err", b - a)
         np.subtract(y, ref, out=err)
@@ -393,7 +397,7 @@ class _Kernel:
         ulp, allowed = self._bounds(a, pabs, ref, err, out)
         if self.plan is not None:
             self._structure(a, b, y, out)
-        self._look_closer(a, b, y, ref, rn, enc, err, allowed, pabs, out)
+        self._look_closer(a, b, y, ref, rn, enc, err, allowed, pabs, out, ref_abs)
         self._figures(a, b, err, allowed, ref, ulp, out)
         return out
 
@@ -409,20 +413,24 @@ class _Kernel:
                 out["not_in"], out["first_not_in"] = int(notin.sum()), (a + int(r0), int(c0), float(y[r0, c0]))
         return y
 
-    def _reference(self, a: int, b: int) -> tuple[np.ndarray, Any, Any]:
-        """(PE, RN_F(PE), its enclosure): the correctly rounded fast path at the exact and faithful tiers
-        (REQ-TABLE-FAST), else the fast reference (RN and enclosure None)."""
+    def _reference(self, a: int, b: int) -> tuple[np.ndarray, Any, Any, float | None]:
+        """(PE, RN_F(PE), its enclosure, an absolute bound on PE's error or None): the correctly rounded fast path
+        at the exact and faithful tiers (REQ-TABLE-FAST), else the progression kernel's estimates (its bound E',
+        TOL-TABLE-BOUND) or the fast reference (REQ-CHECK-FASTREF; RN, enclosure and bound None)."""
         pchunk = self.pos[a:b]
-        rn = enc = None
+        rn = enc = ref_abs = None
         if self.certified is not None:
             rn, enc = correctly_rounded_block(self.certified, self.d, pchunk, self.fmt, self.cert_stats, estimate=True)
             ref = enc.v
+        elif self.progression is not None:
+            ref = self.buf("ref", b - a)
+            ref_abs = self.progression.estimate(ref, a, b)
         else:
             ref, _ = reference_chunk(self.profile, self.d, pchunk, False, self.local.__dict__)
         if not np.isfinite(ref).all():  # REQ-CHECK-FINITE: nothing is judged against a non-finite reference
             raise LoadError(f"the reference is not finite at some position from {format_position(pchunk[0])}: phase "
                             f"scale x position x frequency overflows binary64; nothing can be judged")
-        return ref, rn, enc
+        return ref, rn, enc, ref_abs
 
     def _bounds(self, a: int, pabs: np.ndarray, ref: np.ndarray, err: np.ndarray,
                 out: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -454,25 +462,27 @@ class _Kernel:
         out["hashes"] = structure.row_hashes(y, plan)
 
     def _look_closer(self, a: int, b: int, y: np.ndarray, ref: np.ndarray, rn: Any, enc: Any, err: np.ndarray,
-                     allowed: np.ndarray, pabs: np.ndarray, out: dict[str, Any]) -> None:
+                     allowed: np.ndarray, pabs: np.ndarray, out: dict[str, Any], ref_abs: float | None = None) -> None:
         """An entry is decided when |err - allowed| exceeds the fast reference's error bound (ERROR_ULPS binary64
         ulps of |PE| plus |P| max|w| 2^-100, zero at position 0, where it is exact; + 2^-50 of the bound: the
         fused form rounds differently from allowed_abs_error). Only a chunk where some entry fails, is near its
         bound or is NaN is looked at entry by entry: failures, non-finite entries, the oracle's queue."""
         n = b - a
-        prow = pabs * (self.fw_max * 2.0 ** -100)
+        rel, prow = self.ref_err_rel, pabs * (self.fw_max * 2.0 ** -100)
+        if ref_abs is not None:  # the progression reference: within ref_abs of PE everywhere (reduction included)
+            rel, prow = 0.0, np.full_like(pabs, ref_abs)
         slack = self.buf("slack", n)
         np.subtract(err, allowed, out=slack)
         if rn is not None:
             same = np.equal(y, rn, out=self.buf("same", n, bool))
             if same.all() and not self.may_overflow:  # (an inf entry "equal" to an overflowing RN fails)
                 return
-        elif float(slack.max()) <= -(self.ref_err_rel * self.absamp + float(prow.max()) + 2.0 ** -1000
+        elif float(slack.max()) <= -(rel * self.absamp + float(prow.max()) + 2.0 ** -1000
                                      + float(allowed.max()) * 2.0 ** -50):
             return
         margin = self.buf("margin", n)
         np.abs(ref, out=margin)
-        margin *= self.ref_err_rel
+        margin *= rel
         margin += prow[:, None]
         margin += 2.0 ** -1000
         margin += allowed * 2.0 ** -50
@@ -714,6 +724,21 @@ def _certified_plan(profile: Profile, d: int, fmt: Any, tier: str, pmax: float) 
     if tier == "phase" or not pmax < 2.0 ** 53 * (1 - 2.0 ** -20):
         return None
     return _TablePlan(profile, d, fmt)
+
+
+def _progression_reference(profile: Profile, d: int, fmt: Any, tier: str, pos: np.ndarray, step: int) -> Any:
+    """The progression kernel (:mod:`sinpe.reference.tables.progression`) as the phase tier's reference when the
+    positions are integers p_0 + i h and the table has at most 24 bits (its estimates are within E' ~ 2^-50
+    |alpha| of PE, absolute: far below those tables' tolerances), with jobs of one chunk; else None."""
+    if tier != "phase" or fmt.precision > 24 or pos.dtype == object:
+        return None
+    start = progression.detect(pos)
+    if start is None:
+        return None
+    pl = _TablePlan(profile, d, fmt)
+    if not progression.applies(pl, len(pos)):
+        return None
+    return progression.Progression(pl, start[0], start[1], len(pos), step)
 
 
 def _certified_verdicts(y: np.ndarray, rn: np.ndarray, enc: Any, err: np.ndarray,

@@ -34,6 +34,7 @@ from sinpe.spec.profiles import Profile, get_profile
 from sinpe.reference.checking.loaders import read_safetensors  # noqa: F401  (the one raw reader; re-exported)
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
+from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
 
 STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
@@ -164,15 +165,15 @@ def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, f
 
 def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats: Stats | None = None,
                 progress: Callable[[int], None] | None = None) -> Iterator[np.ndarray]:
-    """The table's row blocks in order (float64, at most ``BLOCK_ENTRIES`` entries each), computed on ``workers`` threads."""
+    """The table's row blocks in order (at most ``BLOCK_ENTRIES`` entries each; float64, or the format's storage
+    dtype when the positions are a progression: exact values either way), computed on ``workers`` threads."""
     n = len(src)
     rows = max(1, BLOCK_ENTRIES // pl.d)
-    starts = list(range(0, n, rows)) if n < (1 << 24) else None
     workers = workers or os.cpu_count() or 1
+    prog = progression_of(pl, src, rows)
 
     def job(a: int) -> np.ndarray:
-        b = min(n, a + rows)
-        return rounded_block(pl, src.block(a, b), stats, lambda i: src.fraction(a + i))
+        return _block(pl, prog, src, a, min(n, a + rows), stats)
 
     if workers == 1:
         for a in range(0, n, rows):
@@ -181,7 +182,6 @@ def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats
                 progress(blk.shape[0])
             yield blk
         return
-    del starts
     with ThreadPoolExecutor(max_workers=workers) as ex:
         pending: list[Any] = []
         it = iter(range(0, n, rows))
@@ -197,6 +197,32 @@ def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats
             if progress:
                 progress(blk.shape[0])
             yield blk
+
+
+def _block(pl: Plan, prog: "progression.Progression | None", src: PositionSource, a: int, b: int,
+           stats: Stats | None) -> np.ndarray:
+    """Rows a..b: by the progression kernel (then :func:`settle_rows`) when there is one, else :func:`rounded_block`."""
+    if prog is None:
+        return rounded_block(pl, src.block(a, b), stats, lambda i: src.fraction(a + i))
+    blk = np.empty((b - a, pl.d), dtype=STORAGE[pl.fmt.name])
+    settle_rows(prog, src, blk, a, prog.fill(blk, a, b), stats)
+    if stats is not None:
+        stats.add(blk.size, 0)
+    return blk
+
+
+def settle_rows(prog: "progression.Progression", src: PositionSource, out: np.ndarray, a: int, bad: set[int],
+                stats: Stats | None) -> None:
+    """out[r - a] = row r by :func:`rounded_block` (the general kernels, then the oracle) for the rows ``bad`` the
+    progression kernel left undecided; only the oracle's count goes to ``stats`` (the entries are counted once)."""
+    if not bad:
+        return
+    rows = sorted(bad)
+    own = Stats()
+    out[[r - a for r in rows]] = rounded_block(prog.pl, [src.fraction(r) for r in rows], own,
+                                               lambda i: src.fraction(rows[i]))
+    if stats is not None:
+        stats.add(0, own.oracle)
 
 
 def check_memory(nbytes: int) -> None:
@@ -222,11 +248,72 @@ def table(profile: "str | Profile", d: int, positions: Any, dtype: "str | Format
     store = STORAGE[pl.fmt.name]
     check_memory(len(src) * pl.d * np.dtype(store).itemsize)
     out = np.empty((len(src), pl.d), dtype=store)
+    workers = workers or os.cpu_count() or 1
+    prog = progression_of(pl, src, job_rows(len(src), workers))
+    if prog is not None:
+        fill_progression(prog, src, out, workers, stats)
+        return out
     r = 0
     for blk in iter_blocks(pl, src, workers, stats):
         out[r:r + blk.shape[0]] = blk
         r += blk.shape[0]
     return out
+
+
+def job_rows(n: int, workers: int) -> int:
+    """Rows per job of a progression: about four jobs per worker, a multiple of the low table, at most JOB_ROWS."""
+    low = progression.LOW
+    return max(low, min(progression.JOB_ROWS, -(-n // (4 * workers * low)) * low))
+
+
+def progression_of(pl: Plan, src: PositionSource, rows: int) -> "progression.Progression | None":
+    """The progression kernel for ``src`` when its positions are integers p_0 + i h and the plan suits it, else None."""
+    n = len(src)
+    if src.values is None:
+        start = (src.start, 1)
+    elif isinstance(src.values, np.ndarray):
+        start = progression.detect(src.values)
+    else:
+        start = progression.detect_exact(src.values)
+    if start is None or not progression.applies(pl, n):
+        return None
+    return progression.Progression(pl, start[0], start[1], n, rows)
+
+
+def fill_progression(prog: "progression.Progression", src: PositionSource, out: np.ndarray, workers: int,
+                     stats: Stats | None = None) -> None:
+    """out = the table of a progression: jobs of rows on ``workers`` threads, each writing its rows (their seed rows
+    computed here, a group at a time); rows a job leaves undecided are settled by :func:`settle_rows`."""
+    n, rows = out.shape[0], prog.job_rows
+    starts = list(range(0, n, rows))
+    group = max(1, (1 << 18) // prog.pl.nf)  # seed rows per call: 8 MiB of double-double pairs at most
+    if workers > 1:
+        prog.block = 2 * progression.BLOCK  # two threads contend for the GIL between NumPy calls: fewer, longer ones
+
+    def job(a: int, seeds: Any) -> None:
+        b = min(n, a + rows)
+        settle_rows(prog, src, out[a:b], a, prog.fill(out[a:b], a, b, seeds), stats)
+
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 and len(starts) > 1 else None
+    try:
+        pending: list[Any] = []
+        for g in range(0, len(starts), group):
+            part = starts[g:g + group]
+            seeds = prog.seeds(part)
+            if pool is None:
+                for a, sd in zip(part, seeds):
+                    job(a, sd)
+                continue
+            for fut in pending:  # one group of seeds alive while the next is computed
+                fut.result()
+            pending = [pool.submit(job, a, sd) for a, sd in zip(part, seeds)]
+        for fut in pending:
+            fut.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    if stats is not None:
+        stats.add(n * prog.pl.d, 0)
 
 
 def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
