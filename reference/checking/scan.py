@@ -1,10 +1,13 @@
 """``sinpe scan``: every sinusoid table in a checkpoint, found and judged (SPEC.md REQ-SCAN).
 
 Each tensor (:mod:`scan_files`, one at a time) is either **skipped** with the reason -- not floating point,
-not 2-D once singleton axes are dropped, non-finite, all zeros, or no reading of detect names a sinusoid table
-of any kind (REQ-DETECT-KINDS) -- and never judged, or **judged**: checked against what detect names, by the
-one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives the verdict, the plan (the
-``sinpe check`` flags), the max error and the unjudged share. A tensor that cannot be read is an ``error``.
+not 2-D once singleton axes are dropped, non-finite, all zeros, or screened out: by the screen
+(:func:`sinusoid_share`) not a sinusoid -- and never judged, or **judged**: checked against what detect names, by
+the one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives the verdict, the plan (the
+``sinpe check`` flags), the max error and the unjudged share. A tensor the screen reads as a sinusoid and detect
+names nothing is never skipped (REQ-SCAN-NO-SKIP): it is read with corrupted rows (:mod:`corrupted`, the 1-D rule
+for every kind) and judged, or reported ``inconclusive`` with the reason. A tensor that cannot be read is an
+``error``.
 :func:`scan` runs the tensors on ``workers`` processes (each reads and judges one tensor at a time).
 
 >>> import os, tempfile, numpy as np
@@ -33,8 +36,8 @@ from sinpe.reference.checking.scan_files import TensorRef, list_tensors, read_te
 
 JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3
-SCREEN_ENTRIES = 1 << 18  # a bigger tensor is first read on its first SCREEN_ROWS rows (memory stays bounded)
-SCREEN_ROWS = 300   # neither a square nor one more (no grid reading of a partial grid)
+SCREEN_ENTRIES = 1 << 18  # a bigger tensor is screened on its first SCREEN_ROWS rows (the screen's work is bounded)
+SCREEN_ROWS = 300
 SINUSOID_RESIDUAL = 0.05   # a column whose three-term recurrence misses by more (relative) is no sinusoid
 SINUSOID_SHARE = 0.5       # the share of such columns (in either orientation) a table must have
 SCREEN_CHUNK = 1 << 20     # entries the value checks read at a time (memory bounded whatever the tensor)
@@ -249,34 +252,49 @@ def sinusoid_share(m: Any, rows: int | None = None) -> float:
 def _check(row: Row, m: Matrix) -> None:
     from sinpe.reference.checking import kinds
     from sinpe.spec.profiles import PRESETS
-    big = m.size > SCREEN_ENTRIES
-    s = sinusoid_share(m, SCREEN_ROWS if big else None)
+    s = sinusoid_share(m, SCREEN_ROWS if m.size > SCREEN_ENTRIES else None)
     if s < SINUSOID_SHARE:  # the cheap screen: detect's readings cost seconds per tensor
         row.reason = (f"screened out: {100 * s:.0f}% of its columns (or rows) are sinusoids of the index "
                       f"(three-term recurrence within {SINUSOID_RESIDUAL:g} of the RMS); a table of any kind has "
                       f"at least {100 * SINUSOID_SHARE:.0f}%")
         return
-    if big and m.shape[0] > SCREEN_ROWS:  # big: screened on its first rows first
-        res, det, why = _auto(np.array(m[:SCREEN_ROWS]))
-        if res is None:
-            row.reason = f"{why} (read on its first {SCREEN_ROWS} rows)"
-            return
     table = m.full()
     res, det, why = _auto(table)
-    if res is None:
-        row.reason = why  # not a sinusoid table: never judged
+    if res is None:  # the screen reads a sinusoid that detect names nothing: never a skip (REQ-SCAN-NO-SKIP)
+        _judge_unnamed(row, table, s, why)
         return
     if res.kind == "1d" and res.profile is None and det.get("profile") in PRESETS:
         res = kinds.check(table, det["profile"], detect=False)  # a preset with deviations: the entries say where
-    row.verdict, row.kind = res.verdict, res.kind
-    row.plan = res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)"
-    row.max_abs_error = float(res.max_abs_error)
-    row.unjudged_share = float(res.unjudged["share"])
-    row.reason = res.reason
+    _record(row, res, res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)")
     zero = np.flatnonzero(~np.any(table, axis=1))
     if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
         row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
                       f"{' ...' if zero.size > 5 else ''} are all zero (padding rows)")
+
+
+def _record(row: Row, res: Any, plan: str) -> None:
+    """A judged tensor's row: the check's verdict, kind, plan, max error, unjudged share and reason."""
+    row.verdict, row.kind, row.plan = res.verdict, res.kind, plan
+    row.max_abs_error = float(res.max_abs_error)
+    row.unjudged_share = float(res.unjudged["share"])
+    row.reason = res.reason
+
+
+def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
+    """REQ-SCAN-NO-SKIP: a tensor the screen reads as a sinusoid and detect names nothing is read with corrupted
+    rows (:func:`~sinpe.reference.checking.corrupted.corrupted_reading`: the 1-D rule for every kind) and judged
+    against that reading, or else reported inconclusive with the reason (exit 3)."""
+    from sinpe.reference.checking.corrupted import corrupted_reading
+    reading = corrupted_reading(table)
+    if reading is None:
+        row.verdict = "inconclusive"
+        row.reason = (f"not judged: the screen reads it as a sinusoid table ({100 * share:.0f}% of its columns or "
+                      f"rows are sinusoids of the index) but detect names no table ({why}), and no grid or rotary "
+                      f"preset matches it outside a few corrupted rows; check it with explicit flags")
+        return
+    res = reading.check(table)
+    _record(row, res, reading.flags)
+    row.reason = f"{res.reason}; {reading.sentence}" if res.reason else reading.sentence
 
 
 def _pool(workers: int, alarm: int) -> Any:
