@@ -27,7 +27,7 @@ Adapters for the other common shapes (``call=``), the callable contract of SPEC.
   entry ``key`` (a name of ``module.state_dict()`` or of ``named_buffers()``, non-persistent buffers
   included; default the only one with two non-singleton axes) is the table;
 - ``"forward"`` -- the module (or ``factory(d)``) applied to ``zeros(1, n, d)`` in eval mode is the
-  table (``x + pe`` modules).
+  table (``x + pe`` modules); without positions n is the module's own length (:func:`module_length`).
 
 A NumPy array or tensor attribute is a table as is. Torch tensors come back as NumPy (bfloat16 as
 float32 holding the same values, ``dtype`` says bfloat16). When a call fails, the error carries a hint
@@ -537,23 +537,52 @@ def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | N
         raise LoadError(f"{target}: expected a torch nn.Module for --call {call}; got {type(obj).__name__}")
     import torch
     obj.eval()
-    if positions is None and call != "buffer":
-        raise LoadError(f"{target}: positions are needed for --call {call}")
     pos = np.asarray(positions) if positions is not None else None
     if call == "forward":
         if d is None:
             raise LoadError(f"{target}: --call forward needs --d")
-        assert pos is not None  # positions are required above
-        if np.any(pos != np.arange(len(pos))):
+        n, said = (len(pos), None) if pos is not None else module_length(obj, d)
+        if pos is not None and np.any(pos != np.arange(len(pos))):
             raise LoadError(f"{target}: --call forward yields positions 0..n-1 only")
         with torch.no_grad():
-            res = _invoke(obj, target, f"(zeros(1, {len(pos)}, {d}))", torch.zeros(1, len(pos), d))
-        t = _finish(_as_table(res, f"{target}.forward(zeros(1, {len(pos)}, {d}))"))
+            res = _invoke(obj, target, f"(zeros(1, {n}, {d}))", torch.zeros(1, n, d))
+        t = _finish(_as_table(res, f"{target}.forward(zeros(1, {n}, {d}))"))
+        if said:
+            t.notes.append(said)
         return t
     named = {**{n: p for n, p in obj.named_parameters()}, **{n: b for n, b in obj.named_buffers()}}
     k, tensor = _pick(named, key, f"{target} (module buffers)", lambda v: tuple(v.shape))
     t = _finish(Table(*_to_numpy(tensor, f"{target}.{k}"), f"{target}.{k}"))
     return t if pos is None else _rows_at(t, pos, f"{target}.{k}")
+
+
+# the module attributes that say how many positions it encodes (module_length), and the rows asked for when none does
+LENGTH_NAMES = ("max_len", "max_length", "max_seq_len", "max_seq_length", "max_position_embeddings", "num_positions",
+                "n_positions", "max_positions", "context_length", "n_ctx", "seq_len", "num_embeddings")
+FORWARD_ROWS = 8192       # --call forward without --positions on a module that says no length
+MAX_FORWARD_ROWS = 1 << 16
+
+
+def module_length(obj: Any, d: int) -> tuple[int, str]:
+    """(rows, the note that says why) for ``--call forward`` without positions (REQ-CHECK-CALL): the module's own
+    length -- the largest integer attribute of it or a submodule named in :data:`LENGTH_NAMES` (``max_len``), else
+    the most rows of a parameter or buffer with two non-singleton axes whose last is ``d`` (a ``pe`` buffer) --
+    else :data:`FORWARD_ROWS`; at most :data:`MAX_FORWARD_ROWS` and ``MAX_CALL_ENTRIES / d``. Past 2048 rows it
+    reaches where half-precision positions stop being exact (2049 is no float16 or bfloat16 value)."""
+    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES
+    said = [(v, f"its {n}") for m in obj.modules() for n in LENGTH_NAMES
+            if type(v := getattr(m, n, None)) is int and v > 0]
+    if not said:
+        tensors = [*obj.named_parameters(), *obj.named_buffers()]
+        said = [(max(t.shape[:-1]), f"the rows of its {k}") for k, t in tensors
+                if t.ndim >= 2 and t.shape[-1] == d and sum(s != 1 for s in t.shape) == 2]
+    n, why = max(said) if said else (FORWARD_ROWS, "the default for a module that says no length")
+    cap = min(MAX_FORWARD_ROWS, MAX_CALL_ENTRIES // max(1, d))
+    reach = ("past 2048, where float16 and bfloat16 positions stop being exact" if min(n, cap) > 2049 else
+             "not past 2048, where float16 and bfloat16 positions stop being exact: pass --positions 0:N")
+    note = (f"positions 0..{min(n, cap) - 1} (--call forward's default: {why}, {n}" +
+            (f", capped at {cap}" if n > cap else "") + f"; {reach}; --positions to choose)")
+    return min(n, cap), note
 
 
 def _takes_one_argument(fn: Any) -> bool:
