@@ -32,7 +32,7 @@ import numpy as np
 from sinpe.reference.checking.containers import widen_bf16
 from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
-from sinpe.reference.checking.scan_files import TensorRef, list_tensors, read_tensor
+from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
 
 JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3
@@ -74,6 +74,7 @@ class Scan:
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
     workers: int = 1
+    shard: str | None = None     # "K/N" when the scan judged one shard of PATH (REQ-SCAN-SHARD)
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in (*JUDGED, "skipped", "error")}
@@ -91,7 +92,7 @@ class Scan:
         found = c["conforms"] + c["fails"] + c["inconclusive"]
         return {"tensors": len(self.rows), "found": found, **c, "seconds": self.seconds, "workers": self.workers,
                 "tensors_per_second": len(self.rows) / self.seconds if self.seconds else None,
-                "exit_code": self.exit_code}
+                "exit_code": self.exit_code, **({"shard": self.shard} if self.shard else {})}
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": "scan", "path": self.path, "tensors": [r.to_json() for r in self.rows],
@@ -315,14 +316,16 @@ def _worker(alarm: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = None) -> Scan:
-    """Every tensor under ``path``, in listing order; ``workers`` processes (at most the CPU count)."""
+def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = None,
+         shard: Shard | None = None) -> Scan:
+    """Every tensor under ``path`` (with ``shard``, of the files in it: REQ-SCAN-SHARD), in listing order;
+    ``workers`` processes (at most the CPU count)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LoadError(f"--workers must be a positive integer; got {workers!r}")
     workers = min(workers, os.cpu_count() or 1)
     t0 = time.perf_counter()
-    refs = list_tensors(path)
-    out = Scan(path, workers=workers)
+    refs = list_tensors(path, shard)
+    out = Scan(path, workers=workers, shard=shard.words if shard else None)
     if workers == 1 or len(refs) < 2:
         for r in refs:
             out.rows.append(judge(r))
