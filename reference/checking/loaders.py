@@ -7,7 +7,8 @@ module the user named. Every problem is a :class:`LoadError` (a ``ValueError``) 
 Files (regular files only, each opened once and read by :mod:`containers`): ``.npy`` (memory-mapped: big
 tables are streamed, never read whole), ``.npz`` and ``.safetensors`` (``key`` or the only 2-D array),
 ``.pt``/``.pth`` (a tensor or a state dict, nested dicts searched; ``key`` or the only 2-D tensor), ``.csv``
-(rows of numbers, no header), ``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one).
+(rows of numbers, no header), ``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one),
+``.onnx`` and ``.gguf`` (an initializer or tensor: ``key`` or the only 2-D one; :mod:`exported`).
 Arrays and tensors handed over in process are read as the values they show (:func:`_to_numpy`: a tensor's
 negative and conjugate bits resolved; a quantized, sparse, meta or nested tensor, a masked array and a
 broadcast view of more than :data:`MAX_VIEW_ENTRIES` entries refused).
@@ -62,7 +63,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 CALLS = ("positions", "n", "buffer", "forward")
-SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json")
+SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json", ".onnx", ".gguf")
 
 # Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
 MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
@@ -102,7 +103,7 @@ def load_table(target: str, key: str | None = None) -> Table:
     path = str(target)
     readers: dict[str, Callable[[Any, str | None], Table]] = {
         ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
-        ".csv": _csv, ".json": _json,
+        ".csv": _csv, ".json": _json, ".onnx": _exported, ".gguf": _exported,
     }
     suffix = os.path.splitext(path)[1].lower()
     with open_regular(path, what=" (a table file or module:callable)") as fh:
@@ -188,6 +189,17 @@ def _safetensors(fh: Any, key: str | None) -> Table:
     k, _ = _pick({n: tuple(m["shape"]) for n, m in header.items()}, key, fh.name, lambda v: v)
     a, dtype = safetensors_tensor(fh, k)
     return Table(a, dtype, f"{fh.name}[{k}]", streamable=isinstance(a, np.memmap))
+
+
+def _exported(fh: Any, key: str | None) -> Table:
+    """An ``.onnx`` initializer or ``.gguf`` tensor (REQ-IO-FORMATS): ``key`` or the only 2-D one (BF16 widened)."""
+    from sinpe.reference.checking import exported
+    onnx = fh.name.lower().endswith(".onnx")
+    listed = exported.onnx_tensors(fh) if onnx else exported.gguf_file(fh).tensors
+    k, entry = _pick({n: e.shape for n, e in listed.items()}, key, fh.name, lambda v: v)
+    a = (exported.onnx_array if onnx else exported.gguf_array)(fh, k)
+    return Table(a, "bfloat16" if listed[k].dtype in ("bfloat16", "BF16") else "", f"{fh.name}[{k}]",
+                 streamable=isinstance(a, np.memmap))
 
 
 def read_safetensors(path: "str | os.PathLike[str]", name: str = "table") -> np.ndarray:

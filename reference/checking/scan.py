@@ -54,7 +54,7 @@ class Row:
     shape: list[int]
     dtype: str
     verdict: str                 # conforms / fails / inconclusive / skipped / error
-    kind: str | None = None      # 1d / grid / rotary when judged
+    kind: str | None = None      # 1d / grid / rotary when judged (gguf-rope: a GGUF's rope_freqs vs its metadata)
     plan: str | None = None      # the sinpe check flags of what detect named
     max_abs_error: float | None = None
     unjudged_share: float | None = None
@@ -167,6 +167,7 @@ def _value_problem(m: Matrix) -> str | None:
 
 
 FLOAT_DTYPES = ("F64", "F32", "F16", "BF16", "float64", "float32", "float16", "bfloat16")
+BF16_DTYPES = ("BF16", "bfloat16")
 
 
 def judge(ref: TensorRef) -> Row:
@@ -178,6 +179,8 @@ def judge(ref: TensorRef) -> Row:
         row.verdict, row.reason = "error", ref.problem
     elif ref.dtype not in FLOAT_DTYPES:
         row.reason = f"{ref.dtype} values: a sinusoid table is floating point"
+    elif ref.role == "gguf-rope":
+        _judge_rope_metadata(row, ref)
     else:
         _judge_values(row, ref)
     row.seconds = time.perf_counter() - t0
@@ -186,7 +189,7 @@ def judge(ref: TensorRef) -> Row:
 
 def _judge_values(row: Row, ref: TensorRef) -> None:
     try:
-        m, why = _matrix(read_tensor(ref, widen=False), ref.dtype in ("BF16", "bfloat16"))
+        m, why = _matrix(read_tensor(ref, widen=False), ref.dtype in BF16_DTYPES)
     except Exception as e:  # LoadError, and whatever NumPy raises for a tensor it cannot map (102 dimensions)
         row.verdict, row.reason = "error", _failure("cannot be read", e)
         return
@@ -198,6 +201,21 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
     except Exception as e:  # a failure of the check itself: this tensor is not judged (exit 3), the scan goes on
         row.verdict, row.kind, row.plan, row.max_abs_error, row.unjudged_share = "error", None, None, None, None
         row.reason = _failure("not judged: the check failed", e)
+
+
+def _judge_rope_metadata(row: Row, ref: TensorRef) -> None:
+    """A GGUF file's rope_freqs.weight against the rope metadata beside it (REQ-IO-FORMATS: gguf_rope)."""
+    from sinpe.reference.checking import exported
+    from sinpe.reference.checking.containers import open_regular
+    from sinpe.reference.checking.gguf_rope import check_rope_freqs
+    try:
+        with open_regular(ref.file) as fh:
+            r = check_rope_freqs(exported.gguf_file(fh).metadata, np.array(exported.gguf_array(fh, ref.name)))
+    except Exception as e:
+        row.verdict, row.reason = "error", _failure("cannot be read", e)
+        return
+    row.verdict, row.kind, row.plan, row.reason = r.verdict, "gguf-rope", r.plan, r.reason or None
+    row.max_abs_error, row.unjudged_share = r.max_rel_error, 0.0
 
 
 def _failure(what: str, e: BaseException) -> str:

@@ -2,7 +2,8 @@
 
 :func:`list_tensors` names every tensor of a ``.safetensors`` file, a sharded safetensors index
 (``*.safetensors.index.json``: its ``weight_map`` names shards beside it), an ``.npz``, a ``.pt``/``.pth``
-(``torch.load(weights_only=True)``, memory-mapped; nothing else is unpickled) or a directory of them,
+(``torch.load(weights_only=True)``, memory-mapped; nothing else is unpickled), an ``.onnx`` model's
+initializers and Constant tensors, a ``.gguf`` file's tensors (:mod:`exported`) or a directory of them,
 from headers only, every size checked against the file first (:mod:`containers`). Only regular files are
 read (a FIFO or a link to a device is an ``unreadable`` entry of the listing, never opened for reading), each
 container's index once per file. :func:`read_tensor` reads one tensor: a safetensors tensor is memory-mapped
@@ -25,14 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import containers
+from sinpe.reference.checking import containers, exported
 from sinpe.reference.checking.containers import open_regular
 from sinpe.reference.checking.loaders import LoadError, _short, _to_numpy, escape
 
-SUFFIXES = (".safetensors", ".npz", ".pt", ".pth")
+SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".onnx", ".gguf")
 INDEX_SUFFIX = ".index.json"
 MAX_INDEX_BYTES = 64 << 20
 MAX_TENSORS = 1_000_000
+ROPE_FREQS = "rope_freqs.weight"   # llama.cpp's Llama-3 scaling factors (REQ-IO-FORMATS)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class TensorRef:
     dtype: str
     fmt: str
     problem: str | None = None
+    role: str | None = None   # "gguf-rope": a GGUF file's rope_freqs, judged against its metadata (gguf_rope)
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,11 @@ def _list_file(path: str) -> list[TensorRef]:
         if low.endswith(".npz"):
             return [TensorRef(path, k, m.shape, str(m.dtype), "npz")
                     for k, m in containers.npz_archive(fh).members.items()]
+        if low.endswith((".onnx", ".gguf")):  # REQ-IO-FORMATS: their own libraries, the io extra
+            fmt = low.rsplit(".", 1)[1]
+            listed = exported.onnx_tensors(fh) if fmt == "onnx" else exported.gguf_file(fh).tensors
+            return [TensorRef(path, k, e.shape, e.dtype, fmt, role="gguf-rope" if fmt == "gguf" and
+                              k == ROPE_FREQS else None) for k, e in listed.items()]
         return [TensorRef(path, k, tuple(v.shape), str(v.dtype).replace("torch.", ""), "pt")
                 for k, v in containers.torch_tensors(fh).items()]
 
@@ -198,6 +206,8 @@ def read_tensor(ref: TensorRef, widen: bool = True) -> np.ndarray:
             return containers.safetensors_tensor(fh, ref.name, widen=widen)[0]
         if ref.fmt == "npz":
             return containers.npz_archive(fh).read(ref.name)
+        if ref.fmt in ("onnx", "gguf"):
+            return (exported.onnx_array if ref.fmt == "onnx" else exported.gguf_array)(fh, ref.name, widen=widen)
         t = containers.torch_tensors(fh)[ref.name]
     import torch
     if not widen and t.dtype == torch.bfloat16 and t.layout == torch.strided:
