@@ -147,9 +147,6 @@ def _matrix(a: np.ndarray, bf16: bool = False) -> tuple[Matrix | None, str | Non
     if m.shape[0] < MIN_ROWS:
         return None, f"{m.shape[0]} rows: detect needs at least {MIN_ROWS}"
     why = _value_problem(m)
-    if why is None and m.shape[1] > MAX_WIDTH:
-        why = (f"{m.shape[1]} columns: wider than the {MAX_WIDTH} a scan judges (its memory is bounded by the "
-               f"widest row); sinpe check --columns judges part of it")
     return (None, why) if why else (m, None)
 
 
@@ -276,6 +273,11 @@ def _check(row: Row, m: Matrix) -> None:
         row.reason = (f"screened out: {100 * s:.0f}% of its columns (or rows) are sinusoids of the index "
                       f"(three-term recurrence within {SINUSOID_RESIDUAL:g} of the RMS); a table of any kind has "
                       f"at least {100 * SINUSOID_SHARE:.0f}%")
+        return
+    if m.shape[1] > MAX_WIDTH:  # a sinusoid by the screen, too wide to judge: never a skip (REQ-SCAN-NO-SKIP)
+        row.verdict = "inconclusive"
+        row.reason = (f"not judged: {m.shape[1]} columns: wider than the {MAX_WIDTH} a scan judges (its memory is "
+                      f"bounded by the widest row); sinpe check --columns judges part of it")
         return
     table = m.full()
     res, det, why = _auto(table)
