@@ -184,11 +184,13 @@ def test_a_sparse_half_tensor_is_screened_in_bounded_memory(tmp_path, shape):
     assert row["verdict"] == "skipped" and row["reason"] == "all zeros", row
 
 
-def test_a_wide_tensor_that_passes_the_screen_is_skipped_with_its_width(tmp_path):
+def test_a_wide_tensor_that_passes_the_screen_is_inconclusive_with_its_width(tmp_path):
+    """REQ-SCAN-NO-SKIP: a sinusoid by the screen too wide to judge is inconclusive (exit 3), never skipped."""
     rows = np.sin(np.outer(np.arange(3), np.linspace(0.1, 1, (1 << 16) + 1))).astype("<f8")
     H.safetensors(tmp_path / "w.safetensors", {"wide": H.f64(rows)})
-    r = run(tmp_path, "scan", "w.safetensors", "--json", rc=0)
-    assert "65537 columns: wider than" in json.loads(r.stdout)["tensors"][0]["reason"]
+    r = run(tmp_path, "scan", "w.safetensors", "--json", rc=3)
+    row = json.loads(r.stdout)["tensors"][0]
+    assert row["verdict"] == "inconclusive" and "65537 columns: wider than" in row["reason"], row
 
 
 def test_a_csv_of_64_mib_is_refused_by_its_count_streaming(tmp_path):

@@ -52,8 +52,9 @@ _SCOPES = (1 << 0) | (1 << 1)        # ABI 6: abstract unix sockets, signals
 _SECCOMP = {"x86_64": (0xC000003E, (41, 42, 303, 304, 425, 426, 427), True),
             "aarch64": (0xC00000B7, (198, 203, 264, 265, 425, 426, 427), False)}
 # the loader and libc: shared libraries, the loader's cache, the CPU topology NumPy and torch size their pools by
+# (and /proc/cpuinfo, which torch's cpuinfo reads before its first float16 conversion: "Failed to initialize cpuinfo!")
 _SYSTEM_READS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib",
-                 "/etc/ld.so.cache", "/sys/devices/system/cpu", "/dev/urandom")
+                 "/etc/ld.so.cache", "/sys/devices/system/cpu", "/proc/cpuinfo", "/dev/urandom")
 
 
 def load_libc() -> Any:

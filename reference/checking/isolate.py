@@ -303,7 +303,7 @@ def _before_exec(plan: dict[str, Any], memory: int | None) -> Any:
 def result_limit(rows: int, d: int | None, call: str) -> int:
     """Bytes of the table a call may hand back: four float64 tables of the size asked for (a buffer,
     whose size nobody asked: :data:`MAX_CALL_ENTRIES` float64), at least 1 MiB."""
-    if call == "buffer" or d is None:
+    if call == "buffer" or d is None or (call == "forward" and rows == 0):  # its own length (loaders.module_length)
         return MAX_CALL_ENTRIES * 8
     return min(MAX_CALL_ENTRIES * 8, max(1 << 20, 4 * 8 * rows * d))
 

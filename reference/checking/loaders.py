@@ -7,7 +7,8 @@ module the user named. Every problem is a :class:`LoadError` (a ``ValueError``) 
 Files (regular files only, each opened once and read by :mod:`containers`): ``.npy`` (memory-mapped: big
 tables are streamed, never read whole), ``.npz`` and ``.safetensors`` (``key`` or the only 2-D array),
 ``.pt``/``.pth`` (a tensor or a state dict, nested dicts searched; ``key`` or the only 2-D tensor), ``.csv``
-(rows of numbers, no header), ``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one).
+(rows of numbers, no header), ``.json`` (a list of rows, or an object whose ``key`` / only 2-D entry is one),
+``.onnx`` and ``.gguf`` (an initializer or tensor: ``key`` or the only 2-D one; :mod:`exported`).
 Arrays and tensors handed over in process are read as the values they show (:func:`_to_numpy`: a tensor's
 negative and conjugate bits resolved; a quantized, sparse, meta or nested tensor, a masked array and a
 broadcast view of more than :data:`MAX_VIEW_ENTRIES` entries refused).
@@ -27,7 +28,7 @@ Adapters for the other common shapes (``call=``), the callable contract of SPEC.
   entry ``key`` (a name of ``module.state_dict()`` or of ``named_buffers()``, non-persistent buffers
   included; default the only one with two non-singleton axes) is the table;
 - ``"forward"`` -- the module (or ``factory(d)``) applied to ``zeros(1, n, d)`` in eval mode is the
-  table (``x + pe`` modules).
+  table (``x + pe`` modules); without positions n is the module's own length (:func:`module_length`).
 
 A NumPy array or tensor attribute is a table as is. Torch tensors come back as NumPy (bfloat16 as
 float32 holding the same values, ``dtype`` says bfloat16). When a call fails, the error carries a hint
@@ -62,7 +63,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 CALLS = ("positions", "n", "buffer", "forward")
-SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json")
+SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json", ".onnx", ".gguf")
 
 # Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
 MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
@@ -102,7 +103,7 @@ def load_table(target: str, key: str | None = None) -> Table:
     path = str(target)
     readers: dict[str, Callable[[Any, str | None], Table]] = {
         ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
-        ".csv": _csv, ".json": _json,
+        ".csv": _csv, ".json": _json, ".onnx": _exported, ".gguf": _exported,
     }
     suffix = os.path.splitext(path)[1].lower()
     with open_regular(path, what=" (a table file or module:callable)") as fh:
@@ -188,6 +189,17 @@ def _safetensors(fh: Any, key: str | None) -> Table:
     k, _ = _pick({n: tuple(m["shape"]) for n, m in header.items()}, key, fh.name, lambda v: v)
     a, dtype = safetensors_tensor(fh, k)
     return Table(a, dtype, f"{fh.name}[{k}]", streamable=isinstance(a, np.memmap))
+
+
+def _exported(fh: Any, key: str | None) -> Table:
+    """An ``.onnx`` initializer or ``.gguf`` tensor (REQ-IO-FORMATS): ``key`` or the only 2-D one (BF16 widened)."""
+    from sinpe.reference.checking import exported
+    onnx = fh.name.lower().endswith(".onnx")
+    listed = exported.onnx_tensors(fh) if onnx else exported.gguf_file(fh).tensors
+    k, entry = _pick({n: e.shape for n, e in listed.items()}, key, fh.name, lambda v: v)
+    a = (exported.onnx_array if onnx else exported.gguf_array)(fh, k)
+    return Table(a, "bfloat16" if listed[k].dtype in ("bfloat16", "BF16") else "", f"{fh.name}[{k}]",
+                 streamable=isinstance(a, np.memmap))
 
 
 def read_safetensors(path: "str | os.PathLike[str]", name: str = "table") -> np.ndarray:
@@ -548,23 +560,52 @@ def _from_module(obj: Any, target: str, positions: np.ndarray | None, d: int | N
         raise LoadError(f"{target}: expected a torch nn.Module for --call {call}; got {type(obj).__name__}")
     import torch
     obj.eval()
-    if positions is None and call != "buffer":
-        raise LoadError(f"{target}: positions are needed for --call {call}")
     pos = np.asarray(positions) if positions is not None else None
     if call == "forward":
         if d is None:
             raise LoadError(f"{target}: --call forward needs --d")
-        assert pos is not None  # positions are required above
-        if np.any(pos != np.arange(len(pos))):
+        n, said = (len(pos), None) if pos is not None else module_length(obj, d)
+        if pos is not None and np.any(pos != np.arange(len(pos))):
             raise LoadError(f"{target}: --call forward yields positions 0..n-1 only")
         with torch.no_grad():
-            res = _invoke(obj, target, f"(zeros(1, {len(pos)}, {d}))", torch.zeros(1, len(pos), d))
-        t = _finish(_as_table(res, f"{target}.forward(zeros(1, {len(pos)}, {d}))"))
+            res = _invoke(obj, target, f"(zeros(1, {n}, {d}))", torch.zeros(1, n, d))
+        t = _finish(_as_table(res, f"{target}.forward(zeros(1, {n}, {d}))"))
+        if said:
+            t.notes.append(said)
         return t
     named = {**{n: p for n, p in obj.named_parameters()}, **{n: b for n, b in obj.named_buffers()}}
     k, tensor = _pick(named, key, f"{target} (module buffers)", lambda v: tuple(v.shape))
     t = _finish(Table(*_to_numpy(tensor, f"{target}.{k}"), f"{target}.{k}"))
     return t if pos is None else _rows_at(t, pos, f"{target}.{k}")
+
+
+# the module attributes that say how many positions it encodes (module_length), and the rows asked for when none does
+LENGTH_NAMES = ("max_len", "max_length", "max_seq_len", "max_seq_length", "max_position_embeddings", "num_positions",
+                "n_positions", "max_positions", "context_length", "n_ctx", "seq_len", "num_embeddings")
+FORWARD_ROWS = 8192       # --call forward without --positions on a module that says no length
+MAX_FORWARD_ROWS = 1 << 16
+
+
+def module_length(obj: Any, d: int) -> tuple[int, str]:
+    """(rows, the note that says why) for ``--call forward`` without positions (REQ-CHECK-CALL): the module's own
+    length -- the largest integer attribute of it or a submodule named in :data:`LENGTH_NAMES` (``max_len``), else
+    the most rows of a parameter or buffer with two non-singleton axes whose last is ``d`` (a ``pe`` buffer) --
+    else :data:`FORWARD_ROWS`; at most :data:`MAX_FORWARD_ROWS` and ``MAX_CALL_ENTRIES / d``. Past 2048 rows it
+    reaches where half-precision positions stop being exact (2049 is no float16 or bfloat16 value)."""
+    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES
+    said = [(v, f"its {n}") for m in obj.modules() for n in LENGTH_NAMES
+            if type(v := getattr(m, n, None)) is int and v > 0]
+    if not said:
+        tensors = [*obj.named_parameters(), *obj.named_buffers()]
+        said = [(max(t.shape[:-1]), f"the rows of its {k}") for k, t in tensors
+                if t.ndim >= 2 and t.shape[-1] == d and sum(s != 1 for s in t.shape) == 2]
+    n, why = max(said) if said else (FORWARD_ROWS, "the default for a module that says no length")
+    cap = min(MAX_FORWARD_ROWS, MAX_CALL_ENTRIES // max(1, d))
+    reach = ("past 2048, where float16 and bfloat16 positions stop being exact" if min(n, cap) > 2049 else
+             "not past 2048, where float16 and bfloat16 positions stop being exact: pass --positions 0:N")
+    note = (f"positions 0..{min(n, cap) - 1} (--call forward's default: {why}, {n}" +
+            (f", capped at {cap}" if n > cap else "") + f"; {reach}; --positions to choose)")
+    return min(n, cap), note
 
 
 def _takes_one_argument(fn: Any) -> bool:

@@ -1,9 +1,10 @@
 """Where sinpe writes (SPEC.md REQ-CLI-OUTPUT): one rule for every output file, and one way to write it.
 
-:func:`output_problem` is the rule every output flag (``--junit``, ``sinpe table --out``) passes before a
-command does any work: the file to write is never one of the files the command reads (the table, the
-caches, a positions file, the checkpoint, a shard an index names), never under a directory it reads (the
-scanned directory, the named module's package), never the named module's source, and never an existing
+:func:`output_problem` is the rule every output flag (``--junit``, ``sinpe table --out``, ``sinpe scan --out``)
+passes before a command does any work: the file to write is never one of the files the command reads (the
+table, the caches, a positions file, the checkpoint, a shard an index names, an ONNX model's external data, the
+JSON lines ``scan --merge`` merges), never under a directory it reads (the scanned directory, the named
+module's package), never the named module's source, and never an existing
 directory, FIFO or device. :func:`reads_of` says what a command's argument reads. :func:`write_atomic`
 writes whole or not at all: a temporary file created ``O_EXCL`` beside the target (``mkstemp``: never a
 link followed), renamed over it (a link at the target is replaced, never followed).
@@ -49,7 +50,8 @@ def reads_of(value: str | None) -> list[Read]:
         return [Read(value, "the scanned directory", tree=True)]
     if not os.path.lexists(value):
         return []
-    return [Read(value, "the input")] + (_shards(value) if value.endswith(INDEX_SUFFIX) else [])
+    return [Read(value, "the input")] + (_shards(value) if value.endswith(INDEX_SUFFIX) else
+                                         _external_data(value) if value.lower().endswith(".onnx") else [])
 
 
 def _shards(index: str) -> list[Read]:
@@ -58,6 +60,16 @@ def _shards(index: str) -> list[Read]:
     try:
         return [Read(s, f"a shard the index {index!r} names") for s in _index_shards(index)]
     except LoadError:  # the scan says why; the index itself is still an input
+        return []
+
+
+def _external_data(model: str) -> list[Read]:
+    """The external-data files an ``.onnx`` model names (REQ-IO-FORMATS): inputs too."""
+    from sinpe.reference.checking.exported import external_files
+    from sinpe.reference.checking.loaders import LoadError
+    try:
+        return [Read(f, f"external data of the model {model!r}") for f in external_files(model)]
+    except LoadError:  # the scan or check says why; the model itself is still an input
         return []
 
 

@@ -1,10 +1,13 @@
 """``sinpe scan``: every sinusoid table in a checkpoint, found and judged (SPEC.md REQ-SCAN).
 
 Each tensor (:mod:`scan_files`, one at a time) is either **skipped** with the reason -- not floating point,
-not 2-D once singleton axes are dropped, non-finite, all zeros, or no reading of detect names a sinusoid table
-of any kind (REQ-DETECT-KINDS) -- and never judged, or **judged**: checked against what detect names, by the
-one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives the verdict, the plan (the
-``sinpe check`` flags), the max error and the unjudged share. A tensor that cannot be read is an ``error``.
+not 2-D once singleton axes are dropped, non-finite, all zeros, or screened out: by the screen
+(:func:`sinusoid_share`) not a sinusoid -- and never judged, or **judged**: checked against what detect names, by
+the one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives the verdict, the plan (the
+``sinpe check`` flags), the max error and the unjudged share. A tensor the screen reads as a sinusoid and detect
+names nothing is never skipped (REQ-SCAN-NO-SKIP): it is read with corrupted rows (:mod:`corrupted`, the 1-D rule
+for every kind) and judged, or reported ``inconclusive`` with the reason. A tensor that cannot be read is an
+``error``.
 :func:`scan` runs the tensors on ``workers`` processes (each reads and judges one tensor at a time).
 
 >>> import os, tempfile, numpy as np
@@ -29,12 +32,12 @@ import numpy as np
 from sinpe.reference.checking.containers import widen_bf16
 from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
-from sinpe.reference.checking.scan_files import TensorRef, list_tensors, read_tensor
+from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
 
 JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3
-SCREEN_ENTRIES = 1 << 18  # a bigger tensor is first read on its first SCREEN_ROWS rows (memory stays bounded)
-SCREEN_ROWS = 300   # neither a square nor one more (no grid reading of a partial grid)
+SCREEN_ENTRIES = 1 << 18  # a bigger tensor is screened on its first SCREEN_ROWS rows (the screen's work is bounded)
+SCREEN_ROWS = 300
 SINUSOID_RESIDUAL = 0.05   # a column whose three-term recurrence misses by more (relative) is no sinusoid
 SINUSOID_SHARE = 0.5       # the share of such columns (in either orientation) a table must have
 SCREEN_CHUNK = 1 << 20     # entries the value checks read at a time (memory bounded whatever the tensor)
@@ -51,7 +54,7 @@ class Row:
     shape: list[int]
     dtype: str
     verdict: str                 # conforms / fails / inconclusive / skipped / error
-    kind: str | None = None      # 1d / grid / rotary when judged
+    kind: str | None = None      # 1d / grid / rotary when judged (gguf-rope: a GGUF's rope_freqs vs its metadata)
     plan: str | None = None      # the sinpe check flags of what detect named
     max_abs_error: float | None = None
     unjudged_share: float | None = None
@@ -71,6 +74,7 @@ class Scan:
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
     workers: int = 1
+    shard: str | None = None     # "K/N" when the scan judged one shard of PATH (REQ-SCAN-SHARD)
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in (*JUDGED, "skipped", "error")}
@@ -88,7 +92,7 @@ class Scan:
         found = c["conforms"] + c["fails"] + c["inconclusive"]
         return {"tensors": len(self.rows), "found": found, **c, "seconds": self.seconds, "workers": self.workers,
                 "tensors_per_second": len(self.rows) / self.seconds if self.seconds else None,
-                "exit_code": self.exit_code}
+                "exit_code": self.exit_code, **({"shard": self.shard} if self.shard else {})}
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": "scan", "path": self.path, "tensors": [r.to_json() for r in self.rows],
@@ -143,9 +147,6 @@ def _matrix(a: np.ndarray, bf16: bool = False) -> tuple[Matrix | None, str | Non
     if m.shape[0] < MIN_ROWS:
         return None, f"{m.shape[0]} rows: detect needs at least {MIN_ROWS}"
     why = _value_problem(m)
-    if why is None and m.shape[1] > MAX_WIDTH:
-        why = (f"{m.shape[1]} columns: wider than the {MAX_WIDTH} a scan judges (its memory is bounded by the "
-               f"widest row); sinpe check --columns judges part of it")
     return (None, why) if why else (m, None)
 
 
@@ -163,6 +164,7 @@ def _value_problem(m: Matrix) -> str | None:
 
 
 FLOAT_DTYPES = ("F64", "F32", "F16", "BF16", "float64", "float32", "float16", "bfloat16")
+BF16_DTYPES = ("BF16", "bfloat16")
 
 
 def judge(ref: TensorRef) -> Row:
@@ -174,6 +176,8 @@ def judge(ref: TensorRef) -> Row:
         row.verdict, row.reason = "error", ref.problem
     elif ref.dtype not in FLOAT_DTYPES:
         row.reason = f"{ref.dtype} values: a sinusoid table is floating point"
+    elif ref.role == "gguf-rope":
+        _judge_rope_metadata(row, ref)
     else:
         _judge_values(row, ref)
     row.seconds = time.perf_counter() - t0
@@ -182,7 +186,7 @@ def judge(ref: TensorRef) -> Row:
 
 def _judge_values(row: Row, ref: TensorRef) -> None:
     try:
-        m, why = _matrix(read_tensor(ref, widen=False), ref.dtype in ("BF16", "bfloat16"))
+        m, why = _matrix(read_tensor(ref, widen=False), ref.dtype in BF16_DTYPES)
     except Exception as e:  # LoadError, and whatever NumPy raises for a tensor it cannot map (102 dimensions)
         row.verdict, row.reason = "error", _failure("cannot be read", e)
         return
@@ -194,6 +198,21 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
     except Exception as e:  # a failure of the check itself: this tensor is not judged (exit 3), the scan goes on
         row.verdict, row.kind, row.plan, row.max_abs_error, row.unjudged_share = "error", None, None, None, None
         row.reason = _failure("not judged: the check failed", e)
+
+
+def _judge_rope_metadata(row: Row, ref: TensorRef) -> None:
+    """A GGUF file's rope_freqs.weight against the rope metadata beside it (REQ-IO-FORMATS: gguf_rope)."""
+    from sinpe.reference.checking import exported
+    from sinpe.reference.checking.containers import open_regular
+    from sinpe.reference.checking.gguf_rope import check_rope_freqs
+    try:
+        with open_regular(ref.file) as fh:
+            r = check_rope_freqs(exported.gguf_file(fh).metadata, np.array(exported.gguf_array(fh, ref.name)))
+    except Exception as e:
+        row.verdict, row.reason = "error", _failure("cannot be read", e)
+        return
+    row.verdict, row.kind, row.plan, row.reason = r.verdict, "gguf-rope", r.plan, r.reason or None
+    row.max_abs_error, row.unjudged_share = r.max_rel_error, 0.0
 
 
 def _failure(what: str, e: BaseException) -> str:
@@ -249,34 +268,54 @@ def sinusoid_share(m: Any, rows: int | None = None) -> float:
 def _check(row: Row, m: Matrix) -> None:
     from sinpe.reference.checking import kinds
     from sinpe.spec.profiles import PRESETS
-    big = m.size > SCREEN_ENTRIES
-    s = sinusoid_share(m, SCREEN_ROWS if big else None)
+    s = sinusoid_share(m, SCREEN_ROWS if m.size > SCREEN_ENTRIES else None)
     if s < SINUSOID_SHARE:  # the cheap screen: detect's readings cost seconds per tensor
         row.reason = (f"screened out: {100 * s:.0f}% of its columns (or rows) are sinusoids of the index "
                       f"(three-term recurrence within {SINUSOID_RESIDUAL:g} of the RMS); a table of any kind has "
                       f"at least {100 * SINUSOID_SHARE:.0f}%")
         return
-    if big and m.shape[0] > SCREEN_ROWS:  # big: screened on its first rows first
-        res, det, why = _auto(np.array(m[:SCREEN_ROWS]))
-        if res is None:
-            row.reason = f"{why} (read on its first {SCREEN_ROWS} rows)"
-            return
+    if m.shape[1] > MAX_WIDTH:  # a sinusoid by the screen, too wide to judge: never a skip (REQ-SCAN-NO-SKIP)
+        row.verdict = "inconclusive"
+        row.reason = (f"not judged: {m.shape[1]} columns: wider than the {MAX_WIDTH} a scan judges (its memory is "
+                      f"bounded by the widest row); sinpe check --columns judges part of it")
+        return
     table = m.full()
     res, det, why = _auto(table)
-    if res is None:
-        row.reason = why  # not a sinusoid table: never judged
+    if res is None:  # the screen reads a sinusoid that detect names nothing: never a skip (REQ-SCAN-NO-SKIP)
+        _judge_unnamed(row, table, s, why)
         return
     if res.kind == "1d" and res.profile is None and det.get("profile") in PRESETS:
         res = kinds.check(table, det["profile"], detect=False)  # a preset with deviations: the entries say where
-    row.verdict, row.kind = res.verdict, res.kind
-    row.plan = res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)"
-    row.max_abs_error = float(res.max_abs_error)
-    row.unjudged_share = float(res.unjudged["share"])
-    row.reason = res.reason
+    _record(row, res, res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)")
     zero = np.flatnonzero(~np.any(table, axis=1))
     if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
         row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
                       f"{' ...' if zero.size > 5 else ''} are all zero (padding rows)")
+
+
+def _record(row: Row, res: Any, plan: str) -> None:
+    """A judged tensor's row: the check's verdict, kind, plan, max error, unjudged share and reason."""
+    row.verdict, row.kind, row.plan = res.verdict, res.kind, plan
+    row.max_abs_error = float(res.max_abs_error)
+    row.unjudged_share = float(res.unjudged["share"])
+    row.reason = res.reason
+
+
+def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
+    """REQ-SCAN-NO-SKIP: a tensor the screen reads as a sinusoid and detect names nothing is read with corrupted
+    rows (:func:`~sinpe.reference.checking.corrupted.corrupted_reading`: the 1-D rule for every kind) and judged
+    against that reading, or else reported inconclusive with the reason (exit 3)."""
+    from sinpe.reference.checking.corrupted import corrupted_reading
+    reading = corrupted_reading(table)
+    if reading is None:
+        row.verdict = "inconclusive"
+        row.reason = (f"not judged: the screen reads it as a sinusoid table ({100 * share:.0f}% of its columns or "
+                      f"rows are sinusoids of the index) but detect names no table ({why}), and no grid or rotary "
+                      f"preset matches it outside a few corrupted rows; check it with explicit flags")
+        return
+    res = reading.check(table)
+    _record(row, res, reading.flags)
+    row.reason = f"{res.reason}; {reading.sentence}" if res.reason else reading.sentence
 
 
 def _pool(workers: int, alarm: int) -> Any:
@@ -297,14 +336,16 @@ def _worker(alarm: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = None) -> Scan:
-    """Every tensor under ``path``, in listing order; ``workers`` processes (at most the CPU count)."""
+def scan(path: str, workers: int = 1, progress: Callable[[int], None] | None = None,
+         shard: Shard | None = None) -> Scan:
+    """Every tensor under ``path`` (with ``shard``, of the files in it: REQ-SCAN-SHARD), in listing order;
+    ``workers`` processes (at most the CPU count)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LoadError(f"--workers must be a positive integer; got {workers!r}")
     workers = min(workers, os.cpu_count() or 1)
     t0 = time.perf_counter()
-    refs = list_tensors(path)
-    out = Scan(path, workers=workers)
+    refs = list_tensors(path, shard)
+    out = Scan(path, workers=workers, shard=shard.words if shard else None)
     if workers == 1 or len(refs) < 2:
         for r in refs:
             out.rows.append(judge(r))

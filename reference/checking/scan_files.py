@@ -2,7 +2,8 @@
 
 :func:`list_tensors` names every tensor of a ``.safetensors`` file, a sharded safetensors index
 (``*.safetensors.index.json``: its ``weight_map`` names shards beside it), an ``.npz``, a ``.pt``/``.pth``
-(``torch.load(weights_only=True)``, memory-mapped; nothing else is unpickled) or a directory of them,
+(``torch.load(weights_only=True)``, memory-mapped; nothing else is unpickled), an ``.onnx`` model's
+initializers and Constant tensors, a ``.gguf`` file's tensors (:mod:`exported`) or a directory of them,
 from headers only, every size checked against the file first (:mod:`containers`). Only regular files are
 read (a FIFO or a link to a device is an ``unreadable`` entry of the listing, never opened for reading), each
 container's index once per file. :func:`read_tensor` reads one tensor: a safetensors tensor is memory-mapped
@@ -25,14 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import containers
+from sinpe.reference.checking import containers, exported
 from sinpe.reference.checking.containers import open_regular
 from sinpe.reference.checking.loaders import LoadError, _short, _to_numpy, escape
 
-SUFFIXES = (".safetensors", ".npz", ".pt", ".pth")
+SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".onnx", ".gguf")
 INDEX_SUFFIX = ".index.json"
 MAX_INDEX_BYTES = 64 << 20
 MAX_TENSORS = 1_000_000
+ROPE_FREQS = "rope_freqs.weight"   # llama.cpp's Llama-3 scaling factors (REQ-IO-FORMATS)
 
 
 @dataclass(frozen=True)
@@ -46,27 +48,87 @@ class TensorRef:
     dtype: str
     fmt: str
     problem: str | None = None
+    role: str | None = None   # "gguf-rope": a GGUF file's rope_freqs, judged against its metadata (gguf_rope)
 
 
-def list_tensors(path: str) -> list[TensorRef]:
-    """Every tensor under ``path`` (a regular file or a directory), from headers only. In a directory (or under
-    an index) a file that cannot be read -- not a regular file, corrupt, refused -- is one ``unreadable`` entry
-    with the reason; ``path`` itself unreadable is a LoadError."""
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``k`` of ``n`` (1 <= k <= n) of a scan (REQ-SCAN-SHARD): a checkpoint file belongs to the shard
+    :func:`shard_of` its path relative to the scanned root names -- every file in exactly one shard, the same
+    on every machine that sees the same tree (a SHA-256 of the relative path, not Python's salted hash).
+
+    >>> s = Shard.of("2/3"); s, s.words
+    (Shard(k=2, n=3), '2/3')
+    >>> sorted({Shard(k, 3).holds(f"ckpt-{i}.pt") for i in range(20) for k in (1, 2, 3)} )
+    [False, True]
+    """
+
+    k: int
+    n: int
+
+    @classmethod
+    def of(cls, spec: str) -> "Shard":
+        k, slash, n = str(spec).partition("/")
+        try:
+            shard = cls(int(k), int(n)) if slash else None
+        except ValueError:
+            shard = None
+        if shard is None or not 1 <= shard.k <= shard.n or shard.n > MAX_SHARDS:
+            raise LoadError(f"--shard must be K/N with 1 <= K <= N <= {MAX_SHARDS} (e.g. 3/8); got {escape(str(spec))!r}")
+        return shard
+
+    @property
+    def words(self) -> str:
+        return f"{self.k}/{self.n}"
+
+    def holds(self, relative: str) -> bool:
+        return shard_of(relative, self.n) == self.k
+
+
+MAX_SHARDS = 1 << 20
+
+
+def shard_of(relative: str, n: int) -> int:
+    """The shard (1..n) of a file by its path relative to the scanned root ('/'-separated)."""
+    import hashlib
+    digest = hashlib.sha256(relative.replace(os.sep, "/").encode("utf-8", "surrogateescape")).digest()
+    return int.from_bytes(digest[:8], "big") % n + 1
+
+
+def list_tensors(path: str, shard: Shard | None = None) -> list[TensorRef]:
+    """Every tensor under ``path`` (a regular file or a directory), from headers only; with ``shard``, those of
+    the files in it (the other files' headers are never read). In a directory (or under an index) a file that
+    cannot be read -- not a regular file, corrupt, refused -- is one ``unreadable`` entry with the reason;
+    ``path`` itself unreadable is a LoadError."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         raise LoadError(f"{path}: no such file or directory") from None
     except OSError as e:
         raise LoadError(f"{path}: cannot be read ({e.strerror})") from None
+    root = path if os.path.isdir(path) else os.path.dirname(path)
+    mine = (lambda f: True) if shard is None else (lambda f: shard.holds(os.path.relpath(f, root or ".")))
     if os.path.isdir(path):
-        return _list_dir(path)
+        return _list_dir(path, mine)
     why = containers.not_regular(st.st_mode)
     if why:
         raise LoadError(f"{path}: {why}, not a regular file (a checkpoint file or a directory)")
-    return _list_file(path)
+    if path.lower().endswith(INDEX_SUFFIX):  # an index that cannot be read is an input error, in every shard
+        return [r for s in _index_shards(path) if mine(s) for r in _readable(_list_file, s)]
+    return _list_file(path) if mine(path) else []
 
 
-def _list_dir(path: str) -> list[TensorRef]:
+def _list_index(path: str, mine: Any) -> list[TensorRef]:
+    """The tensors of the shard files an index names that are in the scan's shard (each by its own path); an
+    index that cannot be read is one unreadable entry, in the shard of the index's path."""
+    try:
+        shards = _index_shards(path)
+    except LoadError as e:
+        return [TensorRef(path, "", (), "", "unreadable", str(e))] if mine(path) else []
+    return [r for s in shards if mine(s) for r in _readable(_list_file, s)]
+
+
+def _list_dir(path: str, mine: Any) -> list[TensorRef]:
     files = sorted(os.path.join(r, f) for r, _, fs in os.walk(path) for f in fs
                    if f.endswith(INDEX_SUFFIX) or f.lower().endswith(SUFFIXES))
     covered = set()
@@ -75,7 +137,9 @@ def _list_dir(path: str) -> list[TensorRef]:
             covered |= {os.path.realpath(s) for s in _readable(_index_shards, f, [])}
     out: list[TensorRef] = []
     for f in files:
-        if f.endswith(INDEX_SUFFIX) or os.path.realpath(f) not in covered:
+        if f.endswith(INDEX_SUFFIX):
+            out += _list_index(f, mine)
+        elif os.path.realpath(f) not in covered and mine(f):
             out += _readable(_list_file, f)
         if len(out) > MAX_TENSORS:
             raise LoadError(f"{path}: more than {MAX_TENSORS} tensors")
@@ -103,6 +167,11 @@ def _list_file(path: str) -> list[TensorRef]:
         if low.endswith(".npz"):
             return [TensorRef(path, k, m.shape, str(m.dtype), "npz")
                     for k, m in containers.npz_archive(fh).members.items()]
+        if low.endswith((".onnx", ".gguf")):  # REQ-IO-FORMATS: their own libraries, the io extra
+            fmt = low.rsplit(".", 1)[1]
+            listed = exported.onnx_tensors(fh) if fmt == "onnx" else exported.gguf_file(fh).tensors
+            return [TensorRef(path, k, e.shape, e.dtype, fmt, role="gguf-rope" if fmt == "gguf" and
+                              k == ROPE_FREQS else None) for k, e in listed.items()]
         return [TensorRef(path, k, tuple(v.shape), str(v.dtype).replace("torch.", ""), "pt")
                 for k, v in containers.torch_tensors(fh).items()]
 
@@ -137,6 +206,8 @@ def read_tensor(ref: TensorRef, widen: bool = True) -> np.ndarray:
             return containers.safetensors_tensor(fh, ref.name, widen=widen)[0]
         if ref.fmt == "npz":
             return containers.npz_archive(fh).read(ref.name)
+        if ref.fmt in ("onnx", "gguf"):
+            return (exported.onnx_array if ref.fmt == "onnx" else exported.gguf_array)(fh, ref.name, widen=widen)
         t = containers.torch_tensors(fh)[ref.name]
     import torch
     if not widen and t.dtype == torch.bfloat16 and t.layout == torch.strided:

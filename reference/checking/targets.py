@@ -138,17 +138,27 @@ def default_callable_positions() -> np.ndarray:
     return np.array(list(range(2048)) + extra, dtype=np.float64)
 
 
+def buffer_note(rows: int) -> str:
+    """What ``--call buffer`` without positions checks: every row, and whether that reaches past 2048."""
+    reach = ("past 2048, where float16 and bfloat16 positions stop being exact" if rows > 2049 else
+             "not past 2048, where float16 and bfloat16 positions stop being exact")
+    return f"positions 0..{rows - 1}: every row of the buffer, the module's own length ({reach})"
+
+
 def _callable_table(target: Any, spec: Any, d: int | None, call: str, key: str | None,
                     timeout: float | None) -> tuple[Table, np.ndarray | None, bool]:
     from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
 
     named = isinstance(target, str)
     where = target if named else getattr(target, "__name__", repr(target))
-    if call == "buffer" and spec is None:
-        # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it)
-        t = call_isolated(target, None, d, call="buffer", key=key, timeout=timeout) if named else \
-            call_table(target, where, None, d, call="buffer", key=key)
-        return t, None, False
+    if call in ("buffer", "forward") and spec is None and (d is not None or call == "buffer"):
+        # a module's buffer is a table like a file's: every row, its own width (nothing is asked of it); its
+        # forward is asked for its own length (loaders.module_length): both reach past 2048 where the module does
+        t = call_isolated(target, None, d, call=call, key=key, timeout=timeout) if named else \
+            call_table(target, where, None, d, call=call, key=key)
+        if call == "buffer":
+            t.notes.append(buffer_note(np.asarray(t.data).shape[0]))
+        return t, None, call == "forward"
     if d is None and call != "buffer":
         raise LoadError(f"{where}: pass --d, the width to ask the callable for (it cannot be inferred from a "
                         f"function; --call buffer reads a module's table at its own width)")

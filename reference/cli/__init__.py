@@ -111,7 +111,8 @@ def _output_problem(module: object, args: argparse.Namespace) -> str | None:
     once, before any work; ``--junit`` is made absolute (a callable's chdir moves nothing)."""
     from sinpe.reference.checking.outputs import output_problem, reads_of
     flags = [f for f in getattr(module, "OUTPUTS", ()) if getattr(args, f, None) is not None]
-    reads = [r for name in INPUTS for r in reads_of(getattr(args, name, None))] if flags else []
+    given = [v for name in INPUTS for v in _values(getattr(args, name, None))]
+    reads = [r for v in given for r in reads_of(v)] if flags else []
     for flag in flags:
         path = str(getattr(args, flag))
         if flag == "junit" and path:
@@ -120,6 +121,11 @@ def _output_problem(module: object, args: argparse.Namespace) -> str | None:
         if problem:
             return problem
     return None
+
+
+def _values(value: object) -> list[object]:
+    """An argument's values: a list (``sinpe scan --merge A B``) or one."""
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _error(name: str, args: argparse.Namespace, message: str) -> int:

@@ -39,7 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "must be given it: it cannot be inferred)")
     parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
                         "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5; "
-                        "--call n/forward: 0..2047; --call buffer: every row)")
+                        "--call n: 0..2047; --call forward: 0..L-1, L the module's own length (its max_len, or its "
+                        "table's rows; else 8192); --call buffer: every row)")
     add_dtype_argument(parser, default=None, help="IEEE format the table claims (default: the one it is stored "
                        "in; a table stored wider must hold values of this format)")
     parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
