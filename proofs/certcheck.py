@@ -17,6 +17,9 @@ and run as ``python certcheck.py DIR [--only ID,ID] [--json]``. Per entry:
 - ``bound`` (S): |lhs| <= rhs from rhs**2 - lhs**2 reduced modulo the circles to a manifest sum of squares,
   rhs shown nonnegative and lhs shown real by the rules below: realness only from the declared assumptions;
 - ``plan``, ``plan-match``: the column plans' bijection and label partition decided from the linear forms;
+- ``conformance``: a plan against a rule table (SPEC.md's DEF-LAYOUT / DEF-ROPE-LAYOUT rows, as the same linear
+  forms): a segment inside a rule of its function with the same column map, equal label counts per function,
+  or the same labels at n = 0, decided with integers (:func:`check_conformance`);
 - ``step``: a list of facts, each re-decided: ``identity``, ``rational-identity`` (polynomial arithmetic over
   Fractions; Min and Max resolved by a shown sign), ``positivity`` on an integer range (shift to the corner,
   read the signs of the coefficients), ``assumption`` (signs, realness, rationality derived from the
@@ -1222,16 +1225,20 @@ def _at_least(f: tuple[int, int], k: int) -> bool:
 def _segments(plan: object) -> tuple[list[dict], bool, object]:
     if not (isinstance(plan, dict) and isinstance(plan.get("segments"), list) and len(plan["segments"]) <= 16):
         raise Malformed("a plan is {segments: [...], odd: bool, unpaired: ...}")
-    segs = []
-    for s in plan["segments"]:
-        if not (isinstance(s, dict) and s.get("kind") in ("sin", "cos", "zero") and s.get("a") in (0, 1, 2)):
-            raise Malformed(f"a plan segment needs kind sin|cos|zero and a stride a in 0, 1, 2; got {str(s)[:80]}")
-        lo, hi, c, a = _form(s.get("lo")), _form(s.get("hi")), _form(s.get("c")), s["a"]
-        first, last = (a * lo[0] + c[0], a * lo[1] + c[1]), (a * hi[0] + c[0], a * (hi[1] - 1) + c[1])
-        segs.append({"kind": s["kind"], "lo": lo, "hi": hi, "a": a, "c": c, "first": first, "last": last})
+    segs = [_segment(s) for s in plan["segments"]]
     if plan.get("odd") not in (True, False) or plan.get("unpaired") not in (None, "sin", "cos", "zero"):
         raise Malformed("a plan needs odd: true|false and unpaired: null|sin|cos|zero")
     return segs, plan["odd"], plan["unpaired"]
+
+
+def _segment(s: object) -> dict:
+    """One segment "column a*i + c holds (kind, i) for lo <= i < hi" (of a plan or a rule table)."""
+    if not (isinstance(s, dict) and set(s) == {"kind", "lo", "hi", "a", "c"} and s["kind"] in ("sin", "cos", "zero")
+            and s["a"] in (0, 1, 2) and type(s["a"]) is int):
+        raise Malformed(f"a segment is {{kind: sin|cos|zero, lo, hi, a: 0|1|2, c}}; got {str(s)[:80]}")
+    lo, hi, c, a = _form(s.get("lo")), _form(s.get("hi")), _form(s.get("c")), s["a"]
+    first, last = (a * lo[0] + c[0], a * lo[1] + c[1]), (a * hi[0] + c[0], a * (hi[1] - 1) + c[1])
+    return {"kind": s["kind"], "lo": lo, "hi": hi, "a": a, "c": c, "first": first, "last": last}
 
 
 def _lin(q: int, r: int, var: str = "n") -> str:
@@ -1241,9 +1248,12 @@ def _lin(q: int, r: int, var: str = "n") -> str:
 
 def render_plan(plan: object) -> str:
     segs, odd, unpaired = _segments(plan)
-    body = "; ".join(f"{s['kind']}_i at column {_colstr((s['a'], *s['c']))} for "
+    return f"[{_render_segments(segs)}] (d = 2n{' + 1' if odd else ''}, odd column: {unpaired})"
+
+
+def _render_segments(segs: list[dict]) -> str:
+    return "; ".join(f"{s['kind']}_i at column {_colstr((s['a'], *s['c']))} for "
                      f"{_lin(*s['lo'])} <= i < {_lin(*s['hi'])}" for s in segs)
-    return f"[{body}] (d = 2n{' + 1' if odd else ''}, odd column: {unpaired})"
 
 
 def check_plan(plan: object) -> None:
@@ -1297,6 +1307,87 @@ def check_match(plan: object, inter: object) -> None:
         left.remove((s["kind"], s["lo"], s["hi"]))
     if left:
         raise Failed(f"{len(left)} interleaved segment(s) left unmatched")
+
+
+def _rule_table(rules: object) -> list[dict]:
+    if not (isinstance(rules, list) and 0 < len(rules) <= 16):
+        raise Malformed("a rule table is a list of 1 to 16 segments")
+    return [_segment(r) for r in rules]
+
+
+def _conform_claim(claim: object, segs: list[dict]) -> tuple:
+    """("segment", k) | ("labels", kind) | ("d=1",): which claim of a conformance step the entry makes."""
+    if isinstance(claim, list) and len(claim) == 2 and claim[0] == "segment" and type(claim[1]) is int \
+            and 0 <= claim[1] < len(segs):
+        return "segment", claim[1]
+    if isinstance(claim, list) and len(claim) == 2 and claim[0] == "labels" and claim[1] in ("sin", "cos", "zero"):
+        return "labels", claim[1]
+    if claim == ["d=1"]:
+        return ("d=1",)
+    raise Malformed(f"a conformance claim is ['segment', k < {len(segs)}], ['labels', sin|cos|zero] or ['d=1']; "
+                    f"got {str(claim)[:60]}")
+
+
+def _inside(s: dict, r: dict) -> bool:
+    """Segment s lies inside rule r for every n >= 1: the same function, r.lo <= s.lo and s.hi <= r.hi, and the
+    same column map (stride and offset equal; for a single label, the same column a*lo + c)."""
+    if r["kind"] != s["kind"] or not (_at_least(_minus(s["lo"], r["lo"]), 0) and _at_least(_minus(r["hi"], s["hi"]), 0)):
+        return False
+    if _minus(s["hi"], s["lo"]) == (0, 1):
+        at = lambda x: (x["a"] * s["lo"][0] + x["c"][0], x["a"] * s["lo"][1] + x["c"][1])  # noqa: E731
+        return at(r) == at(s)
+    return r["a"] == s["a"] and r["c"] == s["c"]
+
+
+def _minus(f: tuple[int, int], g: tuple[int, int]) -> tuple[int, int]:
+    return f[0] - g[0], f[1] - g[1]
+
+
+def _labels(segs: list[dict], kind: str) -> tuple[int, int]:
+    """How many labels of ``kind`` the segments hold, as a linear form in n."""
+    mine = [_minus(s["hi"], s["lo"]) for s in segs if s["kind"] == kind]
+    return sum(f[0] for f in mine), sum(f[1] for f in mine)
+
+
+MAX_D1_LABELS = 4096
+
+
+def _at_n0(segs: list[dict]) -> list[tuple]:
+    """(kind, column, label) of every label at n = 0 (d = 1), sorted."""
+    if sum(max(0, s["hi"][1] - s["lo"][1]) for s in segs) > MAX_D1_LABELS:
+        raise Undecided(f"more than {MAX_D1_LABELS} labels at n = 0")
+    return sorted((s["kind"], s["a"] * i + s["c"][1], i) for s in segs for i in range(s["lo"][1], s["hi"][1]))
+
+
+def check_conformance(plan: object, rules: object, claim: object) -> None:
+    """A conformance step (THM-LIFT's DEF-LAYOUT table, THM-ROPE-*'s DEF-ROPE-LAYOUT table), decided with integers
+    as the prover decides it: a plan segment inside a rule of its function with the same column map; the plan and
+    the table holding as many labels of a function (equal linear forms); the same labels at n = 0 (d = 1)."""
+    segs, table = _segments(plan)[0], _rule_table(rules)
+    what = _conform_claim(claim, segs)
+    if what[0] == "segment" and not any(_inside(segs[what[1]], r) for r in table):
+        s = segs[what[1]]
+        raise Failed(f"the {s['kind']} segment {what[1]} lies inside no rule of its function with its column map")
+    if what[0] == "labels" and _labels(segs, what[1]) != _labels(table, what[1]):
+        raise Failed(f"the plan holds {_lin(*_labels(segs, what[1]))} {what[1]} labels, the table "
+                     f"{_lin(*_labels(table, what[1]))}")
+    if what[0] == "d=1" and _at_n0(segs) != _at_n0(table):
+        raise Failed(f"at n = 0 the plan places {_at_n0(segs)}, the table {_at_n0(table)}")
+
+
+def render_conformance(plan: object, rules: object, claim: object) -> str:
+    segs = _segments(plan)[0]
+    what = _conform_claim(claim, segs)
+    if what[0] == "segment":
+        s = segs[what[1]]
+        says = (f"its segment {what[1]} ({s['kind']}_i at column {_colstr((s['a'], *s['c']))} for "
+                f"{_lin(*s['lo'])} <= i < {_lin(*s['hi'])}) lies inside a rule of the table for {s['kind']}, with the "
+                "same column map, for every n >= 1")
+    elif what[0] == "labels":
+        says = f"it holds as many {what[1]} labels as the table, for every n"
+    else:
+        says = "at n = 0 (d = 1) it holds the labels in the columns the table says"
+    return f"the column plan {render_plan(plan)}: {says}; the table: [{_render_segments(_rule_table(rules))}]"
 
 
 def _row(row: object) -> tuple:
@@ -1373,12 +1464,20 @@ def _r_identity(e: dict) -> str:
     return f"{render(lhs)} = {render(rhs)}{sub}  [{where(lhs, rhs, *[x for p in at for x in p])}]"
 
 
+def as_built(lhs: object, rhs: object, at: object) -> bool:
+    """An identity true as built: its two sides are one tree and its substitution (if any) touches no symbol
+    of it ("1 = 1 at d = 2n"). No evidence: the exporter leaves it out and the checker refuses it."""
+    a, b, pairs = tree(lhs), tree(rhs), _at_pairs(at)
+    return a == b and not set(_symbols(a, {})) & {(s[1], s[2], s[3]) for s, _ in pairs}
+
+
 def _k_identity(e: dict) -> None:
     proc = _proc(e, ("E", "L", "G"))
     lhs, rhs = _trees(e, "lhs", "rhs")
     at = _at_pairs(e.get("at"))
-    if lhs == rhs and not at:
-        raise Failed("no evidence: lhs and rhs are the same tree (a syntactic identity is not a decided obligation)")
+    if as_built(e["lhs"], e["rhs"], e.get("at")):
+        raise Failed("no evidence: lhs and rhs are the same tree, the substitution touches neither (a syntactic "
+                     "identity is not a decided obligation)")
     if proc == "G":
         decide_circle(lhs, rhs, at)
     else:
@@ -1405,8 +1504,8 @@ def _r_rational(e: dict) -> str:
 def _k_rational(e: dict) -> None:
     lhs, rhs = _trees(e, "lhs", "rhs")
     at = _at_pairs(e.get("at"))
-    if lhs == rhs and not at:
-        raise Failed("no evidence: lhs and rhs are the same tree")
+    if as_built(e["lhs"], e["rhs"], e.get("at")):
+        raise Failed("no evidence: lhs and rhs are the same tree, the substitution touches neither")
     decide_equal(lhs, rhs, "R", at)
 
 
@@ -1664,6 +1763,14 @@ def _k_plan(e: dict) -> None:
     check_plan(e.get("plan"))
 
 
+def _r_conform(e: dict) -> str:
+    return render_conformance(e.get("plan"), e.get("rules"), e.get("claim"))
+
+
+def _k_conform(e: dict) -> None:
+    check_conformance(e.get("plan"), e.get("rules"), e.get("claim"))
+
+
 def _k_match(e: dict) -> None:
     check_match(e.get("plan"), e.get("interleaved"))
 
@@ -1688,6 +1795,7 @@ ENTRIES = {
     "bound": (("procedure", "lhs", "rhs"), _r_bound, _k_bound),
     "plan": FACTS["plan"],
     "plan-match": (("plan", "interleaved"), _r_match, _k_match),
+    "conformance": (("plan", "rules", "claim"), _r_conform, _k_conform),
 }
 
 

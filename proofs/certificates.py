@@ -7,7 +7,9 @@ itself, never a polynomial the prover computed from it:
 - an obligation of (E), (L), (G): ``identity``: lhs, rhs and its ``at`` substitution as expression trees
   (:func:`tree`: numbers "p/q", symbols with their assumptions, + * ^, sin cos tan exp log Abs Min Max, I pi E,
   Sum); of (S): ``bound`` (|lhs| <= rhs);
-- a plan step: ``plan`` (the plan's integer linear forms), THM-LAYOUT's ``plan-match``;
+- a plan step: ``plan`` (the plan's integer linear forms), THM-LAYOUT's ``plan-match``; a conformance step
+  (THM-LIFT's, THM-ROPE-*'s): ``conformance`` (the plan, the rule table of DEF-LAYOUT or DEF-ROPE-LAYOUT as
+  segments of linear forms, and which of the step's claims: a segment inside a rule, a label count, d = 1);
 - any other step: ``step`` with the facts its decision rests on (recorded by :mod:`.evidence` at the step
   site: rational identities, positivity on an integer range, assumption facts, ball signs, plan lookups,
   ideal memberships, linear systems and families, ...), each as data.
@@ -264,9 +266,12 @@ def _fact_of(kind: str, data: dict, out: Any) -> dict:
 
 def step_entry(what: str, facts: list[tuple], certificate: Any = None) -> dict:
     """A decided step: its facts as data; a plan step (no facts) certified by its plan."""
-    from .symbolic import STEP_MATCHES, STEP_PLANS
+    from .symbolic import STEP_CONFORMS, STEP_MATCHES, STEP_PLANS
     found = facts + ([("ideal", {"certificate": certificate}, True)] if certificate is not None else [])
-    if not found and what in STEP_PLANS:
+    if not found and what in STEP_CONFORMS:
+        plan, rules, claim = STEP_CONFORMS[what]
+        e = {"name": what, "kind": "conformance", "plan": _plan(plan), "rules": _rules(rules), "claim": list(claim)}
+    elif not found and what in STEP_PLANS:
         e = {"name": what, "kind": "plan", "plan": _plan(STEP_PLANS[what])}
     elif not found and what in STEP_MATCHES:
         a, b = STEP_MATCHES[what]
@@ -280,10 +285,18 @@ def step_entry(what: str, facts: list[tuple], certificate: Any = None) -> dict:
     return e
 
 
+def _rules(rules: tuple) -> list[dict]:
+    """A rule table (``LAYOUT_RULES``, ``ROTARY_RULES``: "column a*i + c holds (kind, i) for lo <= i < hi") as
+    segments of integer linear forms, the plan's format."""
+    return [{"kind": k, "lo": _linear_n(lo), "hi": _linear_n(hi), "a": int(a), "c": _linear_n(c)}
+            for k, lo, hi, a, c in rules]
+
+
 def _as_built(f: dict) -> bool:
     """An identity whose two sides are one tree (true as SymPy built it, e.g. a label index compared with
-    itself) is no evidence: left out (a step with no other fact is then no certificate)."""
-    return f["kind"] in ("identity", "rational-identity") and f["lhs"] == f["rhs"] and not f["at"]
+    itself), with no substitution or one that touches neither side, is no evidence: left out (a step with no
+    other fact is then no certificate). The checker's rule: :func:`certcheck.as_built`."""
+    return f["kind"] in ("identity", "rational-identity") and certcheck.as_built(f["lhs"], f["rhs"], f["at"])
 
 
 def uncertified(name: str, why: str) -> dict:

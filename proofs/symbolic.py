@@ -87,12 +87,26 @@ def _label(s: T.Segment) -> str:
 # that proofs/certcheck.py decides the same bijection and label partition again, from the linear forms.
 STEP_PLANS: dict[str, SymbolicPlan] = {}
 STEP_MATCHES: dict[str, tuple[SymbolicPlan, SymbolicPlan]] = {}  # THM-LAYOUT: (plan, interleaved plan) per step
+# A conformance step (THM-LIFT's, THM-ROPE-*'s): (plan, rule table, claim); claim ("segment", k) | ("labels", kind)
+# | ("d=1",): certcheck decides the same containment, column maps, label counts and n = 0 from the linear forms.
+STEP_CONFORMS: dict[str, tuple[SymbolicPlan, tuple, tuple]] = {}
 
 
 def _noted(plan: SymbolicPlan, steps: list[Step]) -> list[Step]:
     for _, _, what in steps:
         STEP_PLANS[what] = plan
     return steps
+
+
+def prefixed(prefix: str, steps: list[Step]) -> list[Step]:
+    """The steps named ``prefix + what``, what certifies each (its plan, match or conformance) kept for the new name."""
+    out = []
+    for ok, size, what in steps:
+        for registry in (STEP_PLANS, STEP_MATCHES, STEP_CONFORMS):
+            if what in registry:
+                registry[prefix + what] = registry[what]
+        out.append((ok, size, prefix + what))
+    return out
 
 
 def plan_json(plan: SymbolicPlan) -> dict:
@@ -182,17 +196,21 @@ def mutate_plan(plan: SymbolicPlan, kind: str) -> SymbolicPlan:
     return dataclasses.replace(plan, paired=(a, b))
 
 
+@quiet  # certified by 'conformance' entries (the plan and the table as linear forms)
 def conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Step]:
     """The plan places every label where ``rules`` (the table SPEC.md words, typed apart from the definition:
     ``sinpe.spec.theorems.LAYOUT_RULES``) says, for every n: each segment of the plan lies inside a rule of its
     function (label bounds by polynomial positivity for n >= 1) with the same column map (stride and offset
     equal as polynomials in n; for a single label, the same column), the plan and the table hold as many labels
     of each function (rational identities), and n = 0 (d = 1) is computed."""
-    return _noted(plan, _conformance_steps(plan, rules, source))
+    steps, claims = _conformance_steps(plan, rules, source)
+    STEP_CONFORMS.update({what: (plan, tuple(rules), claim) for (_, _, what), claim in zip(steps, claims)})
+    return steps
 
 
-def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Step]:
+def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[list[Step], list[tuple]]:
     out: list[Step] = []
+    claims = [("segment", k) for k in range(len(plan.segments()))] + [("labels", f) for f in ("sin", "cos", "zero")]
     rs = [(k, sp.sympify(lo), sp.sympify(hi), int(a), sp.sympify(c)) for k, lo, hi, a, c in rules]
     for s in plan.segments():
         single = rational_identity(s.hi - s.lo, 1)
@@ -214,7 +232,8 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[St
                                   for i in range(int(sp.sympify(lo).subs(N, 0)), int(sp.sympify(hi).subs(N, 0))))
         mine0 = at0([(t.kind, t.lo, t.hi, t.a, t.c) for t in plan.segments()])
         out.append((mine0 == at0(rs), 1, f"{plan.name}: n = 0 (d = 1): {mine0}, as {source} says"))
-    return out
+        claims.append(("d=1",))
+    return out, claims
 
 
 CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097)

@@ -16,22 +16,21 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     (i, i + n), rotate-every-two (2i, 2i + 1): ``ROTARY_RULES``, typed apart); mutation 'pair-offset' moves a
     segment, 'pairs-swapped' claims each layout's pairs for the other."""
     from sinpe.spec.definition import rotary_definition, rotary_pairs
-    from sinpe.spec.theorems import N, ROTARY_RULES, symbolic
+    from sinpe.spec.theorems import I_, N, ROTARY_RULES, rotary_schedule_statement, show, symbolic
 
-    from .symbolic import STEP_PLANS, conformance_steps, label_steps, mutate_plan, plan_steps, rational_identity
+    from .evidence import step
+    from .symbolic import conformance_steps, label_steps, mutate_plan, plan_steps, prefixed, rational_identity
     out = []
     for layout in ("halves", "pairs"):
         pl = symbolic(rotary_pairs(layout))
         pl = mutate_plan(pl, "plan-offset") if mutation == "pair-offset" else pl
         rules = ROTARY_RULES[{"halves": "pairs", "pairs": "halves"}[layout] if mutation == "pairs-swapped" else layout]
-        den = rotary_definition(layout).schedule.denominator(N)
-        claim = N + 1 if mutation == "rotary-schedule" else N  # DEF-ROPE-FREQ-DEFAULT: e_k = 2k/dim = k/n
-        sched = [(rational_identity(den, claim), 1, f"rotary schedule: D = {den}, as DEF-ROPE-FREQ-DEFAULT says "
-                  f"(w_k = b^(-2k/dim), D = dim/2 = {claim})")]
-        mine = [(ok, n, f"{layout}: {what}") for ok, n, what in
-                plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT") + sched]
-        STEP_PLANS.update({what: pl for _, _, what in mine})  # certified by the plan (sinpe prove --certificates)
-        out += mine
+        e_i = rotary_definition(layout).schedule.exponent(N, I_)
+        says, at = rotary_schedule_statement(I_)  # DEF-ROPE-FREQ-DEFAULT: e_i = 2i/dim, at dim = 2n
+        says = 2 * I_ / (at[0][0] + 2) if mutation == "rotary-schedule" else says  # D = dim/2 + 1
+        out += prefixed(f"{layout}: ", plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT"))
+        out.append(step(rational_identity(e_i, says, at), 1, f"{layout}: rotary schedule: e_i = {show(e_i)} is "
+                        f"DEF-ROPE-FREQ-DEFAULT's {show(says)} (w_i = b^(-2i/dim)) at dim = {show(at[0][1])}"))
     return out
 
 

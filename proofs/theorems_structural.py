@@ -234,7 +234,8 @@ class Wavelengths:
         if mutation == "drop" and prof.shift is None and not odd:
             claim = sp.Integer(1)  # the -2/d term dropped
         top = df.plan.n_labels(N) - 1  # the largest is lambda_i at i = N - 1 (above): its exponent is the claim's
-        st.check(rational_identity(df.schedule.exponent(N, top), claim, ((d, 2 * N + int(odd)),)),
+        # e_i at i = N - 1 as a substitution: built at i = N - 1, t2t's (n - 1)/(n - 1) would be 1 = 1 as built
+        st.check(rational_identity(df.schedule.exponent(N, i), claim, ((i, top), (d, 2 * N + int(odd)))),
                  f"{name} ({parity}): e_(N-1) = {df.schedule.exponent(N, top)} is {show(claim)} at d = {2 * N + int(odd)}")
         st.says(f"lambda_(N-1), the largest = 2*pi*b**({show(claim)}) [{where}]")
         if n0 > 1:  # below the domain: n = 1 (d = 2, 3) holds one frequency, w_0 = 1

@@ -609,6 +609,15 @@ def schedule_statement(shift: Fraction | None, odd: bool) -> tuple[sp.Expr, tupl
     return _m - sp.Rational(shift.numerator, shift.denominator), ((_m, N),)
 
 
+_dim = sp.Symbol("dim", integer=True, positive=True)  # a rotary head's dimension, as DEF-ROPE-FREQ-DEFAULT names it
+
+
+def rotary_schedule_statement(i: sp.Expr) -> tuple[sp.Expr, tuple[tuple[sp.Symbol, sp.Expr], ...]]:
+    """The exponent of DEF-ROPE-FREQ-DEFAULT's w_i = b^(-2i/dim) as SPEC.md words it, typed here apart from
+    spec/definition.py's rotary schedule: 2i/dim, and the substitution dim = 2n that reads it at n pairs."""
+    return 2 * i / _dim, ((_dim, 2 * N),)
+
+
 def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
     """:func:`schedule_statement` read at d = 2n (+1): D as a polynomial in n."""
     expr, at = schedule_statement(shift, odd)

@@ -118,6 +118,25 @@ def _status(doc):  # status claims a proof the entries do not make: recomputed, 
     doc["status"] = "not-proven"
 
 
+def _conformance(doc: dict, layout: str = "") -> list[dict]:
+    return [e for e in doc["entries"] if e["kind"] == "conformance" and e["name"].startswith(layout)]
+
+
+def _rules_exchanged(doc):  # DEF-ROPE-LAYOUT's table with sin and cos exchanged, the plans unchanged
+    for e in _conformance(doc):
+        for r in e["rules"]:
+            r["kind"] = {"sin": "cos", "cos": "sin"}.get(r["kind"], r["kind"])
+        _rendered(e)
+
+
+def _plan_off_its_table(doc):  # rotate-half's plan (a bijection) in rotate-every-two's conformance entries
+    halves = _conformance(doc, "halves:")[0]["plan"]
+    certcheck.check_plan(halves)
+    for e in _conformance(doc, "pairs:"):
+        e["plan"] = json.loads(json.dumps(halves))
+        _rendered(e)
+
+
 # case -> (file edited, edit, exit code, what the failing line says)
 FORGERIES = {
     "exp-ip-order-1-relation": ("THM-CPLX", _exp_ip, 1, "THM-CPLX.json"),
@@ -131,7 +150,10 @@ FORGERIES = {
     "data-not-bound": ("THM-DOT", _data_only, 1, "its text is not the statement"),
     "renamed-inside": ("THM-DOT", _renamed, 1, "holds the certificate of 'THM-EVEN', not of THM-DOT"),
     "status-recomputed": ("THM-DOT", _status, 1, "not proven"),
+    "rotary-rules-sin-cos-exchanged": ("THM-ROPE-REL", _rules_exchanged, 1, "lies inside no rule of its function"),
+    "rotary-plan-off-its-table": ("THM-ROPE-REL", _plan_off_its_table, 1, "lies inside no rule of its function"),
 }
+CONFORMANCE_FORGERIES = ("rotary-rules-sin-cos-exchanged", "rotary-plan-off-its-table")
 
 
 @pytest.mark.parametrize("case", list(FORGERIES))
@@ -143,6 +165,20 @@ def test_a_forged_certificate_is_rejected_naming_it(proof_certificates, tmp_path
     lines = [line for line in out.splitlines() if line.startswith("FAILED") and f"{tid}.json" in line]
     assert code == want and lines and any(says in line for line in lines), (case, out)
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("case", CONFORMANCE_FORGERIES)
+def test_the_standalone_checker_decides_conformance_to_the_table(proof_certificates, tmp_path, case):
+    """The forged rule table (or a plan off its table) is rejected by proofs/certcheck.py alone, from the entries'
+    data (not by the binding to the installed suite): each forged segment entry fails, the counts still hold."""
+    tid, forge, _, says = FORGERIES[case]
+    d = _copy(proof_certificates[0], tmp_path)
+    _edit(d, tid, forge)
+    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", ONLY],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    failed = [line for line in alone.stdout.splitlines() if line.startswith("FAILED") and f"{tid}.json" in line]
+    assert alone.returncode == 1 and len(failed) == (4 if "exchanged" in case else 2), alone.stdout
+    assert all(says in line and "segment" in line for line in failed), failed
 
 
 def test_a_certificate_copied_over_another_is_rejected(proof_certificates, tmp_path):

@@ -56,7 +56,7 @@ def test_subset_certificates_verify_exit_0(proof_certificates):
     assert all(s["uncertified"] == 0 for s in summary.values()), summary
     kinds = {k for s in summary.values() for k in s["entries"]}
     facts = {k for s in summary.values() for k in s["facts"]}
-    assert kinds == {"identity", "bound", "plan", "step"}, kinds
+    assert kinds == {"identity", "bound", "plan", "step", "conformance"}, kinds
     assert facts == {"rational-identity", "positivity", "assumption", "ball-sign", "identity", "ideal", "plan",
                      "linear-family", "distinct-on-integers"}, facts
 
@@ -183,6 +183,20 @@ def _plan_fact(doc):  # THM-INJ: a plan segment moved two columns (a column repe
     return e["name"]
 
 
+def _rotary_schedule(doc):  # THM-ROPE-REL: DEF-ROPE-FREQ-DEFAULT's exponent 2i/dim claimed twice as large
+    e, f = _fact(doc, "rational-identity", lambda f: "dim" in f["text"])
+    f["rhs"] = _twice(f["rhs"])
+    _rerender(f)
+    return e["name"]
+
+
+def _conformance_counts(doc):  # THM-ROPE-REL: DEF-ROPE-LAYOUT's table one cos label short (n - 1 cos labels)
+    e = _entry(doc, "conformance", lambda e: e["claim"] == ["labels", "cos"])
+    next(r for r in e["rules"] if r["kind"] == "cos")["hi"][1] -= 1
+    _rerender(e)
+    return e["name"]
+
+
 def _witness(doc):  # a witness ball moved away from the other side's
     pt = doc["witness"]["points"][0]
     pt["lhs"]["re"][0] = str(certcheck.rational(pt["lhs"]["re"][0]) + 1)
@@ -196,6 +210,7 @@ TAMPER = {"identity-E": ("THM-DOT", _identity_E), "identity-L": ("THM-ROPE-REL",
           "ideal": ("THM-INJ", _ideal), "identity-fact": ("THM-NORM", _identity_fact),
           "linear-family-dimension": ("THM-ATTN", _family_dimension),
           "linear-family-contains": ("THM-ATTN", _family_contains), "plan-fact": ("THM-INJ", _plan_fact),
+          "rotary-schedule": ("THM-ROPE-REL", _rotary_schedule), "conformance-counts": ("THM-ROPE-REL", _conformance_counts),
           "witness": ("THM-CPLX", _witness)}
 
 
@@ -283,6 +298,113 @@ def test_a_tampered_step_fails(shift_entries, case):
     _rerender(part)
     with pytest.raises(certcheck.Failed, match=e["name"][:30].replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
         certcheck.check_entry(e)
+
+
+def _conformance_verdicts(steps) -> list[tuple[bool, bool, str]]:  # noqa: ANN001
+    """(the prover's verdict, the checker's verdict on the written entry, the step) per conformance step."""
+    from sinpe.proofs.symbolic import STEP_CONFORMS
+    out = []
+    for ok, _, what in steps():
+        if what not in STEP_CONFORMS:
+            continue
+        e = step_entry(what, [])
+        assert e["kind"] == "conformance", e
+        try:
+            certcheck.check_entry(e)
+            out.append((ok, True, what))
+        except certcheck.Failed:
+            out.append((ok, False, what))
+    return out
+
+
+def test_conformance_entries_decide_what_the_steps_decide():
+    """THM-LIFT's and THM-ROPE-*'s conformance steps (each plan segment inside a rule of DEF-LAYOUT's or
+    DEF-ROPE-LAYOUT's table, label counts, d = 1) are written as 'conformance' entries carrying the plan and the
+    table as linear forms; the checker's verdict on each entry is the prover's on its step, for the real tables
+    (all hold) and for false variants: the table with sin and cos exchanged, the rotary tables swapped, plans
+    with a segment moved, a stride changed, a label dropped or a function repeated."""
+    from sinpe.proofs.symbolic import conformance_steps, mutate_plan
+    from sinpe.proofs.theorems_identities import conform_steps
+    from sinpe.proofs.theorems_rotary import pair_plan_steps
+    from sinpe.spec.theorems import LAYOUT_RULES, PLANS
+
+    def mutated_plans(kind):  # noqa: ANN001, ANN202
+        return lambda: [s for pl in PLANS for s in conformance_steps(
+            mutate_plan(pl, kind), LAYOUT_RULES[(pl.layout, pl.odd_rule if pl.odd else "trailing-sin", pl.odd)], "DEF-LAYOUT")]
+    real = _conformance_verdicts(lambda: conform_steps(None)) + _conformance_verdicts(lambda: pair_plan_steps(None))
+    claims = {tuple(step_entry(w, [])["claim"][:1]) for _, _, w in real}
+    assert len(real) == 78 + 10 and all(ok and verdict for ok, verdict, _ in real)
+    assert claims == {("segment",), ("labels",), ("d=1",)}
+    false = [v for steps in [lambda: conform_steps("layout-swap"), lambda: pair_plan_steps("pairs-swapped"),
+                             lambda: pair_plan_steps("pair-offset")]
+             + [mutated_plans(k) for k in ("plan-offset", "plan-stride", "plan-count", "plan-labels")]
+             for v in _conformance_verdicts(steps)]
+    assert [w for ok, verdict, w in false if ok != verdict] == []
+    assert sum(not ok for ok, _, _ in false) >= 60, sum(not ok for ok, _, _ in false)
+
+
+def test_a_plan_that_violates_its_table_is_rejected_per_claim():
+    """THM-LIFT's sin-cos zero-pad plan against tables it violates: a segment's column map (the table's sin and
+    cos rows exchanged), a label count (the table's cos row one label short) and the columns at d = 1 (the table's
+    zero column at 2n + 1): each claim's entry fails, the plan itself (a bijection) still verifies."""
+    from sinpe.proofs.symbolic import conformance_steps
+    from sinpe.spec.theorems import LAYOUT_RULES, PLANS
+    pl = next(p for p in PLANS if p.layout == "sin-cos" and p.odd and p.odd_rule == "zero-pad")
+    entries = [step_entry(w, []) for _, _, w in conformance_steps(pl, LAYOUT_RULES[("sin-cos", "zero-pad", True)], "DEF-LAYOUT")]
+    assert all(certcheck.check_entry(e) == "conformance" for e in entries)
+    certcheck.check_plan(entries[0]["plan"])
+    swap = {"sin": "cos", "cos": "sin", "zero": "zero"}
+    forged = {("segment", 0): lambda r: r.update(kind=swap[r["kind"]]),
+              ("labels", "cos"): lambda r: r["kind"] == "cos" and r["hi"].__setitem__(1, r["hi"][1] - 1),
+              ("d=1",): lambda r: r["kind"] == "zero" and r["c"].__setitem__(1, 1)}
+    for claim, edit in forged.items():
+        e = copy.deepcopy(next(e for e in entries if tuple(e["claim"]) == claim))
+        for r in e["rules"]:
+            edit(r)
+        _rerender(e)
+        with pytest.raises(certcheck.Failed, match="lies inside no rule|labels, the table|at n = 0 the plan places"):
+            certcheck.check_entry(e)
+
+
+def test_an_identity_true_as_built_is_no_evidence():
+    """A fact whose sides are one tree is no evidence even with a substitution that touches neither side (THM-WAVE's
+    t2t exponent e_(N-1) = (n - 1)/(n - 1), cancelled when built, was '1 = 1 at d = 2n'): the exporter leaves it out
+    and the checker refuses it. 'n = m at m = n' (the rule in its own variable) is a fact, and so is t2t's exponent
+    stated at i = N - 1."""
+    n = ["s", "n", ["integer", "nonnegative", "nonzero", "positive", "rational", "real"], ""]
+    d, m = ["s", "d", ["integer", "positive"], ""], ["s", "m", ["integer", "nonnegative"], ""]
+    one = {"kind": "rational-identity", "lhs": ["n", "1"], "rhs": ["n", "1"], "at": [[d, ["*", ["n", "2"], n]]]}
+    rule = {"kind": "rational-identity", "lhs": n, "rhs": m, "at": [[m, n]]}
+    for f, evidence_ in ((one, False), (rule, True)):
+        step = {"name": "s", "kind": "step", "facts": [{**f, "text": certcheck.render_fact(f)}]}
+        if evidence_:
+            assert certcheck.check_entry(step) == "step"
+        else:
+            with pytest.raises(certcheck.Failed, match="no evidence"):
+                certcheck.check_entry(step)
+    i, top = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("n", integer=True, positive=True) - 1
+    D = sp.Symbol("n", integer=True, positive=True) - 1
+    built = step_entry("t2t e_(N-1)", [("rational-identity", {"lhs": top / D, "rhs": sp.Integer(1),
+                                                             "at": ((sp.Symbol("d"), 2 * top + 2),)}, True)])
+    assert built["facts"] == []
+    stated = step_entry("t2t e_(N-1)", [("rational-identity", {"lhs": i / D, "rhs": sp.Integer(1), "at": ((i, top),)}, True)])
+    assert certcheck.check_entry(stated) == "step"
+
+
+def test_no_fact_of_the_certificates_is_true_as_built(proof_certificates):
+    """Every identity entry and identity fact of the subset's certificates rests on its data; THM-ROPE-REL's
+    rotary schedule step is DEF-ROPE-FREQ-DEFAULT's exponent 2i/dim at dim = 2n, and its DEF-ROPE-LAYOUT steps are
+    conformance entries."""
+    for tid in CERTIFIED_SUBSET:
+        for e in _doc(proof_certificates[0], tid)["entries"]:
+            for f in [e] + e.get("facts", []):
+                if f["kind"] in ("identity", "rational-identity"):
+                    assert not certcheck.as_built(f["lhs"], f["rhs"], f.get("at", [])), (tid, e["name"], f["text"])
+    doc = _doc(proof_certificates[0], "THM-ROPE-REL")
+    sched = [e for e in doc["entries"] if "rotary schedule" in e["name"]]
+    assert len(sched) == 2 and all(e["kind"] == "step" and [f["at"][0][0][1] for f in e["facts"]] == ["dim"] for e in sched)
+    layout = [e for e in doc["entries"] if "DEF-ROPE-LAYOUT" in e["name"]]
+    assert len(layout) == 10 and {e["kind"] for e in layout} == {"conformance"}
 
 
 def test_a_pythagorean_identity_is_reduced_by_the_checker():
