@@ -46,6 +46,9 @@ from typing import Any, Iterator, Sequence
 from sinpe.spec import SPEC_VERSION
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 
+# One name per file: this folder is the package sinpe itself (pyproject.toml's package-dir), never sinpe.reference.api
+if __name__ != "sinpe":
+    raise ImportError(f"reference/api/ is the package sinpe, not {__name__!r}: import sinpe")
 __version__ = SPEC_VERSION
 __all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
            "table_torch", "verify", "write_table"]
