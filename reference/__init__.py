@@ -3,8 +3,8 @@
 Subpackages, one job each: :mod:`.numerics` (rounding, positions), :mod:`.oracles` (mpmath, intervals,
 Arb, fast double-double), :mod:`.golden` (golden vectors), :mod:`.implementations` (bundled NumPy and
 PyTorch implementations and their certification), :mod:`.checking` (load, check, detect),
-:mod:`.conformance` (the pytest entry point), :mod:`.chapter` (the seed-chapter audit),
-:mod:`.testing` (the bug catalogue) and :mod:`.cli` (one thin module per command).
+:mod:`.conformance` (the pytest entry point), :mod:`.audit` (the audit of the seed chapter's claims, its figures),
+:mod:`.bugs` (the catalogue of buggy implementations the checker must reject) and :mod:`.cli` (one thin module per command).
 """
 from __future__ import annotations
 

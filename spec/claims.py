@@ -3,7 +3,7 @@
 The seed chapter is the Chinese book section "4.1 正弦位置编码" (the project's starting text).
 Each :class:`Claim` cites it by section, table, row and value, restates the claim in one line
 of our own words, and records the value exactly as printed (``claimed``) and how the audit
-compares it. *No verdict is stored here*: :mod:`sinpe.reference.chapter.audit` computes every verdict
+compares it. *No verdict is stored here*: :mod:`sinpe.reference.audit.claims` computes every verdict
 from the formula (``sinpe.spec.definition``) at run time. The catalogue never reads the chapter.
 
 Comparison kinds (``compare``), fixed by SPEC.md REQ-CLAIMS-VERDICT:
@@ -14,7 +14,7 @@ Comparison kinds (``compare``), fixed by SPEC.md REQ-CLAIMS-VERDICT:
 - ``exact``: the exact rational (or integer) value must equal the printed one.
 - ``true``: a statement; the computed value must be True.
 
-``quantity`` names the computation in ``sinpe.reference.chapter.audit.QUANTITIES`` and ``args`` its
+``quantity`` names the computation in ``sinpe.reference.audit.claims.QUANTITIES`` and ``args`` its
 arguments; ``thm`` links the theorem of the spec (SPEC.md section 5) a claim is an instance of;
 ``caveat`` is a reading the chapter does not state and that a holding verdict then carries
 (the verdict becomes ``holds-with-note``).

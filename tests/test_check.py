@@ -13,7 +13,7 @@ import pytest
 from helpers import run_sinpe
 
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.bugs import CATALOGUE
 from sinpe.reference.checking.check import check_table
 from sinpe.reference.checking.targets import check_target
 from sinpe.reference.implementations.numpy_impl import pe_table as np_table

@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from flint import arb, ctx
 
-from sinpe.reference.chapter import audit as audit
-from sinpe.reference.chapter.audit import VERDICTS, audit_claim, run_audit, tally
+from sinpe.reference.audit import claims as audit
+from sinpe.reference.audit.claims import VERDICTS, audit_claim, run_audit, tally
 from sinpe.spec import theorems
 from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, get_claim
 from sinpe.spec.profiles import get_profile
@@ -333,9 +333,9 @@ def test_missing_torch_is_reported_not_skipped(monkeypatch: pytest.MonkeyPatch) 
 def test_readme_carries_the_generated_section(results: dict[str, audit.AuditResult]) -> None:
     # README.md's section is pasted from readme_section(); it must not drift from the audit
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[1] / "reference" / "chapter" / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "reference" / "audit" / "README.md").read_text()
     text = audit.readme_section(list(results.values())).strip()
-    assert text in readme, ("reference/chapter/README.md is stale: paste `sinpe claims --readme` into its "
+    assert text in readme, ("reference/audit/README.md is stale: paste `sinpe claims --readme` into its "
                             "'What the chapter gets right and wrong' section")
 
 

@@ -1,6 +1,6 @@
 """sinpe detect (SPEC.md REQ-DETECT-FIT, REQ-DETECT-PRECISION, REQ-DETECT-CLI): names every catalogue deviation, finds nothing in correct tables.
 
-The catalogue (:mod:`sinpe.reference.testing.bugs`) states, per bug, the deviation detect must name; the
+The catalogue (:mod:`sinpe.reference.bugs`) states, per bug, the deviation detect must name; the
 correct tables come from the bundled implementations at every preset, even and odd d, both dtypes.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 from helpers import run_sinpe
 
-from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.bugs import CATALOGUE
 from sinpe.reference.checking.detect import column_frequencies, detect_table
 from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.spec.profiles import PRESETS, get_profile
@@ -186,7 +186,7 @@ def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS
     import sinpe
     sys.path.insert(0, str(Path(__file__).parent))
     import library_formulas as L
-    from sinpe.reference.testing.bugs import to_bfloat16
+    from sinpe.reference.bugs import to_bfloat16
     g = L.mae_2d(64, 16, cls=False)
     c, s = L.rope_cache(L.inv_freq_default(64), 256)
     for t, kind, prof in ((g.astype(np.float16), "grid", "mae"), (to_bfloat16(g), "grid", "mae"),

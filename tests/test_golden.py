@@ -210,7 +210,7 @@ def test_value_flags_match_the_decimals() -> None:
 
 def test_case_id_matches_its_json_definition() -> None:
     """The IDs are SHA-256 of the key-sorted compact JSON of {params, d, position, column, dtype}:
-    the serialisation written out in _case_id equals json.dumps's, for every preset and odd inputs."""
+    the serialisation written out in encoding.case_id_of equals json.dumps's, for every preset and odd inputs."""
     import hashlib
     for name in PRESETS:
         prof = get_profile(name)

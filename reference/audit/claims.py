@@ -871,7 +871,7 @@ def render_table(results: Sequence[AuditResult]) -> str:
 
 
 def readme_section(results: Sequence[AuditResult] | None = None) -> str:
-    """The section "What the chapter gets right and wrong" of reference/chapter/README.md, rendered from a fresh audit."""
+    """The section "What the chapter gets right and wrong" of reference/audit/README.md, rendered from a fresh audit."""
     results = list(results) if results is not None else run_audit()
     t = tally(results)
     fails = [r for r in results if r.verdict == "fails"]

@@ -29,7 +29,7 @@ from sinpe.spec.claims import get_claim
 from sinpe.spec.definition import column_data, columns, frequency, n_frequencies, phase
 from sinpe.spec.profiles import get_profile
 
-from sinpe.reference.chapter.audit import audit_claim
+from sinpe.reference.audit.claims import audit_claim
 from sinpe.reference.oracles.mp import MP, pe_row
 
 T41_D, T41_POSITIONS = 4, range(4)

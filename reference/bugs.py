@@ -1,4 +1,5 @@
-"""A catalogue of realistic buggy implementations (issue 4, "Discriminating power"): what ``check`` must reject.
+"""A catalogue of realistic buggy implementations (issue 4, "Discriminating power"): what ``check`` must reject,
+shipped for users' own test suites.
 
 Each :class:`Bug` is a small NumPy function ``fn(positions, d) -> table`` (rows = positions,
 columns = channels, unless the bug is about the shape) reproducing one mistake that public code
@@ -399,6 +400,6 @@ def deviation_report(positions: Any = None, d: int = 64) -> list[tuple[str, str,
     return rows
 
 
-if __name__ == "__main__":  # python -m sinpe.reference.testing.bugs: the catalogue's deviations at 0..2047, d=64
+if __name__ == "__main__":  # python -m sinpe.reference.bugs: the catalogue's deviations at 0..2047, d=64
     for bug_id, shape, dev in deviation_report():
         print(f"{bug_id:38s} {shape:12s} {dev:.3e}")
