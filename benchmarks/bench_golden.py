@@ -35,8 +35,8 @@ ROUNDS = 5  # interleaved naive / one-preset timings
 
 
 def naive_rate(entries: list[tuple], seconds_budget: float = 20.0) -> tuple[float, int, int]:
-    from sinpe.reference.oracles.mp import pe_value
     from sinpe.reference.numerics.rounding import round_to_format
+    from sinpe.reference.oracles.mp import pe_value
     from sinpe.spec.profiles import get_profile
     n = 0
     out = []

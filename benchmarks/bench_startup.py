@@ -53,6 +53,7 @@ def _wall(cmd: list[str], cwd: str) -> tuple[float, float]:
 
 def main() -> dict[str, Any]:
     import numpy as np
+
     from sinpe.reference.tables import table
     work = tempfile.mkdtemp(prefix="sinpe-bench-startup-")
     try:

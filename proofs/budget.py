@@ -23,7 +23,6 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
-
 BUDGET_MESSAGE = "ran past its time budget"
 
 

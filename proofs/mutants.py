@@ -496,8 +496,9 @@ def _patch_distinct() -> Any:
 
 
 def _sentinel_at() -> bool:
-    from sinpe.spec.theorems import AT_NEG, KNEG, K
     import sympy as sp
+
+    from sinpe.spec.theorems import AT_NEG, KNEG, K
     return _decides(sp.sin(KNEG), sp.sin(K), at=AT_NEG)  # sin(-k) = sin(k): false
 
 

@@ -22,7 +22,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import Profile
-from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, Obligation, SymbolicPlan
+from sinpe.spec.theorems import ALPHA, BASE, DEN, SIGMA, K, N, Obligation, P, SymbolicPlan
 
 from . import normal
 from .canonical import NotCanonical, coefficients

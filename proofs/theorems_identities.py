@@ -13,14 +13,28 @@ import sympy as sp
 
 from sinpe.spec import theorems as T
 from sinpe.spec.profiles import PRESETS
-from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P, PLANS, Obligation
+from sinpe.spec.theorems import ALPHA, GENERIC, OFFSET, PLANS, SIGMA, Instance, K, N, Obligation, P
 
 from .balls import certified_sign
 from .engine import ObligationTheorem
 from .evidence import step
-from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, assumed, block_shift, conformance_steps,
-                       label_steps, layout_label_steps, mutate_plan, normal_identity, odd_shift_steps, plan_crosscheck,
-                       plan_steps)
+from .symbolic import (
+    ALPHA_NZ,
+    LOG_B,
+    RULE_BLOCK,
+    RULE_REINDEX,
+    SIGMA_NZ,
+    assumed,
+    block_shift,
+    conformance_steps,
+    label_steps,
+    layout_label_steps,
+    mutate_plan,
+    normal_identity,
+    odd_shift_steps,
+    plan_crosscheck,
+    plan_steps,
+)
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"

@@ -10,24 +10,33 @@ Facts taken as axioms are named in the result's ``axioms`` (THM-INJ depends on p
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 import time
+from fractions import Fraction
 
 import sympy as sp
 
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import SYMPY, column_data, definition, exponent, n_frequencies, pairs_exponent, weight
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Claim, Instance, Obligation, show, statement_text
+from sinpe.spec.theorems import GENERIC, STATEMENTS, Claim, Instance, K, N, Obligation, P, show, statement_text
 
 from . import certificates
-from .engine import (STEP_BUDGET, ProofResult, _timed, assumption_words, decide_obligation, hypotheses, is_syntactic,
-                     scope_mismatch, scope_of)
-from .evidence import fact
-from .symbolic import assumed, positive_from, rational_identity
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
+from .engine import (
+    STEP_BUDGET,
+    ProofResult,
+    _timed,
+    assumption_words,
+    decide_obligation,
+    hypotheses,
+    is_syntactic,
+    scope_mismatch,
+    scope_of,
+)
+from .evidence import fact
 from .groebner import Certificate, recheck
+from .symbolic import assumed, positive_from, rational_identity
 from .theorems_identities import AX_CHARACTERS
 
 AX_PI_IRRATIONAL = "AX-PI-IRRATIONAL: pi is irrational (Lambert 1761; sympy.pi.is_rational is False)"

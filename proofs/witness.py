@@ -27,7 +27,6 @@ from sinpe.spec.theorems import Obligation
 
 from .balls import NotEvaluable, acb_value
 
-
 SEED = 20170612  # the arXiv date of Vaswani et al.: witnesses are reproducible
 RECORD = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
 

@@ -44,9 +44,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from sinpe.spec.catalogue import lookup
 from sinpe.spec.definition import check_width, columns, exponent
 from sinpe.spec.profiles import Profile, get_profile
-from sinpe.spec.catalogue import lookup
 
 Table = np.ndarray
 # A column plan: (kind in sin/cos/zero, exponent e with w = base^(-e)); the spec's plan or a buggy one.

@@ -101,10 +101,10 @@ def entry_figures(data: Any, positions: np.ndarray, profile: Any, d: int, dtype:
                   working: str | None) -> dict[str, Any]:
     """Per row and column group: max |y - PE| and max bound; the failing entries (row, column, error) -- above
     the bound or not finite. Rows in chunks (bounded memory)."""
-    from sinpe.spec.tolerance import allowed_abs_error
     from sinpe.reference.checking.check import reference_chunk
     from sinpe.reference.oracles.fast import column_plan, frequency_words
     from sinpe.spec.definition import column_data
+    from sinpe.spec.tolerance import allowed_abs_error
     cd = column_data(profile, d)
     kind, ks = column_plan(cd)
     fw = frequency_words(cd)[4]

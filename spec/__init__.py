@@ -18,8 +18,8 @@ if __name__ != "sinpe.spec":
 if os.path.realpath(__path__[0]) != os.path.dirname(os.path.realpath(__file__)):
     __path__.append(os.path.dirname(os.path.realpath(__file__)))
 
-from .profiles import PRESETS, Profile, get_profile
 from .definition import Column, columns, exponent, phase, value
+from .profiles import PRESETS, Profile, get_profile
 
 SPEC_VERSION = "4.0.0"  # semver of the spec and its verdicts (spec/CHANGELOG.md)
 # The version whose definitions (section 1) and reference values (section 3) the golden vectors follow:

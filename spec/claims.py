@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
+
 from .catalogue import lookup
 
 COMPARE_KINDS = ("round", "nearly", "exact", "true")

@@ -13,9 +13,9 @@ Fraction(1, 1)
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
-import math
 from fractions import Fraction
 from typing import Mapping, Union
 

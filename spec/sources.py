@@ -33,8 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .profiles import PRESETS, Profile, get_profile
 from .catalogue import lookup
+from .profiles import PRESETS, Profile, get_profile
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,23 @@ from typing import Any, Sequence
 
 import sympy as sp
 
-from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, Definition, Schedule, channel_plan, column_data, columns,
-                         pairs_denominator, pairs_n_frequencies, phase, theta, value, weight)
+from .definition import (
+    LAYOUTS,
+    SYMPY,
+    ChannelPlan,
+    Column,
+    Definition,
+    Schedule,
+    channel_plan,
+    column_data,
+    columns,
+    pairs_denominator,
+    pairs_n_frequencies,
+    phase,
+    theta,
+    value,
+    weight,
+)
 from .profiles import PRESETS, Profile, get_profile
 
 P, Q, K, A, B = sp.symbols("p q k s t", real=True)  # s, t: the shifts of M_s M_t = M_(s+t)
@@ -617,4 +632,5 @@ def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
 
 # Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.
 from .theorems_rotary import ROTARY_STATEMENTS as _ROTARY  # noqa: E402
+
 STATEMENTS.update(_ROTARY)

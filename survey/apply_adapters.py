@@ -19,11 +19,10 @@ from run import torchvision_cpu_shim  # noqa: E402  (transformers and timm impor
 torchvision_cpu_shim()
 
 import torch  # noqa: E402
+from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply  # noqa: E402,F401
 
 # ---------------------------------------------------------------- transformers
-
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama_apply  # noqa: E402,F401
-from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply  # noqa: E402,F401
 
 
 def gptj_apply(q, k, cos, sin):

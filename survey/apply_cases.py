@@ -91,6 +91,7 @@ def pegasus_bf16(out):
 
 def pegasus_pt(out):
     import os
+
     import torch
     T = _hf()
     model = T.PegasusForConditionalGeneration(T.PegasusConfig(**SMALL))
@@ -131,6 +132,7 @@ def marian(out):
 
 def marian_pt(out):
     import os
+
     import torch
     T = _hf()
     model = T.MarianMTModel(T.MarianConfig(**SMALL, pad_token_id=0, decoder_start_token_id=0))

@@ -25,7 +25,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
-
 import report  # noqa: E402
 
 SINPE = str(Path(sys.executable).parent / "sinpe")

@@ -10,7 +10,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
 
 SLOW_MODULES = ("test_proofs.py", "test_proofs_negative.py", "test_proofs_certificates.py", "test_proofs_claims.py",

@@ -78,6 +78,7 @@ def pe(d: int = 8, rows: int = 10) -> np.ndarray:
 def npy_header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
     """A .npy header (version 1.0) declaring ``shape``, with no data after it."""
     import io
+
     from numpy.lib import format as npf
     buf = io.BytesIO()
     npf.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})  # magic included

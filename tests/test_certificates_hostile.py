@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CERTIFIED_SUBSET
 from helpers import run_sinpe
+
 from sinpe.proofs import certcheck
 
 ONLY = ",".join(CERTIFIED_SUBSET)

@@ -12,13 +12,12 @@ import random
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_man_exp
 import numpy as np
 import pytest
+from mpmath.libmp import from_man_exp
 
-from sinpe.reference.oracles import interval as C
-from sinpe.reference.oracles import arb as oracle_flint
 from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles import arb as oracle_flint, interval as C
 from sinpe.spec.formats import FORMATS, get_format
 from sinpe.spec.profiles import get_profile
 

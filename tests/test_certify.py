@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pytest
 
-from sinpe.reference.implementations import numpy_impl as impl_numpy
-from sinpe.reference.implementations.certify import (Case, certify_all, certify_impl, exact_table, sample_bands)
 from sinpe.reference.cli import main
+from sinpe.reference.implementations import numpy_impl as impl_numpy
+from sinpe.reference.implementations.certify import Case, certify_all, certify_impl, exact_table, sample_bands
 from sinpe.reference.oracles.arb import reference_f64
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.tolerance import allowed_abs_error

@@ -11,8 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sinpe.spec import definition as D
-from sinpe.spec import theorems as T
+from sinpe.spec import definition as D, theorems as T
 from sinpe.spec.profiles import PRESETS, get_profile
 
 

@@ -300,6 +300,7 @@ def test_caveat_makes_holds_with_note() -> None:
 # ---------------------------------------------------------------- SPEC.md and README agree with the audit
 def test_spec_lists_the_failing_claims(results: dict[str, audit.AuditResult]) -> None:
     from pathlib import Path
+
     import sinpe.spec
     text = (Path(sinpe.spec.__file__).parent / "SPEC.md").read_text()
     sect = text.split("<!-- BEGIN CLAIMS -->")[1].split("<!-- END CLAIMS -->")[0]

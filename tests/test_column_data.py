@@ -17,8 +17,7 @@ import pytest
 import sympy as sp
 
 from sinpe.reference.oracles import fast
-from sinpe.spec import definition as D
-from sinpe.spec import theorems as T
+from sinpe.spec import definition as D, theorems as T
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, Profile
 
 ROOT = Path(__file__).resolve().parents[1]

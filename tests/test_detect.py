@@ -5,15 +5,12 @@ correct tables come from the bundled implementations at every preset, even and o
 """
 from __future__ import annotations
 
-import math
-
 import json
-
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
 
 from sinpe.reference.bugs import CATALOGUE
@@ -183,9 +180,11 @@ def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS
     does not conform no longer wins (a float16 MAE grid fit t2t-cos, a float16 cos cache fit t2t), and
     bfloat16 values stored as float32 are judged as bfloat16 (the rotary pre-filter allows their phase noise)."""
     import sys
+
     import sinpe
     sys.path.insert(0, str(Path(__file__).parent))
     import library_formulas as L
+
     from sinpe.reference.bugs import to_bfloat16
     g = L.mae_2d(64, 16, cls=False)
     c, s = L.rope_cache(L.inv_freq_default(64), 256)

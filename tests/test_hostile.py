@@ -15,10 +15,9 @@ import re
 import shutil
 from pathlib import Path
 
+import hostile_inputs as H
 import numpy as np
 import pytest
-
-import hostile_inputs as H
 
 from sinpe.reference.checking import confine, guard, isolate
 
@@ -268,6 +267,7 @@ def test_warnings_of_dependencies_never_precede_the_error_line(monkeypatch, caps
     import sys
     import types
     import warnings
+
     from sinpe.reference import cli
     mod = types.ModuleType("sinpe_fake_command")
     mod.configure = lambda parser: None
@@ -344,6 +344,7 @@ TAMPER = {"one case 1 ulp, manifest rehashed": _one_ulp, "one table bit flipped,
 @pytest.mark.parametrize("how", list(TAMPER))
 def test_every_golden_tampering_is_caught(tmp_path, monkeypatch, regenerated, how):
     import hashlib
+
     from sinpe.reference.golden import vectors as G
     from sinpe.reference.golden.vectors import contents, loading  # the pin and the cache, where they are read
     root = tmp_path / "golden"
@@ -374,6 +375,7 @@ def test_the_sample_seed_is_fresh_and_printed():
 
 def test_the_pin_is_the_shipped_manifest_hash():
     import hashlib
+
     from sinpe.reference.golden import vectors as G
     assert hashlib.sha256((G.GOLDEN_DIR / G.MANIFEST_NAME).read_bytes()).hexdigest() == G.MANIFEST_SHA256
 
@@ -710,6 +712,7 @@ def _odd_tensors():
 @pytest.mark.parametrize("kind", ["meta", "sparse", "nested", "raises"])
 def test_an_unsupported_tensor_is_an_input_error(kind):
     import warnings
+
     import sinpe
     from sinpe.reference.checking.loaders import LoadError
     with warnings.catch_warnings():

@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 import shlex
 
+import library_formulas as L
 import numpy as np
 import pytest
+from helpers import perturb
+from test_loaders import assert_one_line_exit_2, run_clean
 
-import library_formulas as L
 import sinpe
 from sinpe.reference.checking.angles import check_rotary
 from sinpe.spec.rotary import get_rotary
-from helpers import perturb
-from test_loaders import assert_one_line_exit_2, run_clean
 
 F32 = np.float32
 

@@ -205,6 +205,7 @@ def test_scope_lists_every_hypothesis_the_decision_used(results):  # THM-SHIFT, 
     """The odd-d clause of THM-SHIFT is decided with alpha, sigma != 0 and log b != 0: the result lists them,
     and a scope that omits a parameter the decision used, or names one no obligation uses, is refused."""
     import copy
+
     from sinpe.proofs.suite import get_theorem
     h = results["THM-SHIFT"].hypotheses
     assert "real, nonzero" in h["alpha"] and "real, nonzero" in h["sigma"] and h["log_b"] == ["real, nonzero"], h

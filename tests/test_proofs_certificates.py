@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import CERTIFIED_SUBSET
 from helpers import run_sinpe
+
 from sinpe.proofs import certcheck, evidence
 from sinpe.proofs.certificates import obligation_entry, step_entry, write_suite
 

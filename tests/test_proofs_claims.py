@@ -249,9 +249,9 @@ def test_bound_origin_is_at_minus_offset():  # THM-BOUND: PE(0)[cos] = alpha is 
 
 
 def test_lift_formula_for_amplitude_and_offset():  # THM-SHIFT/DOT at alpha = 3, sigma = 2, o = 1/2 (was 8 of 16 unproven)
+    from sinpe.proofs.engine import decide_obligation
     from sinpe.spec.profiles import get_profile
     from sinpe.spec.theorems import Instance, dot_obligations, shift_obligations
-    from sinpe.proofs.engine import decide_obligation
     inst = Instance(get_profile("vaswani", amplitude=3, phase_scale=2, offset="0.5"), 4)
     for ob in shift_obligations(inst) + dot_obligations(inst):
         assert decide_obligation(ob)[0], ob.name

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import run_sinpe
 
 ROOT = Path(__file__).resolve().parents[1]

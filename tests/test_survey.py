@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from helpers import survey_report
 
 from sinpe.spec.grid import GRID_PRESETS

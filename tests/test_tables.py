@@ -26,6 +26,7 @@ def _bits(a: np.ndarray) -> np.ndarray:
 
 def _golden_tables() -> list[tuple[str, int]]:
     from pathlib import Path
+
     import sinpe.reference.golden as g
     root = Path(g.__file__).parent / "data" / "tables"
     return [(preset, int(f.name[1:].split("-")[0])) for preset in PRESETS
@@ -135,6 +136,7 @@ def test_narrow_bound_covers_the_error_and_is_tight() -> None:
     narrow kernel's estimate lies within its bound B of the Arb value, and the bound is not vacuous: the
     largest error reaches a tenth of B."""
     import mpmath
+
     from sinpe.reference.oracles.arb import _endpoints, enclose
     prof = get_profile("vaswani", offset="0.375", amplitude="-3/7")
     pl = build.resolve(prof, 256, "float32", {})
@@ -285,6 +287,7 @@ def test_first_table_in_a_fresh_process_on_many_threads() -> None:
 def test_constants_do_not_depend_on_the_global_mpmath_context(monkeypatch) -> None:
     """The angle table and 2 pi come from private mpmath contexts: the global precision does not reach them."""
     import mpmath
+
     from sinpe.reference.oracles import fast
     want_tab, want_pi = rounded.angle_table(), fast._two_pi()
     monkeypatch.setattr(fast, "_TWO_PI", None)

@@ -152,6 +152,7 @@ def api_words() -> Iterator[None]:
     """
     import dataclasses
     import re
+
     from sinpe.reference.checking.kinds import Request
     from sinpe.reference.checking.loaders import LoadError
     names = {f.name for f in dataclasses.fields(Request)}

@@ -33,11 +33,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import mpmath
 
-from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, WORKED_INPUTS, Claim, get_claim
-from sinpe.spec.definition import column_data, columns, exponent, frequency, n_frequencies, phase, row, SYMPY
-from sinpe.spec.profiles import Profile, get_profile
-
 from sinpe.reference.oracles.mp import MP, pe_row, pe_value
+from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, WORKED_INPUTS, Claim, get_claim
+from sinpe.spec.definition import SYMPY, column_data, columns, exponent, frequency, n_frequencies, phase, row
+from sinpe.spec.profiles import Profile, get_profile
 
 DPS = 60            # working precision in decimal digits (REQ-CLAIMS-VERDICT)
 MARGIN_DIGITS = 40  # a rounding decision closer than 10^-40 to its boundary is refused, not guessed

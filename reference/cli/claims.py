@@ -9,9 +9,8 @@ import argparse
 import json
 import sys
 
-from sinpe.spec.claims import CLAIMS, get_claim
-
 from sinpe.reference.audit.claims import AuditError, readme_section, render_table, run_audit, tally
+from sinpe.spec.claims import CLAIMS, get_claim
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 from sinpe.reference.golden import vectors as golden
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help=f"directory to write (default: the package's {golden.GOLDEN_DIR})")

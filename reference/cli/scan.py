@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 
-
 OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
 
 
@@ -31,8 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.reference.checking.scan.scan` -> the report."""
     from sinpe.reference.checking import scan_files
-    from sinpe.reference.checking.report import write_cases
     from sinpe.reference.checking.loaders import input_errors
+    from sinpe.reference.checking.report import write_cases
     from sinpe.reference.checking.scan import junit_cases, render, scan
     from sinpe.reference.progress import Progress
     if args.plot:
@@ -83,9 +82,10 @@ def _plots(folder: str, res: object) -> None:
     import re
     import shlex
     import sys
+
     from sinpe.reference import plot
     from sinpe.reference.checking import kinds, scan as scanning, scan_files
-    from sinpe.reference.cli import check as cli_check, _Parser
+    from sinpe.reference.cli import _Parser, check as cli_check
     from sinpe.reference.cli.args import profile_from_args, request
     refs = {(r.file, r.name): r for r in scan_files.list_tensors(res.path)}  # type: ignore[attr-defined]
     n = 0

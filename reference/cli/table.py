@@ -19,14 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from sinpe.spec.formats import get_format
-
 from sinpe.reference.cli import UsageError
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
-from sinpe.reference.progress import Progress
 from sinpe.reference.numerics.positions import parse_position_source
+from sinpe.reference.progress import Progress
 from sinpe.reference.tables.build import write_table
 from sinpe.reference.tables.rounded import Stats
+from sinpe.spec.formats import get_format
 
 CROSS_CHECK_MAX = 1_000_000  # entries: Arb takes about 20 us per entry
 

@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.oracles.angles import grid_plan, rotary_plan, rounded_table
 from sinpe.spec.grid import get_grid
 from sinpe.spec.rotary import get_rotary
-
-from sinpe.reference.oracles.angles import grid_plan, rotary_plan, rounded_table
 
 REL = "angles/golden-angles-v1.json"  # relative to the golden data folder, as the manifest lists it
 PATH = Path(__file__).resolve().parent / "data" / REL

@@ -33,13 +33,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from flint import arb, ctx
 
+from sinpe.reference.numerics.rounding import round_array
+from sinpe.reference.oracles.arb import ARB
 from sinpe.spec.definition import column_data, columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, unjudged
-
-from sinpe.reference.oracles.arb import ARB
-from sinpe.reference.numerics.rounding import round_array
 
 SEED = 20170612  # the arXiv date of Vaswani et al.; any fixed value makes the sample reproducible
 PER_BAND = 8

@@ -29,12 +29,11 @@ from typing import Any, Sequence
 import mpmath
 import numpy as np
 
+from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles.mp import MP
 from sinpe.spec.definition import column_data, columns, frequency
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
-
-from sinpe.reference.oracles.mp import MP
-from sinpe.reference.numerics.rounding import round_to_format
 
 NUMPY_DTYPES = ("float64", "float32")
 _NP = {"float64": np.float64, "float32": np.float32}

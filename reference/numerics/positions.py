@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 import os
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
-
-from typing import Any
 
 from sinpe.spec.profiles import format_number, to_fraction
 

@@ -24,7 +24,6 @@ import math
 from typing import TYPE_CHECKING, Union
 
 import mpmath
-
 from mpmath.libmp import from_man_exp
 
 from sinpe.spec.formats import Format, get_format

@@ -31,15 +31,13 @@ from typing import Any, Callable, Sequence
 import mpmath
 import numpy as np
 
-from sinpe.spec.formats import Format, get_format
-from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
-from sinpe.spec.definition import column_data, frequency
-from sinpe.spec.profiles import Profile
-from sinpe.spec.rotary import (RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index,
-                               sections, width)
-
 from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.reference.oracles import fast as fastref
+from sinpe.spec.definition import column_data, frequency
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
+from sinpe.spec.profiles import Profile
+from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index, sections, width
 
 KINDS = {"sin": 0, "cos": 1, "zero": 2}
 MAX_PREC = 1 << 13

@@ -27,11 +27,10 @@ import mpmath
 import numpy as np
 from flint import arb, ctx
 
+from sinpe.reference.numerics.rounding import exact_mpf, round_to_format
 from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile, to_fraction
-
-from sinpe.reference.numerics.rounding import exact_mpf, round_to_format
 
 MAX_PREC = 1 << 14  # bits; reached only by values within 2^-16000 of a rounding boundary
 

@@ -51,15 +51,34 @@ from typing import Any, Iterable, Sequence
 
 import mpmath
 import numpy as np
-from mpmath.libmp import (fnone, fone, from_int, from_man_exp, from_rational, fzero, mpf_abs, mpf_add,
-                          mpf_cos_sin, mpf_gt, mpf_lt, mpf_pos, mpf_shift, mpf_sub, mpi_add, mpi_exp, mpi_log, mpi_mul,
-                          round_ceiling, round_floor, to_float)
+from mpmath.libmp import (
+    fnone,
+    fone,
+    from_int,
+    from_man_exp,
+    from_rational,
+    fzero,
+    mpf_abs,
+    mpf_add,
+    mpf_cos_sin,
+    mpf_gt,
+    mpf_lt,
+    mpf_pos,
+    mpf_shift,
+    mpf_sub,
+    mpi_add,
+    mpi_exp,
+    mpi_log,
+    mpi_mul,
+    round_ceiling,
+    round_floor,
+    to_float,
+)
 
+from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction  # get_profile: doctests
-
-from sinpe.reference.numerics.rounding import round_to_format
 
 MAX_PREC = 1 << 14  # bits; only a value within ~2^-16000 of a rounding boundary would need more
 DIGITS = 40  # significant decimal digits in the golden files (REQ-GOLDEN-SCHEMA)

@@ -28,14 +28,13 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from sinpe.spec.formats import FORMATS, Format, get_format
-from sinpe.spec.profiles import Profile, get_profile
-
 from sinpe.reference.checking.loaders import read_safetensors  # noqa: F401  (the one raw reader; re-exported)
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
+from sinpe.spec.formats import FORMATS, Format, get_format
+from sinpe.spec.profiles import Profile, get_profile
 
 STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
 MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
@@ -54,8 +53,8 @@ def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: 
     if d > MAX_D:
         raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
     fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
-    from sinpe.spec.definition import column_data
     from sinpe.reference.checking.limits import binary64_parameters
+    from sinpe.spec.definition import column_data
     binary64_parameters(prof)  # --amplitude 1e400 and the like: one line, exit 2
     column_data(prof, int(d))  # raises for odd d under the 'error' rule
     return Plan(prof, int(d), fmt)

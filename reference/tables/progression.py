@@ -108,11 +108,10 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import ColumnData
-from sinpe.spec.formats import Format
-
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import rounded
+from sinpe.spec.definition import ColumnData
+from sinpe.spec.formats import Format
 
 U = 2.0 ** -53
 SAFE = 1 + 2.0 ** -40

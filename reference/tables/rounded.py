@@ -110,12 +110,11 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.oracles import fast
+from sinpe.reference.oracles.interval import Certifier
 from sinpe.spec.definition import column_data
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile
-
-from sinpe.reference.oracles import fast
-from sinpe.reference.oracles.interval import Certifier
 
 U = 2.0 ** -53
 TABLE_BITS = 10

@@ -19,8 +19,20 @@ from __future__ import annotations
 
 from .casefile import provenance, schema, validate, versions
 from .certify import Check, SelfCertReport, check_case, fresh_seed, self_certify
-from .contents import (BULK_POSITIONS, FLAGS, FORMAT_ORDER, GOLDEN_DIR, GOLDEN_POSITIONS, MANIFEST_NAME, MANIFEST_SHA256,
-                       RELEASE_DATES, SAMPLED_COLUMNS, SCHEMA_NAME, SMALL_D, WIDTHS)
+from .contents import (
+                       BULK_POSITIONS,
+                       FLAGS,
+                       FORMAT_ORDER,
+                       GOLDEN_DIR,
+                       GOLDEN_POSITIONS,
+                       MANIFEST_NAME,
+                       MANIFEST_SHA256,
+                       RELEASE_DATES,
+                       SAMPLED_COLUMNS,
+                       SCHEMA_NAME,
+                       SMALL_D,
+                       WIDTHS,
+)
 from .encoding import case_id, float_hex, position_str, sampled_columns
 from .generation import GenReport, generate, manifest_bytes, write
 from .loading import GoldenIntegrityError, iter_cases, load_case_file, load_table, manifest, read_verified

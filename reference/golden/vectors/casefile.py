@@ -6,12 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.oracles.interval import DIGITS
 from sinpe.spec import VALUES_VERSION
 from sinpe.spec.formats import FORMATS
 from sinpe.spec.profiles import PRESETS
 from sinpe.spec.schema import validate as _schema_validate
-
-from sinpe.reference.oracles.interval import DIGITS
 
 from .contents import FLAGS, RELEASE_DATES, SCHEMA_NAME
 

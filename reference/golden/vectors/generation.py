@@ -12,13 +12,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from sinpe.reference.oracles.interval import Certifier
+from sinpe.reference.progress import Progress
 from sinpe.spec import VALUES_VERSION
 from sinpe.spec.definition import columns
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-
-from sinpe.reference.oracles.interval import Certifier
-from sinpe.reference.progress import Progress
 
 from .casefile import provenance, schema
 from .contents import BULK_POSITIONS, FLAGS, FORMAT_ORDER, GOLDEN_POSITIONS, MANIFEST_NAME, SCHEMA_NAME, SMALL_D, WIDTHS

@@ -7,9 +7,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from sinpe.spec.profiles import Profile
-
 from sinpe.reference.oracles.interval import DIGITS
+from sinpe.spec.profiles import Profile
 
 
 def decimal_confirmed(profile: Profile, d: int, p: Fraction, j: int, dec: str) -> bool:
