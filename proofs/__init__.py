@@ -18,7 +18,8 @@ Every result has ``status`` and one ``to_json()`` method.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 # One name per file: this folder is the package sinpe.proofs (pyproject.toml's package-dir), never a top-level
 # `proofs` (the repository root is on sys.path under `python -m`).

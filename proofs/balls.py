@@ -20,7 +20,7 @@ from .evidence import records
 _FUNCS = {"sin": lambda x: flint.arb(x).sin(), "cos": lambda x: flint.arb(x).cos(), "pi": flint.arb.pi()}
 
 
-def enclosure(e: sp.Expr) -> "flint.arb":
+def enclosure(e: sp.Expr) -> flint.arb:
     """A rigorous Arb ball containing the constant ``e`` (sin, cos, rationals, pi)."""
     e = sp.sympify(e)
     if e.free_symbols:
@@ -47,7 +47,7 @@ class NotEvaluable(ValueError):
 MAX_SUM_TERMS = 4096
 
 
-def acb_value(e: sp.Expr, env: dict[sp.Symbol, "flint.acb"], prec: int = 200) -> "flint.acb":
+def acb_value(e: sp.Expr, env: dict[sp.Symbol, flint.acb], prec: int = 200) -> flint.acb:
     """A rigorous complex ball (Arb ``acb``) containing the value of ``e`` at ``env``.
 
     Principal branches throughout (``log``, ``sqrt``, ``b**e = exp(e log b)``), as SymPy defines them.
@@ -66,7 +66,7 @@ def acb_value(e: sp.Expr, env: dict[sp.Symbol, "flint.acb"], prec: int = 200) ->
         flint.ctx.prec = old
 
 
-def _acb(e: sp.Expr, env: dict) -> "flint.acb":
+def _acb(e: sp.Expr, env: dict) -> flint.acb:
     if e.is_Integer:
         return flint.acb(int(e))
     if e.is_Rational:

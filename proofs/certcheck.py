@@ -57,7 +57,7 @@ import re
 import stat
 import sys
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 SCHEMA = "sinpe-proof-certificate/2"
 INDEX = "index.json"
@@ -370,7 +370,7 @@ def _remainder(num: list, den: tuple) -> list:
     return num[:len(den) - 1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _phi(n: int) -> tuple[Fraction, ...]:
     """Coefficients (low -> high) of the cyclotomic polynomial Phi_n = (x**n - 1) / prod_{d | n, d < n} Phi_d."""
     coeffs = [Fraction(-1)] + [Fraction(0)] * (n - 1) + [Fraction(1)]
@@ -667,7 +667,7 @@ def closure(words: set) -> frozenset:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def atom_facts(a: str) -> frozenset:
     """What the rules show about an atom: a symbol's declared assumptions; pi > 0 (and irrational:
     AX-PI-IRRATIONAL), E > 0, log q > 0 for a prime q; |y| >= 0; exp(real) > 0; log x real for x > 0, > 0 for
@@ -1556,7 +1556,7 @@ def _vars(e: dict, name: str) -> tuple:
 def _r_inconsistent(e: dict) -> str:
     x = tree(e.get("expr"))
     (_, us), (_, vs), (_, ks) = _vars(e, "unknowns"), _vars(e, "variables"), _vars(e, "of")
-    names = lambda ts: ", ".join(render(t) for t in ts)  # noqa: E731
+    names = lambda ts: ", ".join(render(t) for t in ts)
     return (f"no {names(us)} free of {names(vs)} (a function of {names(ks)}) makes {render(x)} = 0 for every "
             f"{names(vs)}  [{where(x, *us, *vs, *ks)}]")
 
@@ -1584,7 +1584,7 @@ def _r_family(e: dict) -> str:
     x = tree(e.get("expr"))
     (_, ws), (_, vs), (_, ps) = _vars(e, "unknowns"), _vars(e, "variables"), _vars(e, "params")
     fam = _tree_list(e.get("family"), "family")
-    names = lambda ts: ", ".join(render(t) for t in ts)  # noqa: E731
+    names = lambda ts: ", ".join(render(t) for t in ts)
     if e.get("claim") not in ("contains", "dimension"):
         raise Malformed("claim must be 'contains' or 'dimension'")
     what = "every member satisfies" if e["claim"] == "contains" else \

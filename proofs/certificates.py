@@ -31,9 +31,10 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import sympy as sp
 

@@ -33,9 +33,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 MUTANT_TIMEOUT = 600.0  # seconds for one definition mutant's child (fingerprint and proofs); past it: a survivor
 

@@ -22,7 +22,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import Profile
-from sinpe.spec.theorems import ALPHA, BASE, DEN, SIGMA, K, N, Obligation, P, SymbolicPlan
+from sinpe.spec.theorems import ALPHA, BASE, DEN, SIGMA, K, N, P, SymbolicPlan
 
 from . import normal
 from .canonical import NotCanonical, coefficients
@@ -210,7 +210,7 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[St
         told = sum((r[2] - r[1] for r in rs if r[0] == kind), sp.Integer(0))
         out.append((rational_identity(mine, told), 1, f"{plan.name}: {mine} {kind} labels, as {source} says ({told})"))
     if plan.odd:
-        at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs  # noqa: E731
+        at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs
                                   for i in range(int(sp.sympify(lo).subs(N, 0)), int(sp.sympify(hi).subs(N, 0))))
         mine0 = at0([(t.kind, t.lo, t.hi, t.a, t.c) for t in plan.segments()])
         out.append((mine0 == at0(rs), 1, f"{plan.name}: n = 0 (d = 1): {mine0}, as {source} says"))

@@ -131,7 +131,7 @@ def _largest_claim(profile: Profile, odd: bool, d: sp.Expr) -> sp.Expr:
 RULE_FLOOR = "RULE-FLOOR: for an integer i and a real x, i <= x iff i <= floor(x) (the definition of floor)"
 
 
-def _count_steps(st: "Steps", mutation: str | None) -> None:
+def _count_steps(st: Steps, mutation: str | None) -> None:
     """THM-WAVE (d), every schedule: #{0 <= i < N : lambda_i <= L} = min(N, floor(x) + 1) for L >= 2 pi and 0 for
     L < 2 pi, x = D log_b(L / 2 pi). b = 1 + beta (beta > 0), D > 0, L = 2 pi r (r > 0): decided by the assumption
     engine (signs of logs), a rational identity (the rearrangement), RULE-FLOOR and min evaluated in both cases
@@ -191,7 +191,7 @@ class Wavelengths:
                        checked)
 
     @staticmethod
-    def _kernel_exponents(st: "Steps", widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
+    def _kernel_exponents(st: Steps, widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
                                                                          4095, 4096, 4097)) -> int:
         """Cross-check (not the proof): the exponents the kernels read (``column_data``) are k / D with
         DEF-SCHEDULE's D, for every schedule of the presets and every d in ``widths``."""
@@ -217,7 +217,7 @@ class Wavelengths:
         return checked
 
     @staticmethod
-    def _preset(st: "Steps", name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
+    def _preset(st: Steps, name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
         i = sp.Symbol("i", integer=True, nonnegative=True)
         df = definition(prof, odd)
         D = df.schedule.denominator(N)
@@ -230,7 +230,7 @@ class Wavelengths:
         # the schedule's domain, decided before any expression in e_i = i/D is built (SymPy cancels (n-1)/(n-1))
         n0 = 1 if prof.shift is None or mutation == "t2t-every-d" else max(1, int(prof.shift) + 1)
         st.check(positive_from(D, N, n0), f"{name} ({parity}): D = {D} > 0 for n >= {n0}")
-        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)  # noqa: E731
+        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)
         b, where = T.BASE, f"{name}, {parity}" + (f", n >= {n0}" if n0 > 1 else "")
         ratio = 2 / D_claim if mutation == "ratio" else 1 / D_claim
         st.claim(Claim("lambda_i = 2*pi/w_i", lam(i), 2 * sp.pi * b ** (i / D_claim), plan=where))
@@ -321,7 +321,7 @@ class Injectivity:
             for odd in (False, True):
                 st.check(rational_identity(pairs_exponent(prof, N, odd, T.I_), 0, ((T.I_, 0),)), f"{name}: e_0 = 0 (odd={odd})")
         sub = {T.SIGMA: sigma, T.ALPHA: alpha}
-        th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)  # noqa: E731
+        th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)
         st.check(rational_identity(T.theta_sym(T.I_, p).xreplace(sub), sigma * (p + T.OFFSET), ((T.I_, 0),)),
                  f"theta_0(p) = {th(p)} = sigma (p + o)")
         # (3) alpha != 0: equality of alpha sin, alpha cos gives equality of sin, cos
@@ -501,7 +501,7 @@ class Attention:
         # (a) not a function of n - m: vaswani d = 2, W = e_sin0 e_sin0^T (or I under the mutation), (m,n) = (0,1), (1,2)
         inst = Instance(PRESETS["vaswani"], 2)
         W = sp.eye(2) if mutation == "identity-W" else sp.Matrix([[1, 0], [0, 0]])
-        score = lambda m, n: (sp.Matrix(inst.pe(sp.Integer(m))).T * W * sp.Matrix(inst.pe(sp.Integer(n))))[0, 0]  # noqa: E731
+        score = lambda m, n: (sp.Matrix(inst.pe(sp.Integer(m))).T * W * sp.Matrix(inst.pe(sp.Integer(n))))[0, 0]
         diff = sp.expand(score(1, 2) - score(0, 1))
         enc = enclosure(diff)
         st.check(certified_sign(diff) is not None, f"score(1,2) - score(0,1) = {diff} = {enc.str(5)} is certified nonzero (flint ball)")

@@ -38,9 +38,10 @@ Vocabulary of ``Bug.expected(d)`` (the deviation ``detect`` should report):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

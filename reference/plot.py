@@ -18,9 +18,9 @@ device or directory, never an input).
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -28,8 +28,9 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from .catalogue import lookup
 
@@ -68,7 +69,7 @@ class Claim:
         unit = " (percent)" if self.claimed.endswith("%") else ""
         return (f"{places} decimal{'s' if places != 1 else ''}" if places else "nearest integer") + unit
 
-    def with_claimed(self, claimed: str) -> "Claim":
+    def with_claimed(self, claimed: str) -> Claim:
         """The same claim with another printed value (used to show that verdicts flip)."""
         return replace(self, claimed=claimed)
 

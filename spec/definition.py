@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, Protocol
 
 from .profiles import Profile
@@ -281,7 +281,7 @@ LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
 ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split")
 
 
-@lru_cache(maxsize=None)
+@cache
 def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
     """The column plan of ``layout`` under ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1 if ``odd``).
 
@@ -367,7 +367,7 @@ class Definition:
         w = weight(self.schedule.exponent(n, i), self.base, ops)
         return entry(kind, theta(p, w, self.offset, self.scale, ops), self.amplitude, ops)
 
-    def at(self, d: int) -> "ColumnData":
+    def at(self, d: int) -> ColumnData:
         """The column data at width d (its parity must be the plan's)."""
         check_width(d)
         if d % 2 != int(self.plan.odd):
@@ -435,7 +435,7 @@ class ColumnData:
         return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels))
 
     @cached_property
-    def index(self) -> "ColumnIndex":
+    def index(self) -> ColumnIndex:
         """The columns as copy instructions (:class:`ColumnIndex`)."""
         dst, src = {}, {}
         for f in ("sin", "cos"):

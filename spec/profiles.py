@@ -15,9 +15,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Union
+from typing import Union
 
 Number = Union[int, float, str, Fraction]
 
@@ -218,7 +219,7 @@ class Profile:
         if self.base <= 0 or self.base == 1:
             raise ValueError(f"base must be positive and not 1; got {self.base}")
 
-    def replace(self, **changes: object) -> "Profile":
+    def replace(self, **changes: object) -> Profile:
         """A copy with some parameters changed; the name is dropped unless it still matches a preset."""
         p = dataclasses.replace(self, name=None, **changes)  # type: ignore[arg-type]
         return dataclasses.replace(p, name=preset_name_of(p))

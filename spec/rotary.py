@@ -26,9 +26,10 @@ caller raises the precision).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .definition import rotary_data
 from .profiles import Number, to_fraction
@@ -124,7 +125,7 @@ class RotaryProfile:
             raise ValueError(f"mrope_section must be 1..{MAX_AXES} positive integers; got {self.mrope_section!r}")
         object.__setattr__(self, "mrope_section", sec)
 
-    def replace(self, **changes: object) -> "RotaryProfile":
+    def replace(self, **changes: object) -> RotaryProfile:
         changes.setdefault("name", None)  # a changed preset is no longer the preset
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 

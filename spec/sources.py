@@ -30,8 +30,8 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .catalogue import lookup
 from .profiles import PRESETS, Profile, get_profile

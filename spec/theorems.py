@@ -24,9 +24,10 @@ Matrix([
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -39,7 +40,6 @@ from .definition import (
     Schedule,
     channel_plan,
     column_data,
-    columns,
     pairs_denominator,
     pairs_n_frequencies,
     phase,
@@ -287,7 +287,7 @@ def complex_obligations(inst: Instance) -> list[Obligation]:  # THM-CPLX
     out = []
     amp = sp.Rational(inst.profile.amplitude)
     for k, js, jc in inst.pairs():
-        z = lambda pos: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]  # noqa: E731
+        z = lambda pos: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]
         out.append(Obligation(f"{inst.name}: cos + i sin = exp(i theta_{k})", z(P), amp * sp.exp(sp.I * inst.theta(k, P))))
         out.append(Obligation(f"{inst.name}: z_{k}(p+k) = exp(i w_{k} k) z_{k}(p)", z(P + K), sp.exp(sp.I * inst.increment(k, K)) * z(P)))
     return out
@@ -364,7 +364,7 @@ class SymbolicPlan(ChannelPlan):
 
 def symbolic(plan: ChannelPlan) -> SymbolicPlan:
     """The definition's plan with n = N (its linear forms called on the symbol)."""
-    seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))  # noqa: E731
+    seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))
     return SymbolicPlan(plan.layout, plan.odd_rule, plan.odd, tuple(seg(s) for s in plan.paired),
                         seg(plan.extra) if plan.extra else None)
 
@@ -511,7 +511,7 @@ def every_d_dot(plan: SymbolicPlan) -> list[Claim]:  # THM-DOT
 
 
 def every_d_even(plan: SymbolicPlan) -> list[Claim]:  # THM-EVEN
-    f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))  # noqa: E731
+    f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))
     out = [Claim("f(-k)", f(KNEG), f(K), "normal", AT_NEG, plan.name, rhs_says=f"f(k), f(k) = {show(f(K))}")]
     if plan.unpaired() in (None, "zero"):
         out.append(Claim("PE(p).PE(p-k)", dot_lhs(plan, KNEG), dot_lhs(plan, K), "normal", AT_NEG, plan.name,
@@ -550,14 +550,14 @@ def every_d_bound() -> list[Claim]:  # THM-BOUND: |value| <= |alpha|, and the or
 
 
 def every_d_direction(plan: SymbolicPlan) -> list[Claim]:  # THM-DIR: J pairs the sin_i and cos_i columns
-    g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))  # noqa: E731
-    rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))  # noqa: E731
+    g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))
+    rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))
     return [Claim("PE(p)^T J PE(p+k)", g(K), rhs(K), plan=plan.name),
             Claim("g(-k)", rhs(KNEG), -rhs(K), "normal", AT_NEG, plan.name, rhs_says="-g(k)")]
 
 
 def every_d_complex() -> list[Claim]:  # THM-CPLX
-    z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)  # noqa: E731
+    z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)
     step = sp.exp(sp.I * SIGMA * omega(I_) * K)
     return [Claim("z_i(p) = PE(p)[cos_i] + I*PE(p)[sin_i]", z(P), ALPHA * sp.exp(sp.I * theta_sym(I_, P))),
             Claim("z_i(p+k)", z(P + K), step * z(P), rhs_says=f"{show(step)}*z_i(p)")]
@@ -565,7 +565,7 @@ def every_d_complex() -> list[Claim]:  # THM-CPLX
 
 def every_d_layout(plan: SymbolicPlan) -> list[Claim]:  # THM-LAYOUT: a concatenated plan vs the interleaved one
     inter = symbolic_plan("interleaved", plan.odd_rule, plan.odd)
-    sq = lambda kind, i: val(kind, i, P) ** 2  # noqa: E731
+    sq = lambda kind, i: val(kind, i, P) ** 2
     return [Claim("PE(p).PE(p+k)", dot_lhs(plan), dot_lhs(inter), plan=plan.name, rhs_says="the interleaved table's"),
             Claim("|PE(p)|^2", plan_sum(plan, sq), plan_sum(inter, sq), plan=plan.name, rhs_says="the interleaved table's")]
 

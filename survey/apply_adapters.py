@@ -14,7 +14,7 @@ import sys
 os.environ.setdefault("KERAS_BACKEND", "torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from run import torchvision_cpu_shim  # noqa: E402  (transformers and timm import torchvision)
+from run import torchvision_cpu_shim  # (transformers and timm import torchvision)
 
 torchvision_cpu_shim()
 

@@ -52,7 +52,7 @@ def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False, en
                               stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=timeout + 30,
                               env=None if env is None else {**os.environ, **env})
         seconds = time.monotonic() - t0
-    text = lambda p: p.read_bytes().decode("utf-8", "replace")  # noqa: E731
+    text = lambda p: p.read_bytes().decode("utf-8", "replace")
     rc = proc.returncode if proc.returncode < 128 else -(proc.returncode - 128)
     res = Run(rc, text(out), text(err), seconds, int(peak.read_text()) / 1024)
     for p in (out, err, peak):

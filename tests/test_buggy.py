@@ -8,7 +8,7 @@ Reproduce one entry: python -m sinpe.reference.bugs
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
@@ -23,7 +23,7 @@ from sinpe.spec.sources import SOURCES, sources_for
 PROFILE_KEYS = set(Profile.__dataclass_fields__) - {"name"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def mp_table(profile: Profile, d: int, positions: tuple[float, ...]) -> np.ndarray:
     with mpmath.workdps(30):
         return np.array([[float(v) for v in pe_row(profile, d, p)] for p in positions])

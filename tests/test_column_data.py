@@ -43,7 +43,7 @@ def _symbolic_reading(profile: Profile, odd: bool) -> tuple[list, tuple[Fraction
 
 def _expected(segs: list, d: int) -> tuple[list[str], list[int]]:
     n = d // 2
-    at = lambda f: int(f[0] * n + f[1])  # noqa: E731
+    at = lambda f: int(f[0] * n + f[1])
     kinds, labels = np.full(d, "", dtype=object), np.full(d, -1)
     for kind, lo, hi, a, c in segs:
         i = np.arange(at(lo), at(hi))

@@ -214,7 +214,7 @@ def test_a_tampered_certificate_fails_and_names_the_entry(proof_certificates, tm
 
 # ------------------------------------------------------------- entries recorded from the step functions
 
-def _recorded(steps) -> list[dict]:  # noqa: ANN001  the entries `--certificates` writes for a step list
+def _recorded(steps) -> list[dict]:  # the entries `--certificates` writes for a step list
     with evidence.recording() as rec:
         listed = steps()
     seen = {i[1]: i[2:] for i in rec.items if i[0] == "step"}

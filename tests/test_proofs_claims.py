@@ -219,7 +219,7 @@ def test_witness_covers_every_obligation_and_respects_domains():
 def test_rule_sum_linearity():  # RULE-SUM-LINEARITY
     j, n = sp.Symbol("j", integer=True), sp.Symbol("n", integer=True)
     x, c = sp.symbols("x c")
-    S = lambda f, lo=0, hi=n - 1: sp.Sum(f, (j, lo, hi))  # noqa: E731
+    S = lambda f, lo=0, hi=n - 1: sp.Sum(f, (j, lo, hi))
     assert normal.decide(S(c * sp.sin(x * j) + 3), c * S(sp.sin(x * j)) + 3 * n).proven  # constants out, sum of 1
     assert normal.decide(S(sp.sin(x * j)), sp.Sum(sp.sin(x * sp.Symbol("i", integer=True)), (sp.Symbol("i", integer=True), 0, n - 1))).proven
     assert not normal.decide(S(sp.sin(x * j)), S(sp.sin(x * j), 1, n)).proven  # other range: not the same unknown

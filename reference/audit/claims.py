@@ -26,10 +26,11 @@ becomes ``holds-with-note``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import mpmath
 

@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 # name -> (module, one-line help). Order is the order of `sinpe --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -210,7 +210,7 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
             return 128 + int(e.args[0])
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # noqa: BLE001 -- any other escape is sinpe's fault: exit 3, never a bare traceback
+    except Exception as e:  # any other escape is sinpe's fault: exit 3, never a bare traceback
         return _internal(name, args, e)
 
 

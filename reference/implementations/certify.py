@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from flint import arb, ctx
@@ -345,7 +346,7 @@ def bundled() -> list[tuple[str, str, Impl]]:
     out: list[tuple[str, str, Impl]] = [
         ("numpy", dt, (lambda P, d, x, dt=dt: impl_numpy.pe_table(P, d, x, dt))) for dt in impl_numpy.NUMPY_DTYPES]
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         return out
     from sinpe.reference.implementations import torch_impl as impl_torch

@@ -21,10 +21,11 @@ array([[ 9.092974e-01,  2.000000e-04, -4.161468e-01,  1.000000e+00,
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np

@@ -17,7 +17,8 @@ positions and phases must never live in those formats.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -38,7 +38,7 @@ def _fmt(fmt: Fmt) -> Format:
     return fmt if isinstance(fmt, Format) else get_format(fmt)
 
 
-def round_to_format(x: "mpmath.mpf | float | int", fmt: Fmt) -> float:
+def round_to_format(x: mpmath.mpf | float | int, fmt: Fmt) -> float:
     """The value of ``fmt`` nearest to ``x`` (ties to even), as the Python float holding it exactly.
 
     ``x`` is taken exactly, whatever ``mp.prec`` is (an mpf is never re-rounded on the way in).
@@ -98,7 +98,7 @@ def ulp(y: float, fmt: Fmt) -> float:
     return math.ldexp(1.0, max(top, f.emin) - (f.precision - 1))
 
 
-def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
+def ulp_error(y: float, exact: mpmath.mpf | float, fmt: Fmt) -> float:
     """|y - exact| in units of the ulp of ``fmt`` at the exact value's magnitude."""
     f = _fmt(fmt)
     exact = mpmath.mpf(exact)
@@ -108,7 +108,7 @@ def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
     return float(abs(mpmath.mpf(y) - exact) / ulp(ref if ref != 0 else 0.0, f))
 
 
-def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
+def round_array(x: np.ndarray, fmt: Fmt) -> np.ndarray:
     """float64 values rounded to ``fmt`` (ties to even, subnormals, overflow to inf), as float64.
 
     Vectorised ``round_to_format`` for values that are already binary64: with x = m 2^e (frexp,
@@ -138,7 +138,7 @@ def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
 NARROW_MIN_DISTINCT = 16  # distinct non-zero values a table needs before its values can say it is a narrower one
 
 
-def narrowest_format(x: "np.ndarray", candidates: tuple[str, ...] = ("bfloat16", "float16", "float32"),
+def narrowest_format(x: np.ndarray, candidates: tuple[str, ...] = ("bfloat16", "float16", "float32"),
                      step: int = 1 << 16) -> str | None:
     """The first of ``candidates`` (narrowest first) of which every finite value of ``x`` is a value, or None.
     bfloat16 and float16 are named only for arrays with at least :data:`NARROW_MIN_DISTINCT` distinct non-zero

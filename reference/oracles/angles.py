@@ -24,9 +24,10 @@ axis and frequency, and for each row its coordinate index per axis (or a zero ro
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -113,7 +114,7 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
                      [c.label for c in cols], rl)
 
 
-def profile_plan(profile: "Profile", d: int, positions: Sequence[Any]) -> AnglePlan:
+def profile_plan(profile: Profile, d: int, positions: Sequence[Any]) -> AnglePlan:
     """The plan of a 1-D DEF-FAMILY table at exact positions (theta = sigma (p + o) w_k; sparse detection)."""
     cd = column_data(profile, d)
     pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
@@ -389,7 +390,7 @@ def enclose(plan: AnglePlan, r: int, j: int, prec: int = 128) -> tuple[mpmath.mp
     return _Certified(plan).enclose(r, j, prec)
 
 
-def rounded_table(plan: AnglePlan, fmt: "str | Format") -> np.ndarray:
+def rounded_table(plan: AnglePlan, fmt: str | Format) -> np.ndarray:
     """Every entry correctly rounded to ``fmt`` (round to nearest, ties to even), as float64."""
     f = fmt if isinstance(fmt, Format) else get_format(fmt)
     cert = _Certified(plan)

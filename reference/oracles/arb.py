@@ -20,8 +20,9 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np

@@ -45,9 +45,10 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -78,7 +79,7 @@ from mpmath.libmp import (
 from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
-from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction  # get_profile: doctests
+from sinpe.spec.profiles import Number, Profile, to_fraction
 
 MAX_PREC = 1 << 14  # bits; only a value within ~2^-16000 of a rounding boundary would need more
 DIGITS = 40  # significant decimal digits in the golden files (REQ-GOLDEN-SCHEMA)
@@ -94,7 +95,7 @@ class Iv:
         self.a, self.b, self.prec, self.q, self.cs = a, b, prec, q, None
 
     @classmethod
-    def exact(cls, q: Fraction, prec: int) -> "Iv":
+    def exact(cls, q: Fraction, prec: int) -> Iv:
         if q.denominator == 1:
             t = from_int(q.numerator)
             if t[3] <= prec:
@@ -102,12 +103,12 @@ class Iv:
         return cls(from_rational(q.numerator, q.denominator, prec, round_floor),
                    from_rational(q.numerator, q.denominator, prec, round_ceiling), prec, q)
 
-    def __add__(self, other: "Iv") -> "Iv":
+    def __add__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
             return Iv.exact(self.q + other.q, self.prec)
         return Iv(*mpi_add((self.a, self.b), (other.a, other.b), self.prec), self.prec)
 
-    def __mul__(self, other: "Iv") -> "Iv":
+    def __mul__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
             return Iv.exact(self.q * other.q, self.prec)
         if self.q == 1:
@@ -118,7 +119,7 @@ class Iv:
 
     __rmul__ = __mul__
 
-    def cos_sin(self) -> tuple["Iv", "Iv"]:
+    def cos_sin(self) -> tuple[Iv, Iv]:
         """Enclosures of (cos, sin) over the interval; computed once (sin and cos share it)."""
         if self.cs is None:
             if self.q == 0:
@@ -386,13 +387,13 @@ class FixedIv:
         self.lo, self.hi, self.e, self.prec, self.cs, self.exact = lo, hi, e, prec, None, exact
 
     @classmethod
-    def of(cls, q: Fraction, prec: int) -> "FixedIv":
+    def of(cls, q: Fraction, prec: int) -> FixedIv:
         """The rational q (exact if dyadic, else rounded outward at ``prec`` bits below its top)."""
         g = max(0, prec - q.numerator.bit_length() + q.denominator.bit_length())
         den = q.denominator
         return cls(*scale_fixed(1, 1, 0, q, g), prec, den & (den - 1) == 0)
 
-    def __mul__(self, other: Any) -> "FixedIv":
+    def __mul__(self, other: Any) -> FixedIv:
         if isinstance(other, FixedIv):
             a, b, c, d = self.lo, self.hi, other.lo, other.hi
             if a == b and a >= 0:  # an exact nonnegative factor (a position): two products
@@ -410,7 +411,7 @@ class FixedIv:
                            self.exact and den & (den - 1) == 0)
         return NotImplemented
 
-    def __add__(self, other: Any) -> "FixedIv":
+    def __add__(self, other: Any) -> FixedIv:
         if isinstance(other, (int, Fraction)):
             other = FixedIv.of(Fraction(other), self.prec + max(0, self.hi.bit_length() + self.e))
         if not isinstance(other, FixedIv):
@@ -423,7 +424,7 @@ class FixedIv:
     __radd__ = __add__
     __rmul__ = __mul__
 
-    def cos_sin(self) -> tuple["FixedIv", "FixedIv"]:
+    def cos_sin(self) -> tuple[FixedIv, FixedIv]:
         """Enclosures of (cos, sin) over the interval (:func:`cos_sin_fixed`), computed once."""
         if self.cs is None:
             c, s = cos_sin_fixed(self.lo, self.hi, self.e, self.prec, self.exact)
@@ -476,7 +477,7 @@ class _Linear:
     def __init__(self, c: Fraction) -> None:
         self.c = c
 
-    def __mul__(self, other: Any) -> "_Linear":
+    def __mul__(self, other: Any) -> _Linear:
         if isinstance(other, (int, Fraction)):
             return _Linear(self.c * other)
         return NotImplemented
@@ -709,6 +710,7 @@ class Certifier:
     exponent e_k and position have the same phase, hence the same certified sin and cos: the
     cache is what makes golden generation fast (presets that differ only by layout share values).
 
+    >>> from sinpe.spec.profiles import get_profile
     >>> c = Certifier()
     >>> vas = get_profile("vaswani")
     >>> c.pair(vas, 2, 0, 3).sin   # sin 3 in binary64, binary32, binary16, bfloat16

@@ -21,10 +21,11 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ BLOCK_ENTRIES = 1 << 17  # output entries per block (rows x d): the per-block me
 SAFETENSORS_DTYPE = {"binary64": "F64", "binary32": "F32", "binary16": "F16", "bfloat16": "BF16"}
 
 
-def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: dict[str, Any]) -> Plan:
+def resolve(profile: str | Profile, d: int, dtype: str | Format, overrides: dict[str, Any]) -> Plan:
     """The :class:`Plan` for a profile (name or Profile, with the CLI's overrides), width and format."""
     if isinstance(profile, Profile):
         prof = profile.replace(**{k: v for k, v in overrides.items() if v is not None}) if overrides else profile
@@ -88,7 +89,7 @@ def as_source(positions: Any) -> PositionSource:
     return PositionSource(values=vals)
 
 
-def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | None = None,
+def rounded_block(pl: Plan, pos: np.ndarray | list[Fraction], stats: Stats | None = None,
                   fraction: Callable[[int], Fraction] | None = None, estimate: bool = False) -> Any:
     """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest.
 
@@ -150,7 +151,7 @@ def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) ->
     return out
 
 
-def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, fmt: "str | Format",
+def correctly_rounded_block(profile: Profile | Plan, d: int, positions: Any, fmt: str | Format,
                             stats: Stats | None = None, estimate: bool = False) -> Any:
     """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker).
 
@@ -198,7 +199,7 @@ def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats
             yield blk
 
 
-def _block(pl: Plan, prog: "progression.Progression | None", src: PositionSource, a: int, b: int,
+def _block(pl: Plan, prog: progression.Progression | None, src: PositionSource, a: int, b: int,
            stats: Stats | None) -> np.ndarray:
     """Rows a..b: by the progression kernel (then :func:`settle_rows`) when there is one, else :func:`rounded_block`."""
     if prog is None:
@@ -210,7 +211,7 @@ def _block(pl: Plan, prog: "progression.Progression | None", src: PositionSource
     return blk
 
 
-def settle_rows(prog: "progression.Progression", src: PositionSource, out: np.ndarray, a: int, bad: set[int],
+def settle_rows(prog: progression.Progression, src: PositionSource, out: np.ndarray, a: int, bad: set[int],
                 stats: Stats | None) -> None:
     """out[r - a] = row r by :func:`rounded_block` (the general kernels, then the oracle) for the rows ``bad`` the
     progression kernel left undecided; only the oracle's count goes to ``stats`` (the entries are counted once)."""
@@ -234,7 +235,7 @@ def check_memory(nbytes: int) -> None:
                          f"stream it to disk with write_table (or sinpe table --out)")
 
 
-def table(profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+def table(profile: str | Profile, d: int, positions: Any, dtype: str | Format = "float64",
           workers: int | None = None, stats: Stats | None = None, **overrides: Any) -> np.ndarray:
     """The correctly rounded table PE_profile(positions) in ``dtype``: a NumPy array (rows, d).
 
@@ -265,7 +266,7 @@ def job_rows(n: int, workers: int) -> int:
     return max(low, min(progression.JOB_ROWS, -(-n // (4 * workers * low)) * low))
 
 
-def progression_of(pl: Plan, src: PositionSource, rows: int) -> "progression.Progression | None":
+def progression_of(pl: Plan, src: PositionSource, rows: int) -> progression.Progression | None:
     """The progression kernel for ``src`` when its positions are integers p_0 + i h and the plan suits it, else None."""
     n = len(src)
     if src.values is None:
@@ -279,7 +280,7 @@ def progression_of(pl: Plan, src: PositionSource, rows: int) -> "progression.Pro
     return progression.Progression(pl, start[0], start[1], n, rows)
 
 
-def fill_progression(prog: "progression.Progression", src: PositionSource, out: np.ndarray, workers: int,
+def fill_progression(prog: progression.Progression, src: PositionSource, out: np.ndarray, workers: int,
                      stats: Stats | None = None) -> None:
     """out = the table of a progression: jobs of rows on ``workers`` threads, each writing its rows (their seed rows
     computed here, a group at a time); rows a job leaves undecided are settled by :func:`settle_rows`."""
@@ -315,7 +316,7 @@ def fill_progression(prog: "progression.Progression", src: PositionSource, out: 
         stats.add(n * prog.pl.d, 0)
 
 
-def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
+def table_torch(profile: str | Profile, d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
                 **overrides: Any) -> Any:
     """:func:`table` as a ``torch.Tensor`` of ``dtype`` on ``device``: computed on the CPU, then moved
     (the device never recomputes a value, so the bits are the CPU's on every device).
@@ -336,7 +337,7 @@ def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "
     return t.to(device)
 
 
-def write_table(path: "str | Path", profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+def write_table(path: str | Path, profile: str | Profile, d: int, positions: Any, dtype: str | Format = "float64",
                 workers: int | None = None, stats: Stats | None = None, progress: Callable[[int], None] | None = None,
                 **overrides: Any) -> tuple[int, int]:
     """Stream the table to ``path`` (``.npy`` or ``.safetensors``) in row blocks; return its shape.

@@ -103,7 +103,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -145,10 +145,10 @@ class Turns:
         """A bound on the modulus of (sh, ch): |(sh, ch)| <= |(s, c)| (1 + u) <= (mag + err) (1 + u)."""
         return (self.mag + self.err) * (1 + 4 * U)
 
-    def rows(self, a: int, b: int) -> "Turns":
+    def rows(self, a: int, b: int) -> Turns:
         return Turns(self.sh[a:b], self.sl[a:b], self.ch[a:b], self.cl[a:b], self.err, self.mag)
 
-    def expand(self) -> "Turns":
+    def expand(self) -> Turns:
         """The same values with a new axis 1 (rows, 1, cols): a factor broadcast over the low table."""
         return Turns(self.sh[:, None], self.sl[:, None], self.ch[:, None], self.cl[:, None], self.err, self.mag)
 
@@ -207,7 +207,7 @@ def _subtract_cast(x: np.ndarray, dt: Any) -> np.ndarray:
     return got
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cast_is_single_rounding(name: str) -> bool:
     """:func:`cast_probe` with NumPy's own cast in this process (binary64 needs no cast)."""
     return name == "binary64" or cast_probe(name, _subtract_cast)

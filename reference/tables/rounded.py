@@ -113,7 +113,7 @@ import numpy as np
 from sinpe.reference.oracles import fast
 from sinpe.reference.oracles.interval import Certifier
 from sinpe.spec.definition import column_data
-from sinpe.spec.formats import Format, get_format
+from sinpe.spec.formats import Format
 from sinpe.spec.profiles import Profile
 
 U = 2.0 ** -53
@@ -339,7 +339,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
 
 
 def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarray, ok: np.ndarray,
-           ws: list[np.ndarray], est: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None) -> None:
+           ws: list[np.ndarray], est: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
     """out = the candidate in ``f`` (as float64), ok = whether it is certainly the correct rounding of
     a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten. ``est``: arrays
     receiving v = fl(h + T), e = h + T - v (exact) and B."""
@@ -605,12 +605,12 @@ class Estimates:
     k_tau: float = 0.0
 
     @classmethod
-    def empty(cls, pl: Plan, shape: tuple[int, int]) -> "Estimates":
+    def empty(cls, pl: Plan, shape: tuple[int, int]) -> Estimates:
         if pl.kernel == "narrow":
             return cls(np.empty(shape), np.empty(shape))
         return cls(*(np.empty(shape) for _ in range(6)))
 
-    def cols(self, k0: int, k1: int) -> "Estimates":
+    def cols(self, k0: int, k1: int) -> Estimates:
         return Estimates(*(None if a is None else a[:, k0:k1] for a in (self.VS, self.VC, self.LS, self.LC,
                                                                          self.BS, self.BC)))
 

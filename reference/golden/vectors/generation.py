@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ def _flags(fmt: Format, col_kind: str, pair: Any, fi: int, p: Fraction, g: float
 class _Timer(dict):
     """Seconds spent per oracle ("primary", "oracle"), accumulated with ``with timer("primary"):``."""
 
-    def __call__(self, key: str) -> "_Timer":
+    def __call__(self, key: str) -> _Timer:
         self._key, self._t0 = key, time.perf_counter()
         return self
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
