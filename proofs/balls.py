@@ -27,7 +27,7 @@ def enclosure(e: sp.Expr) -> flint.arb:
         raise ValueError(f"not a constant: {e}")
     rats = sorted((r for r in e.atoms(sp.Rational) if not r.is_Integer), key=sp.default_sort_key)
     syms = [sp.Dummy() for _ in rats]  # rationals enter as exact balls, not as binary floats
-    f = sp.lambdify(syms, e.xreplace(dict(zip(rats, syms))), modules=[_FUNCS])
+    f = sp.lambdify(syms, e.xreplace(dict(zip(rats, syms, strict=True))), modules=[_FUNCS])
     return flint.arb(f(*[flint.arb(int(r.p)) / int(r.q) for r in rats]))
 
 

@@ -1175,7 +1175,7 @@ def _number(p: dict) -> tuple:
 
 def _dot(a: list, b: list) -> tuple:
     out = C0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         out = _cadd(out, _cmul(x, y))
     return out
 
@@ -1193,7 +1193,7 @@ def rank(rows: list[list[tuple]]) -> int:
         for i in range(len(rows)):
             if i != r and rows[i][col] != C0:
                 f = _cmul(rows[i][col], inv)
-                rows[i] = [_cadd(a, _cmul((-f[0], -f[1]), b)) for a, b in zip(rows[i], rows[r])]
+                rows[i] = [_cadd(a, _cmul((-f[0], -f[1]), b)) for a, b in zip(rows[i], rows[r], strict=False)]
         r += 1
     return r
 
@@ -1532,7 +1532,7 @@ def _k_ideal(e: dict) -> None:
     if len(quos) != len(gens):
         raise Failed(f"{len(quos)} quotients for the statement's {len(gens)} generators (hypotheses and circles)")
     rest = as_poly(conv(concl, RATIONAL), "the conclusion")
-    for q, g in zip(quos, gens):
+    for q, g in zip(quos, gens, strict=True):
         rest = add(rest, mul(as_poly(conv(q, RATIONAL), "a quotient"), g), -1)
     if not is_zero(rest):
         raise Failed(f"f - sum q_i g_i leaves {len(rest)} term(s): f is not shown in the ideal")
@@ -1613,7 +1613,7 @@ def _k_family(e: dict) -> None:
         if bad:
             raise Failed(f"the family violates {len(bad)} condition(s)")
         return
-    nullity, dim = len(ws) - rank(A), rank([list(col) for col in zip(*F)]) if F and ps else 0
+    nullity, dim = len(ws) - rank(A), rank([list(col) for col in zip(*F, strict=False)]) if F and ps else 0
     if not (nullity == dim == e.get("dimension")):
         raise Failed(f"the solution space has dimension {nullity}, the family {dim}; recorded {e.get('dimension')}")
 

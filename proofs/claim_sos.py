@@ -55,7 +55,7 @@ def _search(r: sp.Expr, gens: list[sp.Expr], vs: list[sp.Symbol]) -> list[Fracti
     lam = np.zeros(len(gens))
 
     def score(v: np.ndarray) -> float:
-        return float(np.linalg.eigvalsh(base + sum(x * P for x, P in zip(v, parts)))[0])
+        return float(np.linalg.eigvalsh(base + sum(x * P for x, P in zip(v, parts, strict=False)))[0])
 
     for _ in range(6):
         for i in range(len(gens)):
@@ -78,7 +78,7 @@ def gram_certificate(r: sp.Expr, gens: list[sp.Expr]) -> dict | None:
     if not vs or len(vs) > MAX_VARS or any(v.is_real is not True and not any(g.has(v) for g in gens) for v in vs) or _gram(r, vs) is None:
         return None
     lam = _search(r, gens, vs) if gens else []
-    f = sp.expand(r + sum(sp.Rational(x.numerator, x.denominator) * g for x, g in zip(lam, gens)))
+    f = sp.expand(r + sum(sp.Rational(x.numerator, x.denominator) * g for x, g in zip(lam, gens, strict=False)))
     G = _gram(f, vs)
     m = sp.Matrix([1, *vs])
     if G is None or sp.expand((m.T * G * m)[0] - f) != 0 or not _psd(G):

@@ -358,7 +358,7 @@ def find_counterexample(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int = POIN
         if point in tried:
             continue
         tried.add(point)
-        env = {s: _ball(v) for s, v in zip(syms, point)}
+        env = {s: _ball(v) for s, v in zip(syms, point, strict=False)}
         try:
             a, b = acb_value(lhs, env), acb_value(rhs, env)
         except (NotEvaluable, ZeroDivisionError, ValueError):
@@ -367,7 +367,7 @@ def find_counterexample(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int = POIN
             continue  # a pole or a branch point: the claim says nothing there
         why = _refutes(a, rel, b)
         if why:
-            return {"point": {s.name: str(v) for s, v in zip(syms, point)}, "lhs": a.str(10), "rhs": b.str(10),
+            return {"point": {s.name: str(v) for s, v in zip(syms, point, strict=False)}, "lhs": a.str(10), "rhs": b.str(10),
                     "certified": why + " (python-flint Arb balls, 200 bits)"}
     return None
 

@@ -61,7 +61,7 @@ def records(kind: str, *names: str) -> Callable:
             finally:
                 rec.depth -= 1
             if out:
-                rec.pending.append((kind, {**dict(zip(names, args)), **kwargs}, out))
+                rec.pending.append((kind, {**dict(zip(names, args, strict=False)), **kwargs}, out))
             return out
         return helper
     return wrap

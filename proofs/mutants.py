@@ -184,7 +184,7 @@ def fingerprint() -> str:
     for gname in ("mae", "timm"):
         put(reference_f64(grid_plan(get_grid(gname, 16, (3, 4))))[0])
     cert = Certifier()
-    for name, prof in PRESETS.items():
+    for prof in PRESETS.values():
         for d in (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096):
             if d % 2 and prof.odd == "error":
                 continue

@@ -197,7 +197,7 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[St
     for s in plan.segments():
         single = rational_identity(s.hi - s.lo, 1)
 
-        def same_map(r: tuple) -> bool:
+        def same_map(r: tuple, s: Any = s, single: bool = single) -> bool:  # this segment's, bound now
             _, _, _, a, c = r
             if single:
                 return rational_identity(a * s.lo + c, s.a * s.lo + s.c)

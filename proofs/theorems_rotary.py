@@ -26,8 +26,8 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
         rules = ROTARY_RULES[{"halves": "pairs", "pairs": "halves"}[layout] if mutation == "pairs-swapped" else layout]
         den = rotary_definition(layout).schedule.denominator(N)
         claim = N + 1 if mutation == "rotary-schedule" else N  # DEF-ROPE-FREQ-DEFAULT: e_k = 2k/dim = k/n
-        sched = [(rational_identity(den, claim), 1, f"rotary schedule: D = {den}, as DEF-ROPE-FREQ-DEFAULT says "
-                  f"(w_k = b^(-2k/dim), D = dim/2 = {claim})")]
+        sched = [(rational_identity(den, claim), 1, (f"rotary schedule: D = {den}, as DEF-ROPE-FREQ-DEFAULT says "
+                  f"(w_k = b^(-2k/dim), D = dim/2 = {claim})"))]
         mine = [(ok, n, f"{layout}: {what}") for ok, n, what in
                 plan_steps(pl) + label_steps(pl) + conformance_steps(pl, rules, "DEF-ROPE-LAYOUT") + sched]
         STEP_PLANS.update({what: pl for _, _, what in mine})  # certified by the plan (sinpe prove --certificates)

@@ -405,7 +405,7 @@ class NonPermutation:
             self._separate(A_, B_, n_min, st, f"{a_name} vs {b_name}", mutation)
             # d = 2: the two tables are equal column by column (t2t's max(n - 1, 1) guard)
             ia, ib = Instance(PRESETS[a_name], 2), Instance(PRESETS[b_name], 2)
-            for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P))):
+            for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P), strict=True)):
                 st.obligation(Obligation(f"{a_name} vs {b_name}, d=2: column {j} equal", x, y))
         st.says("no column permutation maps the tensor2tensor table to the Vaswani table (" + ", ".join(
             f"{a} vs {b}" for a, b in self.PAIRS) + ") at even d >= 4; at d = 2 they are equal")
@@ -533,7 +533,7 @@ class Attention:
         A, _ = sp.linear_eq_to_matrix(conds, ws)
         nullity = n * n - A.rank()
         fam, params = _block_family(inst, mutation, invisible=True)
-        sub = dict(zip(ws, fam))
+        sub = dict(zip(ws, fam, strict=False))
         ok_in = all(sp.expand(c.xreplace(sub)) == 0 for c in conds)
         fact("linear-family", claim="contains", expr=f, unknowns=ws, variables=(m, nn, t), family=list(fam), params=params)
         st.check(ok_in, f"{inst.name}: the claimed family a I + b J satisfies every coefficient condition")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -88,7 +89,7 @@ def column_groups(profile: Any, d: int) -> list[tuple[str, np.ndarray]]:
     if live.size:
         kmax = int(ks[live].max()) + 1
         edges = np.unique(np.linspace(0, kmax, min(GROUPS, kmax) + 1).astype(int))
-        for lo, hi in zip(edges[:-1], edges[1:]):
+        for lo, hi in pairwise(edges):
             cols = live[(ks[live] >= lo) & (ks[live] < hi)]
             if cols.size:
                 out.append((f"k in [{lo}, {hi})", cols))

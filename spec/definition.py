@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property, lru_cache
+from itertools import pairwise
 from typing import Any, Protocol
 
 from .profiles import Profile
@@ -252,7 +253,7 @@ class ChannelPlan:
     def at(self, n: int) -> tuple[Column, ...]:
         """What each of the d = 2n (+1) columns holds (ValueError if the segments do not tile [0, d))."""
         kinds, labels = self.tables(n)
-        return tuple(Column(kind, k) for kind, k in zip(kinds, labels))
+        return tuple(Column(kind, k) for kind, k in zip(kinds, labels, strict=True))
 
     def tables(self, n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """``(kinds, labels)`` of the d = 2n (+1) columns, each segment copied as a slice (ValueError if the
@@ -426,13 +427,13 @@ class ColumnData:
     @cached_property
     def partner(self) -> tuple[int | None, ...]:
         """Per column, the column of the other function with the same label (None: a zero or unpaired column)."""
-        where = {(f, k): j for j, (f, k) in enumerate(zip(self.kinds, self.labels))}
+        where = {(f, k): j for j, (f, k) in enumerate(zip(self.kinds, self.labels, strict=True))}
         return tuple(where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None
-                     for f, k in zip(self.kinds, self.labels))
+                     for f, k in zip(self.kinds, self.labels, strict=True))
 
     @cached_property
     def columns(self) -> tuple[Column, ...]:
-        return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels))
+        return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels, strict=True))
 
     @cached_property
     def index(self) -> ColumnIndex:
@@ -509,7 +510,7 @@ def _as_slice(js: list[int]) -> Any:
     if not js:
         return slice(0, 0)
     step = js[1] - js[0] if len(js) > 1 else 1
-    if step > 0 and all(b - a == step for a, b in zip(js, js[1:])):
+    if step > 0 and all(b - a == step for a, b in pairwise(js)):
         return slice(js[0], js[-1] + 1, step)
     import numpy as np
     return np.array(js, dtype=np.intp)
@@ -587,7 +588,7 @@ def row(cd: ColumnData, p: Any, ops: Backend) -> list[Any]:
     """PE(p) as a list of d backend values (each frequency's phase computed once)."""
     thetas: dict[int, Any] = {}
     out = []
-    for kind, k in zip(cd.kinds, cd.labels):
+    for kind, k in zip(cd.kinds, cd.labels, strict=True):
         if kind != "zero" and k not in thetas:
             thetas[k] = phase(cd, k, p, ops)
         out.append(value(cd, kind, thetas.get(k), ops))

@@ -18,9 +18,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
-Number = Union[int, float, str, Fraction]
+Number = int | float | str | Fraction
 
 MAX_DECIMAL_EXPONENT = 4000  # |e| of a decimal 'Me±e': bounded before 10**e is computed (REQ-CHECK-LIMITS)
 MAX_NUMBER_CHARS = 1000

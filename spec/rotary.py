@@ -325,7 +325,7 @@ def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
     if rp.rule == "linear":
         return [x / s for x in w]
     if rp.rule == "longrope":  # DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k
-        return [x / _q(ctx, f) for x, f in zip(w, rp.ext_factors or ())]
+        return [x / _q(ctx, f) for x, f in zip(w, rp.ext_factors or (), strict=False)]
     if rp.rule == "llama3":
         return [_llama3(rp, x, ctx) for x in w]
     if rp.rule == "yarn":

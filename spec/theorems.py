@@ -173,7 +173,7 @@ class Instance:
         return J
 
     def dot(self, p: sp.Expr, q: sp.Expr) -> sp.Expr:
-        return sp.Add(*[x * y for x, y in zip(self.pe(p), self.pe(q))])
+        return sp.Add(*[x * y for x, y in zip(self.pe(p), self.pe(q), strict=True)])
 
 
 # Generic pairs: frequency index 1 of d = 4, the frequency replaced by the symbol omega, for each layout.
@@ -259,7 +259,7 @@ def family_obligations(inst: Instance) -> list[Obligation]:  # DEF-FAMILY, cross
     D = schedule_rule(prof.shift, bool(inst.d % 2)).subs(N, n)
     a, s, o, b = (sp.Rational(x.numerator, x.denominator) for x in (prof.amplitude, prof.phase_scale, prof.offset, prof.base))
     out = []
-    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P))):
+    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P), strict=True)):
         want = sp.Integer(0) if c.kind == "zero" else a * getattr(sp, c.kind)(s * (P + o) * b ** (-sp.Integer(c.k) / D if c.k else 0))
         out.append(Obligation(f"{inst.name}: PE(p)[{j}] = alpha {c.kind}(sigma (p + o) b^(-{c.k}/D)), D = {D}", x, want))
     return out
@@ -287,7 +287,7 @@ def complex_obligations(inst: Instance) -> list[Obligation]:  # THM-CPLX
     out = []
     amp = sp.Rational(inst.profile.amplitude)
     for k, js, jc in inst.pairs():
-        z = lambda pos: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]
+        z = lambda pos, jc=jc, js=js: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]
         out.append(Obligation(f"{inst.name}: cos + i sin = exp(i theta_{k})", z(P), amp * sp.exp(sp.I * inst.theta(k, P))))
         out.append(Obligation(f"{inst.name}: z_{k}(p+k) = exp(i w_{k} k) z_{k}(p)", z(P + K), sp.exp(sp.I * inst.increment(k, K)) * z(P)))
     return out
@@ -343,6 +343,7 @@ class SymbolicPlan(ChannelPlan):
     """:class:`sinpe.spec.definition.ChannelPlan` with n the symbol N (DEF-LAYOUT, DEF-ODD): the same
     segments the kernels copy, read as SymPy expressions in n. d = 2n (+1 if ``odd``).
 
+    >>> from sinpe.spec.definition import columns
     >>> plan = symbolic_plan("sin-cos", "ceil-split", True)
     >>> plan.at(2), [c.label for c in columns(get_profile("vaswani-concat"), 5)]
     (['sin0', 'sin1', 'sin2', 'cos0', 'cos1'], ['sin0', 'sin1', 'sin2', 'cos0', 'cos1'])

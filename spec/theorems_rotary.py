@@ -75,8 +75,8 @@ def attn_obligations() -> list[Any]:
         for dim in DIMS:
             x = list(sp.symbols(f"x0:{dim}", real=True))
             y = list(sp.symbols(f"y0:{dim}", real=True))
-            lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim)))
-            rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim)))
+            lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim), strict=True))
+            rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim), strict=True))
             out.append(_ob(f"{layout} dim {dim}: <apply(x, p), apply(y, q)>", lhs, rhs, "<x, apply(y, q - p)>"))
     return out
 

@@ -165,7 +165,7 @@ def test_dot_sum_is_the_dot_product() -> None:
     P = get_profile("vaswani")
     with mpmath.workdps(50):
         for k in (1, 100, 2000):
-            dot = mpmath.fsum(a * b for a, b in zip(pe_row(P, 512, 37), pe_row(P, 512, 37 + k)))
+            dot = mpmath.fsum(a * b for a, b in zip(pe_row(P, 512, 37), pe_row(P, 512, 37 + k), strict=True))
             s = audit.QUANTITIES["dot_sum"](d=512, k=k).readings[0][1]
             assert abs(dot - s) < mpmath.mpf(10) ** -40
 

@@ -74,8 +74,8 @@ def test_column_data_is_the_symbolic_definition_at_every_width(profile):  # DEF-
         kind_arr, k_arr = fast.column_plan(cd)
         assert [("sin", "cos", "zero")[x] for x in kind_arr.tolist()] == kinds and k_arr.tolist() == labels
         assert _decoded(cd) == (kinds, labels), (profile, d)
-        where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels))}
-        partner = [where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None for f, k in zip(kinds, labels)]
+        where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels, strict=True))}
+        partner = [where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None for f, k in zip(kinds, labels, strict=True)]
         assert list(cd.partner) == partner, (profile, d)
 
 
@@ -109,8 +109,8 @@ def test_tables_evaluate_the_column_data(d):  # DEF-FAMILY, REQ-TABLE-API
     got = table(prof, d, pos, "float64")
     mpmath.mp.prec = 200
     try:
-        for row, p in zip(got, pos):
-            for j, (f, k) in enumerate(zip(kinds, labels)):
+        for row, p in zip(got, pos, strict=True):
+            for j, (f, k) in enumerate(zip(kinds, labels, strict=True)):
                 if f == "zero":
                     assert row[j] == 0
                     continue

@@ -142,7 +142,7 @@ def test_dynamic_ntk():
     # at or below L the rule is the default
     w_dyn = frequencies(rp.replace(seq_len=1000), 64, mpmath.iv)
     w_def = frequencies(get_rotary("llama"), 64, mpmath.iv)
-    assert all(a.a == b.a and a.b == b.b for a, b in zip(w_dyn, w_def))
+    assert all(a.a == b.a and a.b == b.b for a, b in zip(w_dyn, w_def, strict=True))
 
 
 def test_llama3_scaling():

@@ -273,7 +273,7 @@ def test_warnings_of_dependencies_never_precede_the_error_line(monkeypatch, caps
     mod.configure = lambda parser: None
 
     def run(args):
-        warnings.warn("overflow encountered in cast", RuntimeWarning)
+        warnings.warn("overflow encountered in cast", RuntimeWarning, stacklevel=2)
         raise ValueError("bad input")
     mod.run = run
     monkeypatch.setitem(sys.modules, "sinpe_fake_command", mod)
@@ -665,8 +665,8 @@ def test_a_npy_truncated_while_read_is_one_line_not_sigbus(tmp_path):
             "print(float(np.asarray(t.data).sum()))\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stderr.splitlines() == ["sinpe: error: an input file was truncated while it was read (SIGBUS); "
-                                     "nothing was judged"]
+    assert r.stderr.splitlines() == [("sinpe: error: an input file was truncated while it was read (SIGBUS); "
+                                     "nothing was judged")]
 
 
 # --- 10. sinpe prove --claim ends in time and never says "refuted" for an internal failure (REQ-PROVE-CLAIM) -

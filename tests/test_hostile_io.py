@@ -263,8 +263,8 @@ def test_a_file_truncated_under_two_workers_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-c", H.TRUNCATES_IN_A_WORKER, str(ck)], capture_output=True, text=True,
                        timeout=TIMEOUT)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stderr.splitlines() == ["sinpe scan: error: an input file was truncated while it was read (SIGBUS); "
-                                     "nothing was judged"], r.stderr
+    assert r.stderr.splitlines() == [("sinpe scan: error: an input file was truncated while it was read (SIGBUS); "
+                                     "nothing was judged")], r.stderr
 
 
 # --- 5. exit codes by the contract (REQ-CLI-EXIT, REQ-SCAN, REQ-CHECK-APPLY) -------------------------------------

@@ -54,7 +54,7 @@ def test_sample_bit_identical_to_the_oracle(oracle_tables, monkeypatch) -> None:
 
     monkeypatch.setattr(progression.Progression, "fill", spy)
     entries = 0
-    for (preset, ov, d, pos), want in zip(CASES, oracle_tables):
+    for (preset, ov, d, pos), want in zip(CASES, oracle_tables, strict=True):
         for f in Certifier().formats:
             before = len(calls)
             got = table(preset, d, pos, f.dtype, **ov)

@@ -46,8 +46,8 @@ def test_last_mutants_reach_past_the_first_obligations():
             first, last = mutate(obs, m.split("@")[0]), mutate(obs, m)
             if first is None or last is None:
                 continue
-            i = next(j for j, (a, b) in enumerate(zip(obs, first)) if a is not b)
-            k = next(j for j, (a, b) in enumerate(zip(obs, last)) if a is not b)
+            i = next(j for j, (a, b) in enumerate(zip(obs, first, strict=False)) if a is not b)
+            k = next(j for j, (a, b) in enumerate(zip(obs, last, strict=False)) if a is not b)
             assert not is_syntactic(obs[i]) and not is_syntactic(obs[k]), (t.id, m)
             reached += k > i
     assert reached >= 10, reached

@@ -80,8 +80,8 @@ def write_tables(out: Path) -> list[Path]:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["position", "col0_sin_w0", "col1_cos_w0", "col2_sin_w1", "col3_cos_w1"])
         w.writerows(t1)
-    lines = ["Table 4-1 recomputed: d = 4, PE(pos)[j] to 20 decimals (mpmath, 40 digits); "
-             "in parentheses the chapter's printed value and the audit's verdict.", "",
+    lines = [("Table 4-1 recomputed: d = 4, PE(pos)[j] to 20 decimals (mpmath, 40 digits); "
+             "in parentheses the chapter's printed value and the audit's verdict."), "",
              "| pos | col 0 sin(w0 pos) | col 1 cos(w0 pos) | col 2 sin(w1 pos) | col 3 cos(w1 pos) |",
              "|--:|--:|--:|--:|--:|"]
     for r in t1:

@@ -154,7 +154,7 @@ def exact_table(profile: Profile, d: int, positions: tuple[float, ...]) -> tuple
                 prec *= 2  # a ball too wide: more bits (Ziv-style), never a silent loss of accuracy
                 if prec > 1 << 14:
                     raise ArithmeticError(f"Arb ball too wide at position {p} even at {prec // 2} bits")
-            for j, (col, v) in enumerate(zip(cols, vals)):
+            for j, (col, v) in enumerate(zip(cols, vals, strict=False)):
                 if v is None:
                     continue
                 h = float(v.mid())
@@ -388,11 +388,11 @@ class CertReport:
                 + (f"; FAILED: {', '.join(bad)}" if bad else "") + (f"; {'; '.join(self.missing)}" if self.missing else ""))
 
     def render(self) -> str:
-        lines = [f"Certification of the bundled implementations (SPEC.md REQ-IMPL-CERT): {len(self.cases)} "
+        lines = [(f"Certification of the bundled implementations (SPEC.md REQ-IMPL-CERT): {len(self.cases)} "
                  f"(profile, d) cases, positions up to {self.max_position:g}, {self.per_band} sampled per band "
-                 f"(seed {self.seed}); exact values from Arb.",
-                 "RN % / <=1ulp %: share of values correctly rounded (TOL-EXACT) / within 1 ulp (TOL-FAITHFUL); "
-                 "vac %: share unjudged by TOL-PHASE in the dtype (bound >= |alpha| + |PE|, REQ-CHECK-UNJUDGED);",
+                 f"(seed {self.seed}); exact values from Arb."),
+                 ("RN % / <=1ulp %: share of values correctly rounded (TOL-EXACT) / within 1 ulp (TOL-FAITHFUL); "
+                 "vac %: share unjudged by TOL-PHASE in the dtype (bound >= |alpha| + |PE|, REQ-CHECK-UNJUDGED);"),
                  "ratio = max |y - PE| / (u (1+|theta|) |alpha|), to compare with TOL-PHASE's c.", ""]
         hdr = (f"{'implementation':<16}{'band':<12}{'values':>8}{'RN %':>7}{'<=1ulp %':>9}{'vac %':>7}"
                f"{'max abs':>10}{'max ulp':>10}{'ratio':>8}  tier")

@@ -21,7 +21,7 @@ True
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import mpmath
 from mpmath.libmp import from_man_exp
@@ -31,7 +31,7 @@ from sinpe.spec.formats import Format, get_format
 if TYPE_CHECKING:
     import numpy as np
 
-Fmt = Union[str, Format]
+Fmt = str | Format
 
 
 def _fmt(fmt: Fmt) -> Format:

@@ -87,7 +87,7 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
     cls = g.cls if cells is None else 0
     cells = grid_positions(g) if cells is None else [tuple(int(i) for i in c) for c in cells]
     values = [sorted({c[a.spatial] for c in cells}) for a in g.axes]
-    coords = [[axis_phase_factor(a, i) for i in vs] for a, vs in zip(g.axes, values)]
+    coords = [[axis_phase_factor(a, i) for i in vs] for a, vs in zip(g.axes, values, strict=True)]
     where = [{i: n for n, i in enumerate(vs)} for vs in values]
     index = np.zeros((cls + len(cells), len(g.axes)), dtype=np.intp)
     for r, cell in enumerate(cells):
@@ -158,7 +158,7 @@ def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: st
     fids = np.array([frequency_index(rp.layout, dim, j) for j in range(n)], dtype=np.intp)
     axes = np.array(axis_of(rp, dim), dtype=np.intp)[fids]
     rows = len(positions)
-    labels = [f"{which}{k}" if n_axes == 1 else f"{which}{k}@a{a}" for k, a in zip(fids.tolist(), axes.tolist())]
+    labels = [f"{which}{k}" if n_axes == 1 else f"{which}{k}@a{a}" for k, a in zip(fids.tolist(), axes.tolist(), strict=True)]
     return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, axes, coords,
                      np.tile(np.arange(rows, dtype=np.intp)[:, None], (1, n_axes)), np.zeros(rows, dtype=bool),
                      lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)] * n_axes,

@@ -332,7 +332,7 @@ def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Fo
     if not ends:
         return []
     vals, ok = _fast_round(ends, formats)
-    return [tuple(v) if k else _tuple_or_none(_round_exact_ends(*t, formats)) for v, k, t in zip(vals, ok, ends)]
+    return [tuple(v) if k else _tuple_or_none(_round_exact_ends(*t, formats)) for v, k, t in zip(vals, ok, ends, strict=False)]
 
 
 def _fast_round(ends: Sequence[tuple[int, int, int]], formats: Sequence[Format]) -> tuple[list[list[float]], list[bool]]:

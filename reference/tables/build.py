@@ -122,7 +122,7 @@ def rounded_block(pl: Plan, pos: np.ndarray | list[Fraction], stats: Stats | Non
     if bad.any():
         cert = pl.certifier()
         frac = fraction or (lambda i: pos[i] if isinstance(pos[i], Fraction) else Fraction(float(pos[i])))
-        for r, k in zip(*np.nonzero(bad)):
+        for r, k in zip(*np.nonzero(bad), strict=True):
             pr = cert.pair(pl.profile, pl.d, int(k), frac(int(r)))
             if not okS[r, k]:
                 S[r, k] = pr.sin[0]
@@ -301,12 +301,12 @@ def fill_progression(prog: progression.Progression, src: PositionSource, out: np
             part = starts[g:g + group]
             seeds = prog.seeds(part)
             if pool is None:
-                for a, sd in zip(part, seeds):
+                for a, sd in zip(part, seeds, strict=False):
                     job(a, sd)
                 continue
             for fut in pending:  # one group of seeds alive while the next is computed
                 fut.result()
-            pending = [pool.submit(job, a, sd) for a, sd in zip(part, seeds)]
+            pending = [pool.submit(job, a, sd) for a, sd in zip(part, seeds, strict=False)]
         for fut in pending:
             fut.result()
     finally:

@@ -406,7 +406,7 @@ def powers(seeds: Turns, count: int) -> Turns:
     while m < count:
         c = min(m, count - m)
         prod = dd_mul(Turns(sh[:c], sl[:c], ch[:c], cl[:c], err, 1.0), seeds.rows(level, level + 1))
-        for dst, src in zip((sh, sl, ch, cl), (prod.sh, prod.sl, prod.ch, prod.cl)):
+        for dst, src in zip((sh, sl, ch, cl), (prod.sh, prod.sl, prod.ch, prod.cl), strict=True):
             dst[m:m + c] = src
         err = max(err, prod.err)
         m, level = 2 * m, level + 1
@@ -625,7 +625,7 @@ class Progression:
         (A_0, J, the block's first q))."""
         L = self.low
         nq = -(-(b - a) // L)
-        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds):
+        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds, strict=False):
             A = (dd_mul if self.wide else plain_mul)(A0, J.rows(0, nq))
             qa = max(1, self.block // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
@@ -646,7 +646,7 @@ class Progression:
                 (S, C), E = narrow_block(A, W, bufs), narrow_bound(A, W)
                 pairs = ((S, None), (C, None))
             dec = _decide_scratch(scratch, flat, fmt)
-            for part, ((v, t), place) in enumerate(zip(pairs, places)):
+            for part, ((v, t), place) in enumerate(zip(pairs, places, strict=False)):
                 res, ok = dec["res"], dec["ok"]
                 decide(v.reshape(flat), None if t is None else t.reshape(flat), E, fmt, res, ok, dec)
                 if not ok[:n].all():
@@ -679,7 +679,7 @@ class Progression:
             S, C = narrow_block(A, W, _bufs(scratch, shape, 3))
             worst = max(worst, narrow_bound(A, W))
             n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
-            for v, place in zip((S, C), places):
+            for v, place in zip((S, C), places, strict=False):
                 _place(out[r0 - a:r1 - a], v.reshape(flat)[:n], place)
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0.0

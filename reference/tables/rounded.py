@@ -347,7 +347,7 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     mant, ex, flag = _decide_scratch(v.shape)
     _two_sum(h, T, v, e, t)
     if est is not None:
-        for dst, src in zip(est, (v, e, B)):
+        for dst, src in zip(est, (v, e, B), strict=False):
             np.copyto(dst, src)
     np.frexp(v, out=(mant, ex))
     np.subtract(ex, f.precision, out=ex)
@@ -667,7 +667,7 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
             k_tau = K_TAU * float(P_abs[a:b].max()) * g_max + K_TAU  # eps_tau of the block's largest |P| g
             thr = pl.thresholds(k_tau)
             ints = wsp.ints((b - a, kc))
-            for v, dst, ok, e in zip(sincos_narrow(xs, ys, ws, idx), *outs):
+            for v, dst, ok, e in zip(sincos_narrow(xs, ys, ws, idx), *outs, strict=False):
                 if scaled:
                     v *= pl.a_hi
                 decide_narrow(v, pl.fmt, thr, dst[a:b], ok[a:b], ints)
@@ -680,7 +680,7 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
                 est.k_tau = max(est.k_tau, k_tau)
             continue
         sc = sincos_dd(xs, ys, P_abs[a:b, None], g, ws, idx)
-        for (h, T, B), dst, ok, e in zip(sc, *outs):
+        for (h, T, B), dst, ok, e in zip(sc, *outs, strict=False):
             if scaled:
                 _scale(h, T, B, pl, [ws[i] for i in (0, 1, 2, 3, 4)])
             decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)],

@@ -50,7 +50,7 @@ def schema() -> dict[str, Any]:
             "column": {"type": "integer", "minimum": 0},
             "label": {"type": "string", "pattern": "^(sin[0-9]+|cos[0-9]+|zero)$"},
             "hex": {"type": "string", "pattern": "^-?(0x[01](\\.[0-9a-f]+)?p[-+][0-9]+|inf)$"},
-            "decimal": {"type": "string", "pattern": "^(0|-?[1-9]\\.[0-9]{%d,}e-?[0-9]+)$" % (DIGITS - 1)},
+            "decimal": {"type": "string", "pattern": f"^(0|-?[1-9]\\.[0-9]{{{DIGITS - 1},}}e-?[0-9]+)$"},
             "flags": {"type": "array", "items": {"type": "string", "enum": sorted(FLAGS)}},
         },
     }

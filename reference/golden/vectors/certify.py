@@ -53,8 +53,8 @@ class SelfCertReport:
                 "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
 
     def render(self) -> str:
-        lines = [f"golden self-certification (REQ-GOLDEN-MANIFEST, REQ-GOLDEN-PIN, REQ-GOLDEN-ORACLE), "
-                 f"sample={self.sample} seed={self.seed}: {'OK' if self.ok else 'FAILED'}"]
+        lines = [(f"golden self-certification (REQ-GOLDEN-MANIFEST, REQ-GOLDEN-PIN, REQ-GOLDEN-ORACLE), "
+                 f"sample={self.sample} seed={self.seed}: {'OK' if self.ok else 'FAILED'}")]
         for c in self.checks:
             lines.append(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
         return "\n".join(lines)

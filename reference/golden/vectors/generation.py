@@ -192,7 +192,7 @@ def _case_file(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format]
             decs = [cert.decimal(prof, d, p, j) for j in js]
         with timer("oracle"):
             rep.disagreements += [f"{name} d={d} position={ps} column={j}: decimal {dec} not confirmed by Arb"
-                                  for j, dec in zip(js, decs) if not decimal_confirmed(prof, d, p, j, dec)]
+                                  for j, dec in zip(js, decs, strict=True) if not decimal_confirmed(prof, d, p, j, dec)]
         pairs = [None if plan[j].kind == "zero" else cert.pair(prof, d, plan[j].k, p) for j in js]
         for fi, f in enumerate(formats):
             a, b = T[f.name][r], O[f.name][r]
