@@ -110,7 +110,10 @@ def _acb(e: sp.Expr, env: dict) -> flint.acb:
         lo_v, hi_v = _acb(lo, env), _acb(hi, env)
         if not (lo_v.is_exact() and hi_v.is_exact() and lo_v.imag == 0 and hi_v.imag == 0):
             raise NotEvaluable("sum limits are not exact")
-        a, b = int(lo_v.real.unique_fmpz()), int(hi_v.real.unique_fmpz())
+        a_z, b_z = lo_v.real.unique_fmpz(), hi_v.real.unique_fmpz()
+        if a_z is None or b_z is None:
+            raise NotEvaluable("sum limits are not integers")
+        a, b = int(a_z), int(b_z)
         if b - a + 1 > MAX_SUM_TERMS:
             raise NotEvaluable(f"sum of {b - a + 1} terms")
         if b < a - 1:  # Karr's convention, as SymPy: sum_{a}^{b} = -sum_{b+1}^{a-1}

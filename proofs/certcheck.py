@@ -56,8 +56,10 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from functools import cache, lru_cache
+from typing import Any
 
 SCHEMA = "sinpe-proof-certificate/2"
 INDEX = "index.json"
@@ -526,7 +528,8 @@ def _log_rational(r: Fraction) -> dict:
 def _factor(x: int) -> dict[int, int]:
     if x > 10**12:
         raise Undecided(f"the log of {x}: too large to factor here")
-    out, q = {}, 2
+    out: dict[int, int] = {}
+    q = 2
     while q * q <= x:
         while x % q == 0:
             out[q] = out.get(q, 0) + 1
@@ -711,7 +714,7 @@ def _log_facts(arg: tuple) -> set:
     return out
 
 
-_FN_FACTS = {"Abs": _abs_facts, "log": _log_facts,
+_FN_FACTS: dict[str, Callable[..., set[str]]] = {"Abs": _abs_facts, "log": _log_facts,
              "sin": lambda arg: {"real"} if rf_real(arg) else set(),
              "cos": lambda arg: {"real"} if rf_real(arg) else set(),
              "tan": lambda arg: set(),
@@ -755,8 +758,9 @@ def poly_sign(p: dict) -> frozenset:
     """The signs shown for a polynomial: every term of one sign (weakly), one of them strictly."""
     if not p:
         return closure({"zero"})
-    signs = [_term_sign(m, c) for m, c in p.items()]
-    if None in signs:
+    maybe = [_term_sign(m, c) for m, c in p.items()]
+    signs = [s for s in maybe if s is not None]
+    if len(signs) < len(maybe):
         return frozenset()
     for s, word, weak_word in ((1, "positive", "nonnegative"), (-1, "negative", "nonpositive")):
         if all(x[0] == s for x in signs):
@@ -1724,7 +1728,7 @@ def _checked(e: dict, table: dict, what: str) -> None:
     check(e)
 
 
-def check_entry(e: dict) -> str:
+def check_entry(e: object) -> str:
     """Verify one entry (Failed naming it, Undecided, or Malformed); returns its kind."""
     if not isinstance(e, dict):
         raise Malformed("an entry must be an object")
@@ -1845,7 +1849,7 @@ def check_file(path: str, theorem: str) -> dict:
     _Budget.nodes = 0
     if not (isinstance(doc, dict) and doc.get("schema") == SCHEMA and isinstance(doc.get("entries"), list)):
         raise Malformed(f"{name}: not a {SCHEMA} certificate")
-    out = {"theorem": theorem, "file": name, "verified": 0, "undecided": [], "failures": [], "by_kind": {},
+    out: dict[str, Any] = {"theorem": theorem, "file": name, "verified": 0, "undecided": [], "failures": [], "by_kind": {},
            "facts": {}, "sha256": hashlib.sha256(raw).hexdigest()}
     fail = out["failures"].append
     if doc.get("theorem") != theorem:
@@ -1866,7 +1870,7 @@ def check_file(path: str, theorem: str) -> dict:
 
 def _count_entry(e: object, out: dict, name: str) -> None:
     try:
-        kind = check_entry(e)  # type: ignore[arg-type]
+        kind = check_entry(e)
     except Failed as exc:
         out["failures"].append(f"{name} / {exc}")
         return
@@ -1877,7 +1881,7 @@ def _count_entry(e: object, out: dict, name: str) -> None:
         raise Malformed(f"{name} / {exc}") from None
     out["verified"] += 1
     out["by_kind"][kind] = out["by_kind"].get(kind, 0) + 1
-    for f in e.get("facts", []) if kind == "step" else []:  # type: ignore[union-attr]
+    for f in e.get("facts", []) if kind == "step" and isinstance(e, dict) else []:
         out["facts"][f["kind"]] = out["facts"].get(f["kind"], 0) + 1
 
 

@@ -31,7 +31,7 @@ import json
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -237,7 +237,7 @@ def _point(gens: list, circles: list) -> dict:
 
 def _fact_of(kind: str, data: dict, out: Any) -> dict:
     t = _Trees()
-    make = {
+    make: dict[str, Callable[[], dict[str, Any]]] = {
         "rational-identity": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
                                       "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
         "identity": lambda: {"procedure": "E", "lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
@@ -356,7 +356,8 @@ def suite_mismatches(directory: str, ids: list[str]) -> list[str]:
     for t in [get_theorem(i) for i in ids]:
         name = f"{t.id}.json"
         doc = certcheck.parse(certcheck.read_file(os.path.join(directory, name)), name)
-        got = doc.get("entries") if isinstance(doc, dict) and isinstance(doc.get("entries"), list) else []
+        entries = doc.get("entries") if isinstance(doc, dict) else None
+        got: list[Any] = entries if isinstance(entries, list) else []
         want = [_export(i) for i in _live_items(t)]
         if len(got) != len(want):
             out.append(f"{name}: {len(got)} entries where this suite decides {len(want)} statements")

@@ -50,8 +50,10 @@ def _psd(G: sp.Matrix) -> bool:
 
 def _search(r: sp.Expr, gens: list[sp.Expr], vs: list[sp.Symbol]) -> list[Fraction]:
     """Coordinate ascent on the (concave) smallest eigenvalue of G(r + sum l_i g_i)."""
-    base = np.array(_gram(r, vs).tolist(), dtype=float)
-    parts = [np.array(_gram(g, vs).tolist(), dtype=float) for g in gens]
+    grams = [_gram(e, vs) for e in (r, *gens)]
+    if any(G is None for G in grams):  # a generator of degree > 2: no quadratic multiplier search
+        return [Fraction(0)] * len(gens)
+    base, *parts = [np.array(G.tolist(), dtype=np.float64) for G in grams if G is not None]
     lam = np.zeros(len(gens))
 
     def score(v: np.ndarray) -> float:

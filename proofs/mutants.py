@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -293,6 +294,11 @@ def run_definition_mutants(names: list[str] | None = None, workers: int = 2,
 
 # --------------------------------------------------------------------------------------------- scope mutants
 
+def _claims_without(t: Any, plan: str) -> list[Any]:
+    """The claims of theorem ``t`` but those of one plan (the mutant 'plans-...')."""
+    return [c for c in t.claims() if c.plan != plan]
+
+
 def scope_mutants(t: Any) -> list[tuple[str, Callable[[], Any]]]:
     """The scope mutants of an :class:`~sinpe.proofs.engine.ObligationTheorem`: each a (name, prove) pair whose
     proof must come out not proven."""
@@ -304,17 +310,17 @@ def scope_mutants(t: Any) -> list[tuple[str, Callable[[], Any]]]:
     if unused is not None:
         wide = copy.copy(t)
         wide.params = t.params + (unused,)
-        out.append((f"scope+{unused}", lambda w=wide: w.prove(witness=False)))
+        out.append((f"scope+{unused}", functools.partial(wide.prove, witness=False)))
     if t.params:
         narrow = copy.copy(t)
         narrow.params = t.params[1:]
-        out.append((f"scope-{t.params[0]}", lambda w=narrow: w.prove(witness=False)))
+        out.append((f"scope-{t.params[0]}", functools.partial(narrow.prove, witness=False)))
     if not t.per_label and any(c.plan for c in t.claims()):
         drop = next(c.plan for c in t.claims() if c.plan)
         fewer = copy.copy(t)
-        fewer._claims = lambda t=t, drop=drop: [c for c in t.claims() if c.plan != drop]
+        fewer._claims = functools.partial(_claims_without, t, drop)
         fewer._claim_cache, fewer._cache = None, None
-        out.append((f"plans-{drop}", lambda w=fewer: w.prove(witness=False)))
+        out.append((f"plans-{drop}", functools.partial(fewer.prove, witness=False)))
     return out
 
 

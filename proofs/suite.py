@@ -28,7 +28,7 @@ def theorems() -> list[Any]:
     """Theorem objects (``.id``, ``.mutations``, ``.prove(mutation=None) -> ProofResult``) in SPEC order."""
     from .theorems_identities import THEOREMS
     from .theorems_structural import Attention, Injectivity, NonPermutation, Wavelengths
-    by_id = {t.id: t for t in THEOREMS}
+    by_id: dict[str, Any] = {t.id: t for t in THEOREMS}
     for t in (Wavelengths(), Injectivity(), NonPermutation(), Attention()):
         by_id[t.id] = t
     by_id.update({t.id: t for t in __import__("sinpe.proofs.theorems_rotary", fromlist=["THEOREMS"]).THEOREMS})

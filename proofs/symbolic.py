@@ -220,14 +220,20 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[St
 CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097)
 
 
+def _linear(e: sp.Expr) -> tuple[int, int]:
+    """(r, q) of an integer linear form e(n) = q n + r."""
+    if not sp.sympify(e).has(N):
+        return int(e), 0
+    r, q = ([0, 0] + sp.Poly(sp.sympify(e), N).all_coeffs())[-2:][::-1]
+    return int(r), int(q)
+
+
 def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS) -> list[Step]:
     """Cross-check (not the proof): the symbolic segments, read back as integer linear forms in n, give the
     same columns as the column data the kernels read (``column_data``: kinds and labels) at every width of
     ``widths`` of the plan's parity."""
     prof = Profile(layout=plan.layout, odd=plan.odd_rule)
-    forms = [(s.kind, *(tuple(int(x) for x in ([0, 0] + sp.Poly(sp.sympify(e), N).all_coeffs())[-2:][::-1])
-                        if sp.sympify(e).has(N) else (int(e), 0) for e in (s.lo, s.hi, s.c)), s.a)
-             for s in plan.segments()]  # (kind, (r, q) of lo, hi, c, a): e(n) = q n + r
+    forms = [(s.kind, _linear(s.lo), _linear(s.hi), _linear(s.c), s.a) for s in plan.segments()]  # (kind, lo, hi, c, a)
     ds = [d for d in widths if d % 2 == int(plan.odd)]
     bad = []
     for d in ds:
@@ -362,7 +368,7 @@ def block_rows(plan: SymbolicPlan) -> list[tuple[T.Segment, T.Segment | None]]:
     """M_k as a block operator on the plan: each paired segment (label (f, i), column a i + c) with its partner,
     the segment of the other function over the same labels (bounds equal as polynomials in n); a zero segment
     maps to itself (partner None). The unpaired odd column has no row (THM-SHIFT's odd-d clause)."""
-    out = []
+    out: list[tuple[T.Segment, T.Segment | None]] = []
     for s in plan.segments():
         if s.kind == "zero":
             out.append((s, None))

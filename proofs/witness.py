@@ -19,6 +19,8 @@ False
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import flint
 import sympy as sp
@@ -28,7 +30,7 @@ from sinpe.spec.theorems import Obligation
 from .balls import NotEvaluable, acb_value
 
 SEED = 20170612  # the arXiv date of Vaswani et al.: witnesses are reproducible
-RECORD = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
+RECORD: Callable[[Any, dict, Any, Any], None] | None = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
 
 
 def witness(obs: list[Obligation], points: int = 3, seed: int = SEED) -> tuple[bool, str]:

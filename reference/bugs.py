@@ -111,8 +111,8 @@ def to_bfloat16(x: Any) -> np.ndarray:
     [256.0, 260.0, 0.333984375]
     """
     u = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000  # RNE on the 16 dropped bits (finite inputs)
-    return u.astype(np.uint32).view(np.float32)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000  # RNE on the 16 dropped bits (finite inputs)
+    return rounded.astype(np.uint32).view(np.float32)
 
 
 def _round(x: np.ndarray, fmt: str | None) -> np.ndarray:

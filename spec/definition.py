@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property, lru_cache
 from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from .profiles import Profile
 
@@ -212,8 +212,18 @@ class Segment:
         return range(self.lo(n), self.hi(n))
 
 
+class _Labelled(Protocol):
+    """A segment of a plan, as the plan itself reads it: which function its labels belong to."""
+
+    @property
+    def kind(self) -> str: ...
+
+
+_Seg = TypeVar("_Seg", bound=_Labelled)
+
+
 @dataclass(frozen=True)
-class ChannelPlan:
+class ChannelPlan(Generic[_Seg]):
     """DEF-LAYOUT and DEF-ODD as data, symbolic in n: d = 2n (+1 if ``odd``).
 
     ``paired``: the segments of sin_i and cos_i for 0 <= i < n; ``extra``: the odd column (sin_n, cos_n
@@ -229,8 +239,8 @@ class ChannelPlan:
     layout: str
     odd_rule: str
     odd: bool
-    paired: tuple[Segment, ...]
-    extra: Segment | None
+    paired: tuple[_Seg, ...]  # :class:`Segment` here; the proofs' SymPy segments in sinpe.spec.theorems.SymbolicPlan
+    extra: _Seg | None
 
     @property
     def name(self) -> str:
@@ -239,7 +249,7 @@ class ChannelPlan:
     def d(self, n: Any) -> Any:
         return 2 * n + int(self.odd)
 
-    def segments(self) -> tuple[Segment, ...]:
+    def segments(self) -> tuple[_Seg, ...]:
         return self.paired + ((self.extra,) if self.extra else ())
 
     def n_labels(self, n: Any) -> Any:
@@ -250,12 +260,12 @@ class ChannelPlan:
         """'sin' or 'cos' if the odd column is an unpaired frequency n, 'zero', or None (even d)."""
         return None if self.extra is None else self.extra.kind
 
-    def at(self, n: int) -> tuple[Column, ...]:
+    def at(self: ChannelPlan[Segment], n: int) -> tuple[Column, ...]:
         """What each of the d = 2n (+1) columns holds (ValueError if the segments do not tile [0, d))."""
         kinds, labels = self.tables(n)
         return tuple(Column(kind, k) for kind, k in zip(kinds, labels, strict=True))
 
-    def tables(self, n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    def tables(self: ChannelPlan[Segment], n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """``(kinds, labels)`` of the d = 2n (+1) columns, each segment copied as a slice (ValueError if the
         segments do not tile [0, d): a column written twice, outside, or not at all)."""
         d = self.d(n)
@@ -283,7 +293,7 @@ ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split")
 
 
 @cache
-def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
+def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan[Segment]:
     """The column plan of ``layout`` under ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1 if ``odd``).
 
     interleaved: sin_i at 2i, cos_i at 2i+1; sin-cos / cos-sin: the first function's n columns, then the
@@ -312,7 +322,7 @@ def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
     return ChannelPlan(layout, odd_rule, odd, paired, extra)
 
 
-def plan_of(profile: Profile, d: int) -> ChannelPlan:
+def plan_of(profile: Profile, d: int) -> ChannelPlan[Segment]:
     """The channel plan of ``profile`` at width d (DEF-ODD's 'error' rule refuses odd d)."""
     check_width(d)
     if d % 2 and profile.odd == "error":
@@ -326,7 +336,7 @@ def plan_of(profile: Profile, d: int) -> ChannelPlan:
 ROTARY_PAIRING = {"pairs": "interleaved", "halves": "sin-cos"}
 
 
-def rotary_pairs(layout: str) -> ChannelPlan:
+def rotary_pairs(layout: str) -> ChannelPlan[Segment]:
     """The channel plan of a duplicated rotary layout (DEF-ROPE-LAYOUT): its 'sin' segment holds the first
     member of each rotated pair, its 'cos' segment the second, both of frequency label i.
 
@@ -354,7 +364,7 @@ class Definition:
     ('sin-cos, even d', Fraction(3, 1), (Fraction(0, 1), Fraction(1, 3), Fraction(2, 3), Fraction(1, 1)))
     """
 
-    plan: ChannelPlan
+    plan: ChannelPlan[Segment]
     schedule: Schedule
     base: Any
     scale: Any
@@ -625,4 +635,4 @@ class _LazySympy:
         return getattr(_LazySympy._impl, name)
 
 
-SYMPY: Backend = _LazySympy()  # type: ignore[assignment]
+SYMPY: Backend = _LazySympy()

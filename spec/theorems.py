@@ -38,6 +38,7 @@ from .definition import (
     Column,
     Definition,
     Schedule,
+    Segment as DefinitionSegment,
     channel_plan,
     column_data,
     pairs_denominator,
@@ -339,7 +340,7 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class SymbolicPlan(ChannelPlan):
+class SymbolicPlan(ChannelPlan[Segment]):
     """:class:`sinpe.spec.definition.ChannelPlan` with n the symbol N (DEF-LAYOUT, DEF-ODD): the same
     segments the kernels copy, read as SymPy expressions in n. d = 2n (+1 if ``odd``).
 
@@ -363,7 +364,7 @@ class SymbolicPlan(ChannelPlan):
         return [out[j] for j in sorted(out)]
 
 
-def symbolic(plan: ChannelPlan) -> SymbolicPlan:
+def symbolic(plan: ChannelPlan[DefinitionSegment]) -> SymbolicPlan:
     """The definition's plan with n = N (its linear forms called on the symbol)."""
     seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))
     return SymbolicPlan(plan.layout, plan.odd_rule, plan.odd, tuple(seg(s) for s in plan.paired),

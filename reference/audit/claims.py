@@ -367,8 +367,8 @@ def _shift_matrix(profile: Profile, d: int, k: Any) -> Any:
         th = phase(column_data(profile, d), i, k, SYMPY)
         if ("cos", i) not in where:
             raise AuditError(f"column sin{i} of d={d} is unpaired")
-        c = where[("cos", i)]
-        M[s, s], M[s, c], M[c, s], M[c, c] = sp.cos(th), sp.sin(th), -sp.sin(th), sp.cos(th)
+        jc = where[("cos", i)]
+        M[s, s], M[s, jc], M[jc, s], M[jc, jc] = sp.cos(th), sp.sin(th), -sp.sin(th), sp.cos(th)
     return M
 
 

@@ -246,6 +246,7 @@ def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tu
         return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})", False
     cd = column_data(prof, d)
     _, _, theta = fastref.sincos(cd, [Fraction(case["position"])])
+    assert theta is not None  # sincos computes theta unless asked not to
     th = np.nan if cd.kinds[j] == "zero" else float(theta[0, cd.labels[j]])
     allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
                                       float(cd.amplitude), base=float(cd.base), working=working)[0])

@@ -142,7 +142,7 @@ def exact_table(profile: Profile, d: int, positions: tuple[float, ...]) -> tuple
     try:
         for r, p in enumerate(positions):
             fp = Fraction(p)
-            mag = abs(profile.phase_scale * (fp + profile.offset)) * max(1, 1 / profile.base)
+            mag = abs(profile.phase_scale * (fp + profile.offset)) * max(Fraction(1), 1 / profile.base)
             prec = 192 + int(mag).bit_length()  # guard bits for the argument reduction of |theta|
             while True:
                 ctx.prec = prec
@@ -343,8 +343,7 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
 def bundled() -> list[tuple[str, str, Impl]]:
     """(impl, dtype, fn) for the bundled implementations: NumPy float64/float32, PyTorch CPU all four."""
     from sinpe.reference.implementations import numpy_impl as impl_numpy
-    out: list[tuple[str, str, Impl]] = [
-        ("numpy", dt, (lambda P, d, x, dt=dt: impl_numpy.pe_table(P, d, x, dt))) for dt in impl_numpy.NUMPY_DTYPES]
+    out: list[tuple[str, str, Impl]] = [("numpy", dt, _in_dtype(impl_numpy.pe_table, dt)) for dt in impl_numpy.NUMPY_DTYPES]
     try:
         import torch
     except ImportError:
@@ -352,8 +351,13 @@ def bundled() -> list[tuple[str, str, Impl]]:
     from sinpe.reference.implementations import torch_impl as impl_torch
     def tfn(P: Profile, d: int, x: np.ndarray, dt: str) -> np.ndarray:
         return impl_torch.pe_table(P, d, x, dt).to(torch.float64).numpy()
-    out += [("torch", dt, (lambda P, d, x, dt=dt: tfn(P, d, x, dt))) for dt in impl_torch.TORCH_DTYPES]
+    out += [("torch", dt, _in_dtype(tfn, dt)) for dt in impl_torch.TORCH_DTYPES]
     return out
+
+
+def _in_dtype(table: Callable[[Profile, int, np.ndarray, str], np.ndarray], dt: str) -> Impl:
+    """``table`` with its dtype argument fixed."""
+    return lambda P, d, x: table(P, d, x, dt)
 
 
 @dataclass

@@ -154,7 +154,7 @@ def narrowest_format(x: np.ndarray, candidates: tuple[str, ...] = ("bfloat16", "
     x = np.asarray(x)
     x2 = x.reshape(x.shape[0], -1) if x.ndim > 1 else x.reshape(-1, 1)
     rows = max(1, step // max(1, x2.shape[1]))
-    left, distinct = list(candidates), set()
+    left, distinct = list(candidates), set[float]()
     for a in range(0, x2.shape[0], rows):
         y = np.asarray(x2[a:a + rows], dtype=np.float64)
         left = [f for f in left if bool(np.all((round_array(y, f) == y) | ~np.isfinite(y)))]

@@ -134,9 +134,13 @@ def channels_plan(channels: Sequence[tuple[str, Fraction | None]], positions: Se
     cos, zero; w an exact rational, None for zero), at exact positions p."""
     omegas: list[Fraction] = []
     for f, w in channels:
-        if f != "zero" and w not in omegas:
-            omegas.append(w)  # type: ignore[arg-type]
-    fid = {w: i for i, w in enumerate(omegas)}
+        if f == "zero":
+            continue
+        if w is None:
+            raise ValueError(f"channel {f} has no frequency")
+        if w not in omegas:
+            omegas.append(w)
+    fid: dict[Fraction | None, int] = {w: i for i, w in enumerate(omegas)}
     fids = np.array([fid[w] if f != "zero" else 0 for f, w in channels], dtype=np.intp)
     coords = [[phase_scale * (_exact(p) + offset) for p in positions]]
     rows, d = len(positions), len(channels)

@@ -195,7 +195,8 @@ class _Theta:
     __slots__ = ("x", "sc")
 
     def __init__(self, x: arb) -> None:
-        self.x, self.sc = x, None
+        self.x = x
+        self.sc: tuple[arb, arb] | None = None
 
     def sin_cos(self) -> tuple[arb, arb]:
         if self.sc is None:

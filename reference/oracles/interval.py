@@ -92,7 +92,8 @@ class Iv:
     __slots__ = ("a", "b", "q", "prec", "cs")
 
     def __init__(self, a: tuple, b: tuple, prec: int, q: Fraction | None = None) -> None:
-        self.a, self.b, self.prec, self.q, self.cs = a, b, prec, q, None
+        self.a, self.b, self.prec, self.q = a, b, prec, q
+        self.cs: tuple[Iv, Iv] | None = None
 
     @classmethod
     def exact(cls, q: Fraction, prec: int) -> Iv:
@@ -106,7 +107,8 @@ class Iv:
     def __add__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
             return Iv.exact(self.q + other.q, self.prec)
-        return Iv(*mpi_add((self.a, self.b), (other.a, other.b), self.prec), self.prec)
+        lo, hi = mpi_add((self.a, self.b), (other.a, other.b), self.prec)
+        return Iv(lo, hi, self.prec)
 
     def __mul__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
@@ -115,7 +117,8 @@ class Iv:
             return other
         if other.q == 1:
             return self
-        return Iv(*mpi_mul((self.a, self.b), (other.a, other.b), self.prec), self.prec)
+        lo, hi = mpi_mul((self.a, self.b), (other.a, other.b), self.prec)
+        return Iv(lo, hi, self.prec)
 
     __rmul__ = __mul__
 
@@ -126,7 +129,7 @@ class Iv:
                 self.cs = (Iv.exact(Fraction(1), self.prec), Iv.exact(Fraction(0), self.prec))
             else:
                 c, s = cos_sin_enclosure(self.a, self.b, self.prec)
-                self.cs = (Iv(*c, self.prec), Iv(*s, self.prec))
+                self.cs = (Iv(c[0], c[1], self.prec), Iv(s[0], s[1], self.prec))
         return self.cs
 
     def mpi(self) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -279,7 +282,7 @@ def round_fixed_all(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list
     if not lo and not hi:
         return [0.0] * len(formats)
     vals, ok = _fast_round([(lo, hi, e)], formats)
-    return vals[0] if ok[0] else _round_exact_ends(lo, hi, e, formats)
+    return list(vals[0]) if ok[0] else _round_exact_ends(lo, hi, e, formats)
 
 
 def _round_exact_ends(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list[float | None]:
@@ -316,7 +319,8 @@ class IntervalBackend:
         lg = self._logs.get((base.a, base.b))
         if lg is None:
             lg = self._logs[(base.a, base.b)] = mpi_log((base.a, base.b), wp)
-        return Iv(*mpi_exp(mpi_mul(lg, (e.a, e.b), wp), self.prec), self.prec)
+        lo, hi = mpi_exp(mpi_mul(lg, (e.a, e.b), wp), self.prec)
+        return Iv(lo, hi, self.prec)
 
 
 def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Format]) -> list[tuple | None]:
@@ -384,7 +388,8 @@ class FixedIv:
     __slots__ = ("lo", "hi", "e", "prec", "cs", "exact")
 
     def __init__(self, lo: int, hi: int, e: int, prec: int, exact: bool = False) -> None:
-        self.lo, self.hi, self.e, self.prec, self.cs, self.exact = lo, hi, e, prec, None, exact
+        self.lo, self.hi, self.e, self.prec, self.exact = lo, hi, e, prec, exact
+        self.cs: tuple[FixedIv, FixedIv] | None = None
 
     @classmethod
     def of(cls, q: Fraction, prec: int) -> FixedIv:
@@ -396,6 +401,7 @@ class FixedIv:
     def __mul__(self, other: Any) -> FixedIv:
         if isinstance(other, FixedIv):
             a, b, c, d = self.lo, self.hi, other.lo, other.hi
+            ps: tuple[int, ...]
             if a == b and a >= 0:  # an exact nonnegative factor (a position): two products
                 ps = (a * c, a * d)
             elif c == d and c >= 0:
@@ -658,6 +664,7 @@ class Pair:
     @property
     def enc(self) -> dict:
         if self._enc is None:
+            assert self._raw is not None, "a Pair holds its enclosures or the integers they come from"
             (sl, sh, se), (cl, ch, ce), _ = self._raw
             self._enc = {"sin": (from_man_exp(sl, se), from_man_exp(sh, se)),
                          "cos": (from_man_exp(cl, ce), from_man_exp(ch, ce))}
@@ -666,6 +673,7 @@ class Pair:
     @property
     def theta_lo(self) -> tuple:
         if self._theta_lo is None:
+            assert self._raw is not None, "a Pair holds its phase or the integers it comes from"
             tl, x = self._raw[2]
             self._theta_lo = from_man_exp(tl, x)
         return self._theta_lo
@@ -724,7 +732,7 @@ class Certifier:
         self._pairs: dict[tuple, Pair] = {}
         self._freq: dict[tuple, Iv] = {}
         self._dec: dict[tuple, str] = {}
-        self._plans: dict[tuple, _Plan] = {}
+        self._plans: dict[ColumnData, _Plan] = {}
         self._ops: dict[int, IntervalBackend] = {}
         self._pos: dict[tuple, Iv] = {}
         self._prec0: dict[tuple, int] = {}
@@ -848,7 +856,7 @@ class Certifier:
         n = len(todo)
         got = round_fixed_batch([t[6] for t in todo] + [t[7] for t in todo], self.formats)
         st = self.stats
-        for j, (i, k, key, prec, th, zero, sn, cs) in enumerate(todo):
+        for j, (i, k, key, prec, theta_lo, zero, sn, cs) in enumerate(todo):
             rs, rc = got[j], got[n + j]
             if rs is None or rc is None:
                 out[i] = self._pair(pl, k, p)  # the Ziv loop, from the start precision
@@ -856,7 +864,7 @@ class Certifier:
             st.pairs += 1
             if prec > st.max_prec:
                 st.max_prec = prec
-            out[i] = pairs[key] = Pair(rs, rc, None, None, zero, prec, False, raw=(sn, cs, th))
+            out[i] = pairs[key] = Pair(rs, rc, None, None, zero, prec, False, raw=(sn, cs, theta_lo))
         return out
 
     def _linear(self, pl: _Plan, p: Fraction) -> tuple[Fraction, Fraction, Fraction] | None:

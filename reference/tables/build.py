@@ -135,7 +135,7 @@ def rounded_block(pl: Plan, pos: np.ndarray | list[Fraction], stats: Stats | Non
     if est is None:
         return assemble(pl, S, C)
     v = assemble(pl, est.VS, est.VC)
-    if est.LS is None:
+    if est.LS is None or est.LC is None or est.BS is None or est.BC is None:  # the narrow kernel's: V only
         return assemble(pl, S, C), Enclosure(v, None, None, *pl.narrow_bound(est.k_tau))
     return assemble(pl, S, C), Enclosure(v, assemble(pl, est.LS, est.LC), assemble(pl, est.BS, est.BC))
 
@@ -269,7 +269,9 @@ def job_rows(n: int, workers: int) -> int:
 def progression_of(pl: Plan, src: PositionSource, rows: int) -> progression.Progression | None:
     """The progression kernel for ``src`` when its positions are integers p_0 + i h and the plan suits it, else None."""
     n = len(src)
+    start: tuple[int, int] | None
     if src.values is None:
+        assert src.start is not None  # a range
         start = (src.start, 1)
     elif isinstance(src.values, np.ndarray):
         start = progression.detect(src.values)

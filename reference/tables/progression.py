@@ -287,7 +287,8 @@ def dd_mul(x: Turns, y: Turns) -> Turns:
         _dd_dot_into(a, b, c, e, sign, h, t, bufs)
         fast._two_sum_into(h, t, hi, lo, bufs[0])
     err = (x.err * (y.mag + y.err) + x.mag * y.err + K_DD * x.hi_mag * y.hi_mag) * SAFE + TINY
-    return Turns(*out, err, x.mag * y.mag * (1 + 2.0 ** -52))
+    sh, sl, ch, cl = out
+    return Turns(sh, sl, ch, cl, err, x.mag * y.mag * (1 + 2.0 ** -52))
 
 
 FINE_BITS = 9          # e^{i a}, a = 2 pi (n1 / 2^9 + n2 / 2^18): two tables of 512 double-double pairs
@@ -335,7 +336,8 @@ def _build_fine_tables() -> np.ndarray:
 
 def _fine_factor(idx: np.ndarray, row: int) -> Turns:
     tab = fine_tables()
-    return Turns(*(np.take(tab[row + i], idx) for i in range(4)), 2.0 ** -106, 1.0)
+    sh, sl, ch, cl = (np.take(tab[row + i], idx) for i in range(4))
+    return Turns(sh, sl, ch, cl, 2.0 ** -106, 1.0)
 
 
 def _small_angle(x: np.ndarray, y: np.ndarray) -> Turns:
@@ -391,8 +393,8 @@ def exact_rows(cd: ColumnData, positions: list[Fraction], k0: int, k1: int,
     tau = float(np.max(np.abs(P_hi) + np.abs(P_lo))) * float(np.max(np.abs(fw[0]), initial=0.0)) * (1 + 2.0 ** -20)
     f.err += rounded.K_TAU * (1 + tau)  # the reduction: 2 pi eps_tau radians (sin, cos 1-Lipschitz)
     if alpha is not None and alpha != (1.0, 0.0):
-        a = Turns(*(np.full((1, 1), v) for v in (0.0, 0.0, alpha[0], alpha[1])), 2.0 ** -106 * abs(alpha[0]),
-                  abs(alpha[0]) * (1 + 2.0 ** -52))
+        sh, sl, ch, cl = (np.full((1, 1), v) for v in (0.0, 0.0, alpha[0], alpha[1]))
+        a = Turns(sh, sl, ch, cl, 2.0 ** -106 * abs(alpha[0]), abs(alpha[0]) * (1 + 2.0 ** -52))
         f = dd_mul(f, a)
     return f
 
@@ -488,6 +490,7 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     v and t may be overwritten."""
     name = fmt.name
     if name == "binary64":
+        assert t is not None, "binary64 is decided on double-double estimates (the wide path)"
         hi = scratch["f64"]
         np.add(t, E, out=hi)
         hi += v
@@ -635,11 +638,12 @@ class Progression:
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
         except the rows returned (absolute indices), whose entries this path could not all decide."""
-        fmt, bad, scratch = self.pl.fmt, set(), {}
+        fmt, bad, scratch = self.pl.fmt, set[int](), dict[str, np.ndarray]()
         for k0, k1, r0, r1, A, W, Wops, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, n = (shape[0] * shape[1], shape[2]), r1 - r0
             bufs = _bufs(scratch, shape, 7 if self.wide else 3)
+            pairs: tuple[tuple[np.ndarray, np.ndarray | None], ...]
             if self.wide:
                 pairs, E = wide_block(wide_operands(A), Wops, bufs), wide_bound(A, W)
             else:
@@ -673,7 +677,7 @@ class Progression:
     def estimate(self, out: np.ndarray, a: int, b: int) -> float:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
-        worst, scratch = 0.0, {}
+        worst, scratch = 0.0, dict[str, np.ndarray]()
         for k0, k1, r0, r1, A, W, _, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             S, C = narrow_block(A, W, _bufs(scratch, shape, 3))

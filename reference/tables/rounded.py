@@ -590,6 +590,16 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     B *= 1 + 2.0 ** -45
 
 
+def _dd_rows(e: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None, a: int,
+             b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows a..b of one function's (V, L, B) estimates, which the double-double kernel fills all three of."""
+    if e is None:
+        return None
+    v, lo, bound = e
+    assert lo is not None and bound is not None, "Estimates.empty gives the double-double kernel L and B"
+    return v[a:b], lo[a:b], bound[a:b]
+
+
 @dataclass
 class Estimates:
     """Buffers (rows, n_freq) receiving the fast path's estimates of alpha sin and alpha cos, V + L within B
@@ -608,11 +618,13 @@ class Estimates:
     def empty(cls, pl: Plan, shape: tuple[int, int]) -> Estimates:
         if pl.kernel == "narrow":
             return cls(np.empty(shape), np.empty(shape))
-        return cls(*(np.empty(shape) for _ in range(6)))
+        vs, vc, ls, lc, bs, bc = (np.empty(shape) for _ in range(6))
+        return cls(vs, vc, ls, lc, bs, bc)
 
     def cols(self, k0: int, k1: int) -> Estimates:
-        return Estimates(*(None if a is None else a[:, k0:k1] for a in (self.VS, self.VC, self.LS, self.LC,
-                                                                         self.BS, self.BC)))
+        def part(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[:, k0:k1]
+        return Estimates(self.VS[:, k0:k1], self.VC[:, k0:k1], part(self.LS), part(self.LC), part(self.BS), part(self.BC))
 
 
 @dataclass
@@ -683,5 +695,4 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
         for (h, T, B), dst, ok, e in zip(sc, *outs, strict=False):
             if scaled:
                 _scale(h, T, B, pl, [ws[i] for i in (0, 1, 2, 3, 4)])
-            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)],
-                   None if e is None else tuple(x[a:b] for x in e))
+            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)], _dd_rows(e, a, b))

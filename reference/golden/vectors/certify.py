@@ -134,8 +134,7 @@ def self_certify(sample: int = 200, seed: int | None = None, root: Path | None =
     for name in PRESETS:
         for w in WIDTHS:
             doc = load_case_file(name, w, root)
-            e = validate(doc, sch, f"cases/{name}/d{w}.json")
-            errs += e[:3]
+            errs += validate(doc, sch, f"cases/{name}/d{w}.json")[:3]
             for g in doc["testGroups"]:
                 for c in g["tests"]:
                     all_cases.append((name, w, g, c))

@@ -87,5 +87,5 @@ def npy_bytes(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def storage_type(fmt: Format) -> type:
-    return np.dtype(fmt.storage).type
+def storage_type(fmt: Format) -> np.dtype:
+    return np.dtype(fmt.storage)

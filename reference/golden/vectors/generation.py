@@ -181,6 +181,8 @@ def _case_rows(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format]
 def _case_file(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format], prov: dict[str, Any],
                rep: GenReport, timer: _Timer) -> dict[str, Any]:
     """``cases/<preset>/d<d>.json``: one group per format, each case cross-checked (value and decimal) by Arb."""
+    if prof.name is None:
+        raise ValueError("golden case files are made for presets only")
     name, plan, pjson = prof.name, columns(prof, d), params_json(prof)
     groups: dict[str, list[dict[str, Any]]] = {f.name: [] for f in formats}
     cols_at = {p: sampled_columns(name, d, position_str(p)) for p in GOLDEN_POSITIONS}
@@ -226,7 +228,7 @@ def _case_file(cert: Certifier, prof: Profile, d: int, formats: Sequence[Format]
 
 
 def manifest_bytes(files: dict[str, bytes], prov: dict[str, Any]) -> bytes:
-    entries = {path: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    entries: dict[str, dict[str, Any]] = {path: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
                for path, data in sorted(files.items()) if path != MANIFEST_NAME}
     tables = []
     for path in sorted(entries):
