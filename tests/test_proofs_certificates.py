@@ -387,7 +387,8 @@ def test_checker_imports_only_the_standard_library(proof_certificates):
     tree = ast.parse(CHECKER.read_text())
     mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert mods <= {"__future__", "fractions", "functools", "json", "hashlib", "math", "os", "re", "stat", "sys"}, mods
+    assert mods <= {"__future__", "collections", "fractions", "functools", "json", "hashlib", "math", "os", "re", "stat", "sys",
+                    "typing"}, mods
     assert "eval(" not in CHECKER.read_text() and "exec(" not in CHECKER.read_text()
 
 
