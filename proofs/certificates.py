@@ -73,16 +73,6 @@ def recording() -> Iterator[tuple[evidence.Recorder, list[dict]]]:
             witness.RECORD = before
 
 
-def note_obligation(ob: Any) -> None:
-    """A structural proof decided ``ob`` through its procedure (recorded only while certificates are written)."""
-    evidence.note_obligation(ob)
-
-
-def note_step(what: str, certificate: Any = None) -> None:
-    """A structural proof decided a step; ``certificate``: its ideal membership (a Groebner certificate)."""
-    evidence.note_step(what, certificate)
-
-
 def dyadic(x: Any) -> str:
     """An exact Arb number (a midpoint or a radius) as "p/q" with q a power of two."""
     man, exp = x.man_exp()

@@ -20,7 +20,7 @@ from sinpe.spec.definition import SYMPY, column_data, definition, exponent, n_fr
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, STATEMENTS, Claim, Instance, K, N, Obligation, P, show, statement_text
 
-from . import certificates
+from . import evidence
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
 from .engine import (
@@ -61,7 +61,7 @@ class Steps:
 
     def check(self, ok: bool, what: str, size: int = 1, certificate: Certificate | None = None) -> bool:
         """Count one decided step; ``certificate`` (an ideal membership) is exported by ``--certificates``."""
-        certificates.note_step(what, certificate)
+        evidence.note_step(what, certificate)
         return self._count(ok, what, size)
 
     def _count(self, ok: bool, what: str, size: int) -> bool:
@@ -75,7 +75,7 @@ class Steps:
         if is_syntactic(ob):
             self.syntactic += 1
             return True
-        certificates.note_obligation(ob)
+        evidence.note_obligation(ob)
         got, late = _timed(STEP_BUDGET, decide_obligation, ob)
         ok, n, why = got if got is not None else (False, 0, late)
         return self._count(ok, f"{ob.name}: {why}", n)

@@ -74,6 +74,9 @@ STATEMENTS: dict[str, str] = {
     "THM-ATTN": "attention",
     "THM-DIR": "direction",
     "THM-CPLX": "complex form",
+    # rotary (spec/theorems_rotary.py): SPEC.md section 9
+    "THM-ROPE-REL": "rotations compose",
+    "THM-ROPE-ATTN": "rotary attention is relative",
 }
 
 
@@ -631,8 +634,3 @@ def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
     expr, at = schedule_statement(shift, odd)
     return expr.subs(list(at))
 
-
-# Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.
-from .theorems_rotary import ROTARY_STATEMENTS as _ROTARY  # noqa: E402
-
-STATEMENTS.update(_ROTARY)

@@ -345,21 +345,23 @@ TAMPER = {"one case 1 ulp, manifest rehashed": _one_ulp, "one table bit flipped,
 def test_every_golden_tampering_is_caught(tmp_path, monkeypatch, regenerated, how):
     import hashlib
 
-    from sinpe.reference.golden import vectors as G
-    from sinpe.reference.golden.vectors import contents, loading  # the pin and the cache, where they are read
+    from sinpe.reference.golden import (
+        manifest as pin,  # the pin and the cache, where they are read
+        vectors as G,
+    )
     root = tmp_path / "golden"
     shutil.copytree(G.GOLDEN_DIR, root)
     assert G.self_certify(2, 1, root, regenerated=regenerated).ok  # the untouched copy passes
     TAMPER[how](root)
-    loading._MANIFEST_CACHE.pop(root, None)  # a fresh process would not have the untouched copy cached
+    pin._MANIFEST_CACHE.pop(root, None)  # a fresh process would not have the untouched copy cached
     # 1. the pin in the code catches it, on load and in the self-certification
     with pytest.raises(G.GoldenIntegrityError, match="pinned"):
         G.manifest(root)
     rep = G.self_certify(2, 1, root)
     assert not rep.ok and not rep.checks[0].ok, rep.render()
     # 2. a tamperer who also edits the pin is caught by re-deriving the whole set
-    monkeypatch.setattr(contents, "MANIFEST_SHA256", hashlib.sha256((root / "MANIFEST.json").read_bytes()).hexdigest())
-    loading._MANIFEST_CACHE.pop(root, None)
+    monkeypatch.setattr(pin, "MANIFEST_SHA256", hashlib.sha256((root / "MANIFEST.json").read_bytes()).hexdigest())
+    pin._MANIFEST_CACHE.pop(root, None)
     rep = G.self_certify(2, 1, root, regenerated=regenerated)
     assert not rep.ok, rep.render()
     assert rep.checks[0].ok  # the pin was bypassed: something else caught it

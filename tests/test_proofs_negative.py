@@ -89,7 +89,8 @@ def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  
     a named survivor (exit 1)."""
     from helpers import assert_exit, run_sinpe
 
-    from sinpe.proofs.suite import get_theorem, mutation_report
+    from sinpe.proofs.mutation import mutation_report
+    from sinpe.proofs.suite import get_theorem
     rep = mutation_report(only=["THM-LIFT", "THM-INJ", "THM-WAVE", "THM-SHIFT"])
     assert rep["total"] >= 25 and rep["killed"] == rep["total"] and not rep["survivors"], rep["survivors"]
     kinds = {m["mutation"] for m in rep["mutants"]}

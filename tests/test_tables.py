@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from sinpe.reference.checking.loaders import read_safetensors
 from sinpe.reference.cli import main
 from sinpe.reference.golden import vectors as G
 from sinpe.reference.oracles.interval import Certifier
@@ -196,7 +197,7 @@ def test_write_npy_and_safetensors(tmp_path) -> None:
     assert np.array_equal(np.load(tmp_path / "t.npy", allow_pickle=False), want)
     head = json.loads((tmp_path / "t.safetensors").read_bytes()[8:8 + int.from_bytes((tmp_path / "t.safetensors").read_bytes()[:8], "little")])
     assert head["table"]["dtype"] == "BF16" and head["table"]["shape"] == [500, 12]
-    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), want)
+    assert np.array_equal(read_safetensors(tmp_path / "t.safetensors"), want)
     assert sorted(os.listdir(tmp_path)) == ["t.npy", "t.safetensors"]
 
 
@@ -250,7 +251,7 @@ def test_cli_safetensors_and_library_agree(tmp_path) -> None:
     """REQ-CLI-TABLE = REQ-TABLE-API: the CLI's file holds the library's bits."""
     assert main(["table", "--profile", "t2t", "--base", "500", "--d", "9", "--positions", "0:40", "--dtype",
                  "float16", "--out", str(tmp_path / "t.safetensors")]) == 0
-    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), table("t2t", 9, 40, "float16", base="500"))
+    assert np.array_equal(read_safetensors(tmp_path / "t.safetensors"), table("t2t", 9, 40, "float16", base="500"))
 
 
 def test_torch_helper_moves_cpu_bits() -> None:

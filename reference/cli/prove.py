@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _mutants(only: list[str] | None, as_json: bool, kinds: list[str] | None) -> int:
     """``sinpe prove --mutants``: the kill rate of the mutation suite (exit 0 every mutant killed, 1 not)."""
-    from sinpe.proofs.suite import mutation_report
+    from sinpe.proofs.mutation import mutation_report
     from sinpe.reference.progress import Progress
     bar = Progress(1, "sinpe prove --mutants", unit="mutants")
     rep = mutation_report(only, progress=bar.step, kinds=kinds)

@@ -96,7 +96,7 @@ def _cross_check(out: Path, profile: Profile, args: argparse.Namespace, src: Pos
     if out.suffix == ".npy":
         table = np.load(out, allow_pickle=False).astype(np.float64)
     else:
-        from sinpe.reference.tables.build import read_safetensors
+        from sinpe.reference.checking.loaders import read_safetensors
         table = read_safetensors(out).astype(np.float64)
     bad = np.argwhere(table.view(np.int64) != ref.view(np.int64))
     if bad.size:

@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import read_safetensors  # noqa: F401  (the one raw reader; re-exported)
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import progression

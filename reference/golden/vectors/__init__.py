@@ -1,8 +1,8 @@
 """Golden vectors (SPEC.md REQ-GOLDEN-SCHEMA, REQ-GOLDEN-MANIFEST, REQ-GOLDEN-ORACLE), one concern per module:
-:mod:`.contents` (what the set holds, the pinned manifest hash), :mod:`.encoding` (how values are written),
+:mod:`.contents` (what the set holds), :mod:`.encoding` (how values are written),
 :mod:`.casefile` (the schema, the provenance), :mod:`.generation` (``sinpe golden``), :mod:`.second_oracle`
-(Arb's word on a decimal), :mod:`.loading` (every load checked against the manifest) and :mod:`.certify`
-(self-certification). The names below are the package's interface.
+(Arb's word on a decimal), :mod:`.loading` (every load checked against the manifest,
+:mod:`sinpe.reference.golden.manifest`) and :mod:`.certify` (self-certification). The names below are the package's interface.
 
 Every value comes from :mod:`sinpe.reference.oracles.interval` (mpmath intervals + Ziv) and is
 cross-checked, at generation, against :mod:`sinpe.reference.oracles.arb` (Arb balls + Ziv);
@@ -17,28 +17,16 @@ True
 """
 from __future__ import annotations
 
+from ..manifest import GOLDEN_DIR, MANIFEST_NAME, MANIFEST_SHA256, GoldenIntegrityError, manifest, read_verified
 from .casefile import provenance, schema, validate, versions
 from .certify import Check, SelfCertReport, check_case, fresh_seed, self_certify
-from .contents import (
-                       BULK_POSITIONS,
-                       FLAGS,
-                       FORMAT_ORDER,
-                       GOLDEN_DIR,
-                       GOLDEN_POSITIONS,
-                       MANIFEST_NAME,
-                       MANIFEST_SHA256,
-                       RELEASE_DATES,
-                       SAMPLED_COLUMNS,
-                       SCHEMA_NAME,
-                       SMALL_D,
-                       WIDTHS,
-)
+from .contents import BULK_POSITIONS, FLAGS, GOLDEN_POSITIONS, RELEASE_DATES, SCHEMA_NAME, WIDTHS
 from .encoding import case_id, float_hex, position_str, sampled_columns
 from .generation import GenReport, generate, manifest_bytes, write
-from .loading import GoldenIntegrityError, iter_cases, load_case_file, load_table, manifest, read_verified
+from .loading import iter_cases, load_case_file, load_table
 
-__all__ = ["BULK_POSITIONS", "FLAGS", "FORMAT_ORDER", "GOLDEN_DIR", "GOLDEN_POSITIONS", "MANIFEST_NAME", "MANIFEST_SHA256",
-           "RELEASE_DATES", "SAMPLED_COLUMNS", "SCHEMA_NAME", "SMALL_D", "WIDTHS", "Check", "GenReport",
+__all__ = ["BULK_POSITIONS", "FLAGS", "GOLDEN_DIR", "GOLDEN_POSITIONS", "MANIFEST_NAME", "MANIFEST_SHA256", "RELEASE_DATES",
+           "SCHEMA_NAME", "WIDTHS", "Check", "GenReport",
            "GoldenIntegrityError", "SelfCertReport", "case_id", "check_case", "float_hex", "fresh_seed", "generate",
            "iter_cases", "load_case_file", "load_table", "manifest", "manifest_bytes", "position_str", "provenance",
            "read_verified", "sampled_columns", "schema", "self_certify", "validate", "versions", "write"]

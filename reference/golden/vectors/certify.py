@@ -15,12 +15,13 @@ from typing import Any
 
 from sinpe.spec.profiles import PRESETS, get_profile
 
-from . import contents, loading
+from .. import manifest as golden_manifest
+from ..manifest import GOLDEN_DIR, MANIFEST_NAME, read_verified
 from .casefile import validate
-from .contents import FORMAT_ORDER, GOLDEN_DIR, MANIFEST_NAME, SCHEMA_NAME, WIDTHS
+from .contents import FORMAT_ORDER, SCHEMA_NAME, WIDTHS
 from .encoding import float_hex
 from .generation import generate
-from .loading import load_case_file, load_table, read_verified
+from .loading import load_case_file, load_table
 from .second_oracle import decimal_confirmed
 
 
@@ -93,7 +94,7 @@ def self_certify(sample: int = 200, seed: int | None = None, root: Path | None =
     through the second oracle (Arb), with ``seed`` (default: a fresh one, reported)."""
     from sinpe.reference.oracles import arb as of
     root = Path(root or GOLDEN_DIR)
-    loading._MANIFEST_CACHE.pop(root, None)  # read afresh: a file changed since the last load is seen
+    golden_manifest._MANIFEST_CACHE.pop(root, None)  # read afresh: a file changed since the last load is seen
     seed = fresh_seed() if seed is None else int(seed)
     rep = SelfCertReport(seed=seed, sample=sample, full=full or regenerated is not None)
     # 0. the manifest's own hash against the pin in the code
@@ -103,9 +104,9 @@ def self_certify(sample: int = 200, seed: int | None = None, root: Path | None =
         rep.checks.append(Check("pinned manifest", False, str(e)))
         return rep
     digest = hashlib.sha256(man_bytes).hexdigest()
-    rep.checks.append(Check("pinned manifest", digest == contents.MANIFEST_SHA256,
-                            f"SHA-256 {digest[:16]}..." + ("" if digest == contents.MANIFEST_SHA256 else
-                                                            f" != pinned {contents.MANIFEST_SHA256[:16]}...: the golden set was edited")))
+    rep.checks.append(Check("pinned manifest", digest == golden_manifest.MANIFEST_SHA256,
+                            f"SHA-256 {digest[:16]}..." + ("" if digest == golden_manifest.MANIFEST_SHA256 else
+                                                            f" != pinned {golden_manifest.MANIFEST_SHA256[:16]}...: the golden set was edited")))
     # 1. every listed file matches; no unlisted file (checked even when the pin fails: say what changed)
     try:
         man = json.loads(man_bytes)

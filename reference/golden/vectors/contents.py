@@ -1,5 +1,5 @@
-"""What the golden set holds and where (SPEC.md REQ-GOLDEN-SCHEMA, REQ-GOLDEN-PIN): the data folder, the pinned
-hash of its manifest, the widths, positions and formats of the cases, and the flags a case can carry.
+"""What the 1-D golden vectors hold (SPEC.md REQ-GOLDEN-SCHEMA): the widths, positions and formats of the cases, and
+the flags a case can carry.
 
 Layout of ``reference/golden/data/`` (package data):
 
@@ -9,20 +9,14 @@ Layout of ``reference/golden/data/`` (package data):
   (``hex``) and the exact value to 40 significant digits (``decimal``), and ``flags``;
 - ``tables/<preset>/d<d>-<dtype>.npy``: full rows at :data:`BULK_POSITIONS` (``tables/positions.json``);
   bfloat16 tables are float32 arrays holding exactly the bfloat16 values;
-- ``MANIFEST.json``: SHA-256 and size of every other file; checked whenever a file is loaded.
+- ``MANIFEST.json``: SHA-256 and size of every other file; checked whenever a file is loaded
+  (:mod:`sinpe.reference.golden.manifest`).
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
-GOLDEN_DIR = Path(__file__).resolve().parents[1] / "data"
-# REQ-GOLDEN-PIN: the SHA-256 of the shipped MANIFEST.json, pinned in code. The manifest pins every
-# file; this pins the manifest: editing a value and rehashing the manifest is caught. After a deliberate
-# regeneration (`sinpe golden`, which prints the new hash) this line changes in the same commit.
-MANIFEST_SHA256 = "7dfbfb564f9fcc8c4548a314cd8dcc1005116cbe67dc0f0eea51ea0f833404d9"
 SCHEMA_NAME = "golden-v1.schema.json"
-MANIFEST_NAME = "MANIFEST.json"
 RELEASE_DATES = {"1.0.0": "2026-11-30", "2.0.0": "2026-12-01", "3.0.0": "2026-12-01", "4.0.0": "2026-12-02"}  # date-released per spec version (CITATION.cff); no other timestamp
 
 WIDTHS = (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096)

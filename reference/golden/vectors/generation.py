@@ -20,8 +20,10 @@ from sinpe.spec.definition import columns
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 
+from .. import angles_vectors
+from ..manifest import MANIFEST_NAME
 from .casefile import provenance, schema
-from .contents import BULK_POSITIONS, FLAGS, FORMAT_ORDER, GOLDEN_POSITIONS, MANIFEST_NAME, SCHEMA_NAME, SMALL_D, WIDTHS
+from .contents import BULK_POSITIONS, FLAGS, FORMAT_ORDER, GOLDEN_POSITIONS, SCHEMA_NAME, SMALL_D, WIDTHS
 from .encoding import case_id_of, dump, float_hex, npy_bytes, params_json, position_str, sampled_columns, storage_type
 from .second_oracle import decimal_confirmed
 
@@ -126,7 +128,7 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
             "note": "rows of every tables/*.npy file, in this order; bfloat16 tables are float32 arrays "
                     "holding exactly the bfloat16 values"}) + "\n").encode()
     if full:
-        from .. import angles_vectors  # grids and rotary caches: the same set, the same manifest
+        # grids and rotary caches: the same set, the same manifest
         rep.files[angles_vectors.REL] = angles_vectors.generate()
         rep.files[SCHEMA_NAME] = (dump(schema(), expand=99) + "\n").encode()
         rep.files[MANIFEST_NAME] = manifest_bytes(rep.files, prov)

@@ -1,8 +1,7 @@
-"""Loading the golden files, each checked against the manifest, and the manifest against the hash pinned in the code
-(SPEC.md REQ-GOLDEN-MANIFEST, REQ-GOLDEN-PIN)."""
+"""Loading the 1-D golden vectors (case files, bulk tables), each file checked against the manifest first
+(SPEC.md REQ-GOLDEN-MANIFEST, :mod:`sinpe.reference.golden.manifest`)."""
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -15,47 +14,8 @@ import numpy as np
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import PRESETS
 
-from . import contents
-from .contents import GOLDEN_DIR, MANIFEST_NAME, WIDTHS
-
-
-class GoldenIntegrityError(Exception):
-    """A golden file is missing, unlisted or does not match its SHA-256 in MANIFEST.json."""
-
-
-_MANIFEST_CACHE: dict[Path, dict[str, Any]] = {}
-
-
-def manifest(root: Path | None = None) -> dict[str, Any]:
-    """MANIFEST.json of ``root`` (default: the shipped golden set), after checking its own SHA-256
-    against :data:`.contents.MANIFEST_SHA256` (REQ-GOLDEN-PIN)."""
-    root = Path(root or GOLDEN_DIR)
-    if root not in _MANIFEST_CACHE:
-        path = root / MANIFEST_NAME
-        if not path.exists():
-            raise GoldenIntegrityError(f"{path} is missing; run: sinpe golden")
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != contents.MANIFEST_SHA256:
-            raise GoldenIntegrityError(f"{path}: SHA-256 {digest} != the hash pinned in sinpe "
-                                       f"(sinpe.reference.golden.vectors.contents.MANIFEST_SHA256 {contents.MANIFEST_SHA256[:16]}...); "
-                                       f"the golden set was edited")
-        _MANIFEST_CACHE[root] = json.loads(data)
-    return _MANIFEST_CACHE[root]
-
-
-def read_verified(rel: str, root: Path | None = None) -> bytes:
-    """The bytes of golden file ``rel`` after checking them against the manifest's SHA-256."""
-    root = Path(root or GOLDEN_DIR)
-    entry = manifest(root)["files"].get(rel)
-    if entry is None:
-        raise GoldenIntegrityError(f"{rel} is not listed in {root / MANIFEST_NAME}")
-    data = (root / rel).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != entry["sha256"]:
-        raise GoldenIntegrityError(f"{root / rel}: SHA-256 {digest} != manifest {entry['sha256']}; "
-                                   f"regenerate with: sinpe golden")
-    return data
+from ..manifest import read_verified
+from .contents import WIDTHS
 
 
 def load_case_file(preset: str, d: int, root: Path | None = None) -> dict[str, Any]:
