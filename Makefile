@@ -38,20 +38,21 @@ FORCE:
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
-# pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
+# `make lint` first; then pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
 # (loadgroup, tests/conftest.py); the 25 slowest tests and the sum of all test durations are printed at the end
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
-# ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
+# the static checks, as configured in pyproject.toml (the tools pinned in requirements.lock): run first by
+# `make test`, so a lint, type or layering error fails it (and CI); .pre-commit-config.yaml runs the same
 lint: $(STAMP)
-	$(BIN)/pip install -q ruff==0.17.6 mypy==2.4.1
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,112 @@ def test_the_link_tree_has_every_module():
                          f"or files added since it ran; run `make`, or add a new package to pyproject.toml): {missing[:8]}")
     assert not wrong, wrong[:5]
     assert (tree / "py.typed").is_file()
+
+
+# --- the gates of `make lint` (run first by `make test`), each shown failing on a planted error ---------------
+
+def _bin(tool: str) -> str:
+    path = Path(sys.executable).parent / tool
+    assert path.exists(), f"{path} is missing: `make` installs the pinned tools of requirements.lock"
+    return str(path)
+
+
+def _copy_sources(dest: Path) -> None:
+    """The repository's Python files and pyproject.toml (what ruff reads), without the data."""
+    for p in ROOT.rglob("*.py"):
+        rel = p.relative_to(ROOT)
+        if rel.parts[0] in (".venv", ".venv-survey", "build") or "__pycache__" in rel.parts:
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_bytes(p.read_bytes())
+    (dest / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
+
+
+def _package_tree(dest: Path) -> Path:
+    """A copy of the installed ``sinpe`` folder (every module, links resolved) under ``dest``: what mypy and
+    import-linter read, here editable without touching the sources."""
+    for src, name in module_names().items():
+        parts = name.split(".")
+        out = dest.joinpath(*parts, "__init__.py") if src.name == "__init__.py" else dest.joinpath(*parts[:-1], parts[-1] + ".py")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(src.read_bytes())
+    (dest / "sinpe" / "py.typed").touch()
+    return dest / "sinpe"
+
+
+def _plant(path: Path, line: str) -> int:
+    """Insert ``line`` after the module's ``from __future__`` import; returns its line number."""
+    text = path.read_text()
+    cut = text.index("from __future__ import annotations\n") + len("from __future__ import annotations\n")
+    path.write_text(text[:cut] + line + "\n" + text[cut:])
+    return text[:cut].count("\n") + 1
+
+
+def test_make_lint_runs_the_gates_and_make_test_runs_make_lint():
+    """The Makefile's ``test`` needs ``lint``, whose recipe is ruff, mypy and lint-imports (test_hygiene runs the
+    same steps); the pre-commit hooks call the same pinned tools, offline (local hooks)."""
+    from test_hygiene import LINT_STEPS
+    make = (ROOT / "Makefile").read_text()
+    assert "\ntest: lint\n" in make
+    recipe = make.split("\nlint: $(STAMP)\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.strip().removeprefix("$(BIN)/").split() for line in recipe.splitlines()] == [list(s) for s in LINT_STEPS]
+    hooks = (ROOT / ".pre-commit-config.yaml").read_text()
+    assert "repo: local" in hooks and "http" not in hooks.split("repos:", 1)[1]
+    for entry in (".venv/bin/ruff check", ".venv/bin/mypy\n", ".venv/bin/lint-imports\n"):
+        assert f"entry: {entry}" in hooks, entry
+    lock = (ROOT / "requirements.lock").read_text()
+    assert all(f"\n{tool}==" in lock for tool in ("ruff", "mypy", "import-linter"))
+
+
+def test_ruff_fails_on_a_planted_unused_import(tmp_path):
+    """``ruff check .`` (the lint step) on a copy of the tree: clean, then exit 1 naming a planted unused import
+    (F401) and a planted mis-sorted import block (I001) in package code."""
+    _copy_sources(tmp_path)
+    ok = subprocess.run([_bin("ruff"), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout[-2000:]
+    _plant(tmp_path / "spec" / "grid.py", "import os")
+    _plant(tmp_path / "reference" / "progress.py", "import time\nimport sys")
+    bad = subprocess.run([_bin("ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1, bad.stdout[-2000:]
+    assert "spec/grid.py" in bad.stdout and "F401" in bad.stdout and "reference/progress.py" in bad.stdout and "I001" in bad.stdout
+
+
+def test_mypy_fails_on_a_planted_type_error(tmp_path):
+    """mypy as configured (pyproject.toml) on a copy of the package with one wrong annotation: exit 1, naming it."""
+    tree = _package_tree(tmp_path)
+    target = tree / "reference" / "progress.py"
+    env = {**os.environ, "MYPYPATH": str(tmp_path)}
+    if (ROOT / ".mypy_cache").is_dir():  # the standard library's analysis from `make lint`: a copy, never shared
+        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
+    cmd = [_bin("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    ok = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
+    line = _plant(target, 'WIDTH: int = "wide"')
+    res = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-1000:]
+    assert f"progress.py:{line}: error: Incompatible types in assignment" in res.stdout, res.stdout[-2000:]
+
+
+def _lint_imports(tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}  # the copy is the package sinpe grimp finds first
+    return subprocess.run([_bin("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_lint_imports_fails_on_a_planted_upward_import_and_a_cycle(tmp_path):
+    """The import-linter contracts on a copy of the package: kept as shipped; broken by an upward import (spec ->
+    the command line) and by a cycle between two modules of one package (spec.profiles <-> spec.definition)."""
+    tree = _package_tree(tmp_path)
+    kept = _lint_imports(tmp_path)
+    assert kept.returncode == 0 and "0 broken" in kept.stdout, kept.stdout[-3000:]
+    _plant(tree / "spec" / "grid.py", "import sinpe.reference.cli")
+    upward = _lint_imports(tmp_path)
+    assert upward.returncode == 1, upward.stdout[-3000:]
+    assert "sinpe.spec is not allowed to import sinpe.reference.cli" in upward.stdout, upward.stdout[-3000:]
+    (tree / "spec" / "grid.py").write_bytes((ROOT / "spec" / "grid.py").read_bytes())
+    assert "from .profiles import" in (tree / "spec" / "definition.py").read_text()  # definition -> profiles, so:
+    _plant(tree / "spec" / "profiles.py", "import sinpe.spec.definition")
+    cycle = _lint_imports(tmp_path)
+    assert cycle.returncode == 1, cycle.stdout[-3000:]
+    assert "No cycles are allowed in sinpe.spec" in cycle.stdout, cycle.stdout[-3000:]
