@@ -4,36 +4,55 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sinpe-installed
 
-.PHONY: verify test test-fast lint bench golden clean survey
+.PHONY: verify test test-fast lint bench golden clean survey FORCE
 
-$(STAMP): pyproject.toml requirements.lock
+DEPS   := $(VENV)/.sinpe-deps
+# the package's modules: the strict editable install links each one, so adding or removing one re-runs it
+FILES  := $(VENV)/.sinpe-files
+TREE   := build/__editable__.sinpe-$(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)-py3-none-any
+
+$(DEPS): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	# torch first and pinned: a CPU wheel lies on disk; anything newer pulls a CUDA build.
 	$(BIN)/pip install -q -c requirements.lock torch==2.13.0
 	$(BIN)/pip install -q -r requirements.lock
-	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
-	# bytecode for the editable sources, as pip writes it for installed packages: every child sinpe starts (an
+	touch $(DEPS)
+
+$(FILES): FORCE
+	@mkdir -p $(VENV)
+	@find spec proofs reference -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort > $(FILES).new
+	@cmp -s $(FILES).new $(FILES) && rm $(FILES).new || mv $(FILES).new $(FILES)
+
+# strict editable mode: sinpe is a tree of links under build/ (named on sys.path by a .pth file), a real folder
+# `sinpe/` that mypy, import-linter and IDEs follow; the sources stay where they are
+$(STAMP): $(DEPS) $(FILES)
+	rm -rf $(TREE)
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e . --config-settings editable_mode=strict
+	# bytecode for the linked sources, as pip writes it for installed packages: every child sinpe starts (an
 	# isolated callable, a test's subprocess) then skips compiling them, even under PYTHONDONTWRITEBYTECODE
-	$(BIN)/python -m compileall -q spec reference proofs
+	$(BIN)/python -m compileall -q $(TREE)
 	touch $(STAMP)
+
+FORCE:
 
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
-# pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
+# `make lint` first; then pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
 # (loadgroup, tests/conftest.py); the 25 slowest tests and the sum of all test durations are printed at the end
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
-# ruff and mypy as configured in pyproject.toml (pinned here, not part of `make test`)
+# the static checks, as configured in pyproject.toml (the tools pinned in requirements.lock): run first by
+# `make test`, so a lint, type or layering error fails it (and CI); .pre-commit-config.yaml runs the same
 lint: $(STAMP)
-	$(BIN)/pip install -q ruff==0.17.6 mypy==2.4.1
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -104,8 +104,8 @@ def sweep(max_position: int = 10**6, d: int = 64, presets: tuple[str, ...] = ("v
     structural) and unjudged entries per case."""
     import numpy as np
 
-    from sinpe.reference.implementations import numpy_impl as impl_numpy, torch_impl as impl_torch
     from sinpe.reference.checking.check import check_table
+    from sinpe.reference.implementations import numpy_impl as impl_numpy, torch_impl as impl_torch
     from sinpe.spec.profiles import get_profile
 
     out: dict[str, Any] = {}

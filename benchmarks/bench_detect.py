@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -31,11 +32,11 @@ def _best(f: Callable[[], Any], n: int = 3) -> float:
 
 def _tables() -> dict[str, Any]:
     """The variants, from sinpe's own exact references rounded to float32 (a benchmark needs no library)."""
+    from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
+    from sinpe.reference.oracles.fast import table_f64
     from sinpe.spec.grid import get_grid
     from sinpe.spec.profiles import get_profile
     from sinpe.spec.rotary import get_rotary
-    from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
-    from sinpe.reference.oracles.fast import table_f64
     grid = reference_f64(grid_plan(get_grid("timm", 128, (16, 9))))[0].astype(np.float32)
     cache = reference_f64(rotary_plan(get_rotary("llama"), 64, list(range(100, 2148)), "cos"))[0].astype(np.float32)
     back = table_f64(get_profile("vaswani", phase_scale=-1, offset=-1023), 256, np.arange(1024))[0].astype(np.float32)

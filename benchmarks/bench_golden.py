@@ -35,8 +35,8 @@ ROUNDS = 5  # interleaved naive / one-preset timings
 
 
 def naive_rate(entries: list[tuple], seconds_budget: float = 20.0) -> tuple[float, int, int]:
-    from sinpe.reference.oracles.mp import pe_value
     from sinpe.reference.numerics.rounding import round_to_format
+    from sinpe.reference.oracles.mp import pe_value
     from sinpe.spec.profiles import get_profile
     n = 0
     out = []
@@ -86,16 +86,16 @@ def main() -> dict:
         for d in G.WIDTHS:
             single.tables(get_profile("vaswani"), d, G.BULK_POSITIONS)
         single_rates.append(single_entries / (time.perf_counter() - t1))
-    ratios = sorted(s / n for s, n in zip(single_rates, naive_rates))
+    ratios = sorted(s / n for s, n in zip(single_rates, naive_rates, strict=True))
     naive_vps = statistics.median(naive_rates)
     single_vps = statistics.median(single_rates)
     naive_gen = (naive_before + naive_rates[0]) / 2  # around the generation: its baseline
     # how often the uncertified 40-digit loop differs from the certified values (expected: 0)
     cert = Certifier()
     mism = 0
-    for (name, d, p, j), vals in zip(sample, naive_vals):
+    for (name, d, p, j), vals in zip(sample, naive_vals, strict=True):
         t = cert.tables(get_profile(name), d, [p], cols=[j])
-        mism += any(t[f][0, 0] != v for f, v in zip(("binary64", "binary32", "binary16", "bfloat16"), vals))
+        mism += any(t[f][0, 0] != v for f, v in zip(("binary64", "binary32", "binary16", "bfloat16"), vals, strict=True))
 
     files = rep.files
     table_files = [k for k in files if k.startswith("tables/") and k.endswith(".npy")]

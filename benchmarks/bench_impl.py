@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def main() -> dict[str, Any]:
     for d in (512, 4096):
         pos = np.arange(rows)
         naive_rows = list(range(32))
-        t_naive = _best(lambda: naive_table(d, naive_rows), repeat=2)
+        t_naive = _best(lambda d=d, r=naive_rows: naive_table(d, r), repeat=2)
         naive_vps = len(naive_rows) * d / t_naive
         # the baseline computes the same table (same frequencies; libm vs NumPy's sin may differ by an ulp)
         diff = np.abs(np.array(naive_table(d, naive_rows)) - pe_table(PROFILE, d, naive_rows, "float64")).max()
@@ -61,7 +62,7 @@ def main() -> dict[str, Any]:
             raise AssertionError(f"naive baseline and impl_numpy differ by {diff:.3g} at d={d}")
         figures[f"naive_python_d{d}_values_per_s"] = naive_vps
         for dt in ("float64", "float32"):
-            t = _best(lambda: pe_table(PROFILE, d, pos, dt))
+            t = _best(lambda d=d, pos=pos, dt=dt: pe_table(PROFILE, d, pos, dt))
             vps = rows * d / t
             figures[f"numpy_{dt}_d{d}_values_per_s"] = vps
             figures[f"numpy_{dt}_d{d}_speedup_vs_naive"] = vps / naive_vps

@@ -35,7 +35,7 @@ def _tensors() -> dict[str, np.ndarray]:
     emb = np.concatenate([np.outer(np.arange(4096), inv)] * 2, axis=1)
     g = np.arange(14, dtype=np.float64)
     om = 1.0 / 10000 ** (np.arange(192) / 192.0)
-    axis = lambda x: np.concatenate([np.sin(np.outer(x, om)), np.cos(np.outer(x, om))], axis=1)  # noqa: E731
+    axis = lambda x: np.concatenate([np.sin(np.outer(x, om)), np.cos(np.outer(x, om))], axis=1)
     gw, gh = np.meshgrid(g, g)
     grid = np.concatenate([np.zeros((1, 768)), np.concatenate([axis(gw.reshape(-1)), axis(gh.reshape(-1))], 1)])
     out = {"encoder.pe": pe, "decoder.pe": pe[:1024], "rope.cos": np.cos(emb), "rope.sin": np.sin(emb),

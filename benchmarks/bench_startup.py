@@ -53,6 +53,7 @@ def _wall(cmd: list[str], cwd: str) -> tuple[float, float]:
 
 def main() -> dict[str, Any]:
     import numpy as np
+
     from sinpe.reference.tables import table
     work = tempfile.mkdtemp(prefix="sinpe-bench-startup-")
     try:
@@ -71,8 +72,8 @@ def main() -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
     c, n = (min(w for w, _ in times[k]) for k in ("check", "numpy"))
     cc, nc = (min(u for _, u in times[k]) for k in ("check", "numpy"))
-    return {"sinpe check t.npy (s, min of %d)" % REPEAT: round(c, 3),
-            "python -c 'import numpy' (s, min of %d)" % REPEAT: round(n, 3),
+    return {f"sinpe check t.npy (s, min of {REPEAT})": round(c, 3),
+            f"python -c 'import numpy' (s, min of {REPEAT})": round(n, 3),
             "ratio check / import numpy, wall (target <= 2)": round(c / n, 2),
             "ratio check / import numpy, CPU (user + sys)": round(cc / nc, 2),
             "heavy modules imported by check t.npy (target none)": ", ".join(sorted(loaded & set(HEAVY))) or "none"}

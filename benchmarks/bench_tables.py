@@ -17,8 +17,9 @@ import os
 import random
 import time
 import tracemalloc
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -18,7 +18,13 @@ Every result has ``status`` and one ``to_json()`` method.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
+
+# One name per file: this folder is the package sinpe.proofs (pyproject.toml's package-dir), never a top-level
+# `proofs` (the repository root is on sys.path under `python -m`).
+if __name__ != "sinpe.proofs":
+    raise ImportError(f"proofs/ is the package sinpe.proofs, not {__name__!r}: import sinpe.proofs (installed by make)")
 
 __all__ = ["prove", "prove_claim", "run_suite"]
 

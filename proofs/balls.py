@@ -20,14 +20,14 @@ from .evidence import records
 _FUNCS = {"sin": lambda x: flint.arb(x).sin(), "cos": lambda x: flint.arb(x).cos(), "pi": flint.arb.pi()}
 
 
-def enclosure(e: sp.Expr) -> "flint.arb":
+def enclosure(e: sp.Expr) -> flint.arb:
     """A rigorous Arb ball containing the constant ``e`` (sin, cos, rationals, pi)."""
     e = sp.sympify(e)
     if e.free_symbols:
         raise ValueError(f"not a constant: {e}")
     rats = sorted((r for r in e.atoms(sp.Rational) if not r.is_Integer), key=sp.default_sort_key)
     syms = [sp.Dummy() for _ in rats]  # rationals enter as exact balls, not as binary floats
-    f = sp.lambdify(syms, e.xreplace(dict(zip(rats, syms))), modules=[_FUNCS])
+    f = sp.lambdify(syms, e.xreplace(dict(zip(rats, syms, strict=True))), modules=[_FUNCS])
     return flint.arb(f(*[flint.arb(int(r.p)) / int(r.q) for r in rats]))
 
 
@@ -47,7 +47,7 @@ class NotEvaluable(ValueError):
 MAX_SUM_TERMS = 4096
 
 
-def acb_value(e: sp.Expr, env: dict[sp.Symbol, "flint.acb"], prec: int = 200) -> "flint.acb":
+def acb_value(e: sp.Expr, env: dict[sp.Symbol, flint.acb], prec: int = 200) -> flint.acb:
     """A rigorous complex ball (Arb ``acb``) containing the value of ``e`` at ``env``.
 
     Principal branches throughout (``log``, ``sqrt``, ``b**e = exp(e log b)``), as SymPy defines them.
@@ -66,7 +66,7 @@ def acb_value(e: sp.Expr, env: dict[sp.Symbol, "flint.acb"], prec: int = 200) ->
         flint.ctx.prec = old
 
 
-def _acb(e: sp.Expr, env: dict) -> "flint.acb":
+def _acb(e: sp.Expr, env: dict) -> flint.acb:
     if e.is_Integer:
         return flint.acb(int(e))
     if e.is_Rational:
@@ -110,7 +110,10 @@ def _acb(e: sp.Expr, env: dict) -> "flint.acb":
         lo_v, hi_v = _acb(lo, env), _acb(hi, env)
         if not (lo_v.is_exact() and hi_v.is_exact() and lo_v.imag == 0 and hi_v.imag == 0):
             raise NotEvaluable("sum limits are not exact")
-        a, b = int(lo_v.real.unique_fmpz()), int(hi_v.real.unique_fmpz())
+        a_z, b_z = lo_v.real.unique_fmpz(), hi_v.real.unique_fmpz()
+        if a_z is None or b_z is None:
+            raise NotEvaluable("sum limits are not integers")
+        a, b = int(a_z), int(b_z)
         if b - a + 1 > MAX_SUM_TERMS:
             raise NotEvaluable(f"sum of {b - a + 1} terms")
         if b < a - 1:  # Karr's convention, as SymPy: sum_{a}^{b} = -sum_{b+1}^{a-1}

@@ -20,9 +20,8 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
-
 
 BUDGET_MESSAGE = "ran past its time budget"
 

@@ -202,7 +202,7 @@ def coefficients(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr]:
             continue
         powers = t.as_powers_dict()
         key = tuple(int(powers.get(x, 0)) for x in grouped)
-        rest = t / sp.Mul(*[x**n for x, n in zip(grouped, key)])
+        rest = t / sp.Mul(*[x**n for x, n in zip(grouped, key, strict=True)])
         conds[key] = conds.get(key, 0) + rest
     out = {key: sp.expand(c) for key, c in conds.items()}
     out = {key: c for key, c in out.items() if c != 0}
@@ -211,7 +211,7 @@ def coefficients(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr]:
 
 
 def _frequency(key: tuple[int, ...], grouped: list[sp.Symbol], meaning: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
-    return sp.expand(sum((n * sp.expand(-sp.I * meaning[x].args[0]) for n, x in zip(key, grouped)), sp.Integer(0)))
+    return sp.expand(sum((n * sp.expand(-sp.I * meaning[x].args[0]) for n, x in zip(key, grouped, strict=False)), sp.Integer(0)))
 
 
 def nonzero_constant(c: sp.Expr) -> bool:

@@ -59,8 +59,10 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
 SCHEMA = "sinpe-proof-certificate/2"
 INDEX = "index.json"
@@ -373,7 +375,7 @@ def _remainder(num: list, den: tuple) -> list:
     return num[:len(den) - 1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _phi(n: int) -> tuple[Fraction, ...]:
     """Coefficients (low -> high) of the cyclotomic polynomial Phi_n = (x**n - 1) / prod_{d | n, d < n} Phi_d."""
     coeffs = [Fraction(-1)] + [Fraction(0)] * (n - 1) + [Fraction(1)]
@@ -529,7 +531,8 @@ def _log_rational(r: Fraction) -> dict:
 def _factor(x: int) -> dict[int, int]:
     if x > 10**12:
         raise Undecided(f"the log of {x}: too large to factor here")
-    out, q = {}, 2
+    out: dict[int, int] = {}
+    q = 2
     while q * q <= x:
         while x % q == 0:
             out[q] = out.get(q, 0) + 1
@@ -670,7 +673,7 @@ def closure(words: set) -> frozenset:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def atom_facts(a: str) -> frozenset:
     """What the rules show about an atom: a symbol's declared assumptions; pi > 0 (and irrational:
     AX-PI-IRRATIONAL), E > 0, log q > 0 for a prime q; |y| >= 0; exp(real) > 0; log x real for x > 0, > 0 for
@@ -714,7 +717,7 @@ def _log_facts(arg: tuple) -> set:
     return out
 
 
-_FN_FACTS = {"Abs": _abs_facts, "log": _log_facts,
+_FN_FACTS: dict[str, Callable[..., set[str]]] = {"Abs": _abs_facts, "log": _log_facts,
              "sin": lambda arg: {"real"} if rf_real(arg) else set(),
              "cos": lambda arg: {"real"} if rf_real(arg) else set(),
              "tan": lambda arg: set(),
@@ -758,8 +761,9 @@ def poly_sign(p: dict) -> frozenset:
     """The signs shown for a polynomial: every term of one sign (weakly), one of them strictly."""
     if not p:
         return closure({"zero"})
-    signs = [_term_sign(m, c) for m, c in p.items()]
-    if None in signs:
+    maybe = [_term_sign(m, c) for m, c in p.items()]
+    signs = [s for s in maybe if s is not None]
+    if len(signs) < len(maybe):
         return frozenset()
     for s, word, weak_word in ((1, "positive", "nonnegative"), (-1, "negative", "nonpositive")):
         if all(x[0] == s for x in signs):
@@ -1178,7 +1182,7 @@ def _number(p: dict) -> tuple:
 
 def _dot(a: list, b: list) -> tuple:
     out = C0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         out = _cadd(out, _cmul(x, y))
     return out
 
@@ -1196,7 +1200,7 @@ def rank(rows: list[list[tuple]]) -> int:
         for i in range(len(rows)):
             if i != r and rows[i][col] != C0:
                 f = _cmul(rows[i][col], inv)
-                rows[i] = [_cadd(a, _cmul((-f[0], -f[1]), b)) for a, b in zip(rows[i], rows[r])]
+                rows[i] = [_cadd(a, _cmul((-f[0], -f[1]), b)) for a, b in zip(rows[i], rows[r], strict=False)]
         r += 1
     return r
 
@@ -1334,7 +1338,7 @@ def _inside(s: dict, r: dict) -> bool:
     if r["kind"] != s["kind"] or not (_at_least(_minus(s["lo"], r["lo"]), 0) and _at_least(_minus(r["hi"], s["hi"]), 0)):
         return False
     if _minus(s["hi"], s["lo"]) == (0, 1):
-        at = lambda x: (x["a"] * s["lo"][0] + x["c"][0], x["a"] * s["lo"][1] + x["c"][1])  # noqa: E731
+        at = lambda x: (x["a"] * s["lo"][0] + x["c"][0], x["a"] * s["lo"][1] + x["c"][1])
         return at(r) == at(s)
     return r["a"] == s["a"] and r["c"] == s["c"]
 
@@ -1631,7 +1635,7 @@ def _k_ideal(e: dict) -> None:
     if len(quos) != len(gens):
         raise Failed(f"{len(quos)} quotients for the statement's {len(gens)} generators (hypotheses and circles)")
     rest = as_poly(conv(concl, RATIONAL), "the conclusion")
-    for q, g in zip(quos, gens):
+    for q, g in zip(quos, gens, strict=True):
         rest = add(rest, mul(as_poly(conv(q, RATIONAL), "a quotient"), g), -1)
     if not is_zero(rest):
         raise Failed(f"f - sum q_i g_i leaves {len(rest)} term(s): f is not shown in the ideal")
@@ -1655,7 +1659,7 @@ def _vars(e: dict, name: str) -> tuple:
 def _r_inconsistent(e: dict) -> str:
     x = tree(e.get("expr"))
     (_, us), (_, vs), (_, ks) = _vars(e, "unknowns"), _vars(e, "variables"), _vars(e, "of")
-    names = lambda ts: ", ".join(render(t) for t in ts)  # noqa: E731
+    names = lambda ts: ", ".join(render(t) for t in ts)
     return (f"no {names(us)} free of {names(vs)} (a function of {names(ks)}) makes {render(x)} = 0 for every "
             f"{names(vs)}  [{where(x, *us, *vs, *ks)}]")
 
@@ -1683,7 +1687,7 @@ def _r_family(e: dict) -> str:
     x = tree(e.get("expr"))
     (_, ws), (_, vs), (_, ps) = _vars(e, "unknowns"), _vars(e, "variables"), _vars(e, "params")
     fam = _tree_list(e.get("family"), "family")
-    names = lambda ts: ", ".join(render(t) for t in ts)  # noqa: E731
+    names = lambda ts: ", ".join(render(t) for t in ts)
     if e.get("claim") not in ("contains", "dimension"):
         raise Malformed("claim must be 'contains' or 'dimension'")
     what = "every member satisfies" if e["claim"] == "contains" else \
@@ -1712,7 +1716,7 @@ def _k_family(e: dict) -> None:
         if bad:
             raise Failed(f"the family violates {len(bad)} condition(s)")
         return
-    nullity, dim = len(ws) - rank(A), rank([list(col) for col in zip(*F)]) if F and ps else 0
+    nullity, dim = len(ws) - rank(A), rank([list(col) for col in zip(*F, strict=False)]) if F and ps else 0
     if not (nullity == dim == e.get("dimension")):
         raise Failed(f"the solution space has dimension {nullity}, the family {dim}; recorded {e.get('dimension')}")
 
@@ -1832,7 +1836,7 @@ def _checked(e: dict, table: dict, what: str) -> None:
     check(e)
 
 
-def check_entry(e: dict) -> str:
+def check_entry(e: object) -> str:
     """Verify one entry (Failed naming it, Undecided, or Malformed); returns its kind."""
     if not isinstance(e, dict):
         raise Malformed("an entry must be an object")
@@ -1953,7 +1957,7 @@ def check_file(path: str, theorem: str) -> dict:
     _Budget.nodes = 0
     if not (isinstance(doc, dict) and doc.get("schema") == SCHEMA and isinstance(doc.get("entries"), list)):
         raise Malformed(f"{name}: not a {SCHEMA} certificate")
-    out = {"theorem": theorem, "file": name, "verified": 0, "undecided": [], "failures": [], "by_kind": {},
+    out: dict[str, Any] = {"theorem": theorem, "file": name, "verified": 0, "undecided": [], "failures": [], "by_kind": {},
            "facts": {}, "sha256": hashlib.sha256(raw).hexdigest()}
     fail = out["failures"].append
     if doc.get("theorem") != theorem:
@@ -1974,7 +1978,7 @@ def check_file(path: str, theorem: str) -> dict:
 
 def _count_entry(e: object, out: dict, name: str) -> None:
     try:
-        kind = check_entry(e)  # type: ignore[arg-type]
+        kind = check_entry(e)
     except Failed as exc:
         out["failures"].append(f"{name} / {exc}")
         return
@@ -1985,7 +1989,7 @@ def _count_entry(e: object, out: dict, name: str) -> None:
         raise Malformed(f"{name} / {exc}") from None
     out["verified"] += 1
     out["by_kind"][kind] = out["by_kind"].get(kind, 0) + 1
-    for f in e.get("facts", []) if kind == "step" else []:  # type: ignore[union-attr]
+    for f in e.get("facts", []) if kind == "step" and isinstance(e, dict) else []:
         out["facts"][f["kind"]] = out["facts"].get(f["kind"], 0) + 1
 
 

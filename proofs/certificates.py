@@ -33,9 +33,10 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import sympy as sp
 
@@ -43,9 +44,9 @@ from . import certcheck, evidence, witness
 from .certcheck import SCHEMA
 
 PROCEDURE = {"normal": "E", "laurent": "L", "groebner": "G", "sos": "S"}
-TRUSTED = ("that the entries are the theorem's obligations and steps and together prove its statement (the "
+TRUSTED = (("that the entries are the theorem's obligations and steps and together prove its statement (the "
            "proof's structure: which statements a theorem needs, each entry's name and the 'about' description "
-           "are the prover's)",
+           "are the prover's)"),
            "the axioms the result names (AX-CHARACTERS, AX-PI-IRRATIONAL, AX-EXP-KERNEL, AX-PI-GT-3, RULE-FLOOR)",
            "entries of kind 'uncertified' (none in the suite: counted, never verified)")
 
@@ -72,16 +73,6 @@ def recording() -> Iterator[tuple[evidence.Recorder, list[dict]]]:
             yield rec, points
         finally:
             witness.RECORD = before
-
-
-def note_obligation(ob: Any) -> None:
-    """A structural proof decided ``ob`` through its procedure (recorded only while certificates are written)."""
-    evidence.note_obligation(ob)
-
-
-def note_step(what: str, certificate: Any = None) -> None:
-    """A structural proof decided a step; ``certificate``: its ideal membership (a Groebner certificate)."""
-    evidence.note_step(what, certificate)
 
 
 def dyadic(x: Any) -> str:
@@ -192,7 +183,7 @@ def _column(e: Any) -> list[int]:
 def _integer_form(e: Any, vs: tuple) -> list[int]:
     e = sp.expand(sp.sympify(e))
     cs = [e.coeff(v) for v in vs] + [e.subs({v: 0 for v in vs})]
-    if sp.expand(sum((c * v for c, v in zip(cs, vs)), sp.Integer(0)) + cs[-1] - e) != 0 or not all(c.is_Integer for c in cs):
+    if sp.expand(sum((c * v for c, v in zip(cs[:-1], vs, strict=True)), sp.Integer(0)) + cs[-1] - e) != 0 or not all(c.is_Integer for c in cs):
         raise Unexportable(f"{e} is not an integer linear form in {vs}")
     return [int(c) for c in cs]
 
@@ -212,7 +203,7 @@ def _ideal(c: Any) -> dict:
     circles s**2 + c**2 - 1; the quotients in that order; a rational point where every generator vanishes."""
     t = _Trees()
     hyps, circles, qh, qc = [], [], [], []
-    for g, q in zip(c.generators, c.quotients):
+    for g, q in zip(c.generators, c.quotients, strict=False):
         syms = sorted(g.free_symbols, key=lambda s: c.variables.index(s) if s in c.variables else -1)
         if len(syms) == 2 and sp.expand(g - syms[0] ** 2 - syms[1] ** 2 + 1) == 0:
             circles.append(syms)
@@ -238,7 +229,7 @@ def _point(gens: list, circles: list) -> dict:
 
 def _fact_of(kind: str, data: dict, out: Any) -> dict:
     t = _Trees()
-    make = {
+    make: dict[str, Callable[[], dict[str, Any]]] = {
         "rational-identity": lambda: {"lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
                                       "at": [[t(x), t(v)] for x, v in data.get("at", ())]},
         "identity": lambda: {"procedure": "E", "lhs": t(data["lhs"]), "rhs": t(data["rhs"]),
@@ -368,11 +359,12 @@ def suite_mismatches(directory: str, ids: list[str]) -> list[str]:
     for t in [get_theorem(i) for i in ids]:
         name = f"{t.id}.json"
         doc = certcheck.parse(certcheck.read_file(os.path.join(directory, name)), name)
-        got = doc.get("entries") if isinstance(doc, dict) and isinstance(doc.get("entries"), list) else []
+        entries = doc.get("entries") if isinstance(doc, dict) else None
+        got: list[Any] = entries if isinstance(entries, list) else []
         want = [_export(i) for i in _live_items(t)]
         if len(got) != len(want):
             out.append(f"{name}: {len(got)} entries where this suite decides {len(want)} statements")
-        bad = [(g, w) for g, w in zip(got, want) if json.dumps(g, sort_keys=True) != json.dumps(w, sort_keys=True)]
+        bad = [(g, w) for g, w in zip(got, want, strict=False) if json.dumps(g, sort_keys=True) != json.dumps(w, sort_keys=True)]
         out += [f"{name} / {str(g.get('name') if isinstance(g, dict) else g)[:120]}: not the statement this suite "
                 f"decides there ({w['name'][:80]})" for g, w in bad[:5]]
         if len(bad) > 5:

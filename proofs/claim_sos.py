@@ -50,12 +50,14 @@ def _psd(G: sp.Matrix) -> bool:
 
 def _search(r: sp.Expr, gens: list[sp.Expr], vs: list[sp.Symbol]) -> list[Fraction]:
     """Coordinate ascent on the (concave) smallest eigenvalue of G(r + sum l_i g_i)."""
-    base = np.array(_gram(r, vs).tolist(), dtype=float)
-    parts = [np.array(_gram(g, vs).tolist(), dtype=float) for g in gens]
+    grams = [_gram(e, vs) for e in (r, *gens)]
+    if any(G is None for G in grams):  # a generator of degree > 2: no quadratic multiplier search
+        return [Fraction(0)] * len(gens)
+    base, *parts = [np.array(G.tolist(), dtype=np.float64) for G in grams if G is not None]
     lam = np.zeros(len(gens))
 
     def score(v: np.ndarray) -> float:
-        return float(np.linalg.eigvalsh(base + sum(x * P for x, P in zip(v, parts)))[0])
+        return float(np.linalg.eigvalsh(base + sum(x * P for x, P in zip(v, parts, strict=False)))[0])
 
     for _ in range(6):
         for i in range(len(gens)):
@@ -78,7 +80,7 @@ def gram_certificate(r: sp.Expr, gens: list[sp.Expr]) -> dict | None:
     if not vs or len(vs) > MAX_VARS or any(v.is_real is not True and not any(g.has(v) for g in gens) for v in vs) or _gram(r, vs) is None:
         return None
     lam = _search(r, gens, vs) if gens else []
-    f = sp.expand(r + sum(sp.Rational(x.numerator, x.denominator) * g for x, g in zip(lam, gens)))
+    f = sp.expand(r + sum(sp.Rational(x.numerator, x.denominator) * g for x, g in zip(lam, gens, strict=False)))
     G = _gram(f, vs)
     m = sp.Matrix([1, *vs])
     if G is None or sp.expand((m.T * G * m)[0] - f) != 0 or not _psd(G):

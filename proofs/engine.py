@@ -33,7 +33,7 @@ from typing import Any
 
 import sympy as sp
 
-from sinpe.spec.theorems import ALL_PLANS, K, P, PAIRED_PLANS, PARAMETERS, Claim, Obligation, statement_text
+from sinpe.spec.theorems import ALL_PLANS, PAIRED_PLANS, PARAMETERS, Claim, K, Obligation, P, statement_text
 
 from . import canonical, groebner, normal
 from .budget import OutOfTime, budget

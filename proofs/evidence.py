@@ -19,9 +19,10 @@ inside a :func:`quiet` function (a search, not a step), records nothing.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 
 @dataclass
@@ -60,7 +61,7 @@ def records(kind: str, *names: str) -> Callable:
             finally:
                 rec.depth -= 1
             if out:
-                rec.pending.append((kind, {**dict(zip(names, args)), **kwargs}, out))
+                rec.pending.append((kind, {**dict(zip(names, args, strict=False)), **kwargs}, out))
             return out
         return helper
     return wrap

@@ -107,7 +107,7 @@ def certify(f: sp.Expr) -> Certificate:
 
 def recheck(c: Certificate) -> bool:
     """Re-verify a certificate with ``expand`` alone: ``f - sum q*g - r == 0``."""
-    return sp.expand(c.f - sum((q * g for q, g in zip(c.quotients, c.generators)), sp.Integer(0)) - c.remainder) == 0
+    return sp.expand(c.f - sum((q * g for q, g in zip(c.quotients, c.generators, strict=False)), sp.Integer(0)) - c.remainder) == 0
 
 
 def is_manifest_sos(r: sp.Expr, real: set[sp.Symbol] | None = None) -> bool:

@@ -27,15 +27,17 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 MUTANT_TIMEOUT = 600.0  # seconds for one definition mutant's child (fingerprint and proofs); past it: a survivor
 
@@ -183,7 +185,7 @@ def fingerprint() -> str:
     for gname in ("mae", "timm"):
         put(reference_f64(grid_plan(get_grid(gname, 16, (3, 4))))[0])
     cert = Certifier()
-    for name, prof in PRESETS.items():
+    for prof in PRESETS.values():
         for d in (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096):
             if d % 2 and prof.odd == "error":
                 continue
@@ -292,6 +294,11 @@ def run_definition_mutants(names: list[str] | None = None, workers: int = 2,
 
 # --------------------------------------------------------------------------------------------- scope mutants
 
+def _claims_without(t: Any, plan: str) -> list[Any]:
+    """The claims of theorem ``t`` but those of one plan (the mutant 'plans-...')."""
+    return [c for c in t.claims() if c.plan != plan]
+
+
 def scope_mutants(t: Any) -> list[tuple[str, Callable[[], Any]]]:
     """The scope mutants of an :class:`~sinpe.proofs.engine.ObligationTheorem`: each a (name, prove) pair whose
     proof must come out not proven."""
@@ -303,17 +310,17 @@ def scope_mutants(t: Any) -> list[tuple[str, Callable[[], Any]]]:
     if unused is not None:
         wide = copy.copy(t)
         wide.params = t.params + (unused,)
-        out.append((f"scope+{unused}", lambda w=wide: w.prove(witness=False)))
+        out.append((f"scope+{unused}", functools.partial(wide.prove, witness=False)))
     if t.params:
         narrow = copy.copy(t)
         narrow.params = t.params[1:]
-        out.append((f"scope-{t.params[0]}", lambda w=narrow: w.prove(witness=False)))
+        out.append((f"scope-{t.params[0]}", functools.partial(narrow.prove, witness=False)))
     if not t.per_label and any(c.plan for c in t.claims()):
         drop = next(c.plan for c in t.claims() if c.plan)
         fewer = copy.copy(t)
-        fewer._claims = lambda t=t, drop=drop: [c for c in t.claims() if c.plan != drop]
+        fewer._claims = functools.partial(_claims_without, t, drop)
         fewer._claim_cache, fewer._cache = None, None
-        out.append((f"plans-{drop}", lambda w=fewer: w.prove(witness=False)))
+        out.append((f"plans-{drop}", functools.partial(fewer.prove, witness=False)))
     return out
 
 
@@ -496,8 +503,9 @@ def _patch_distinct() -> Any:
 
 
 def _sentinel_at() -> bool:
-    from sinpe.spec.theorems import AT_NEG, KNEG, K
     import sympy as sp
+
+    from sinpe.spec.theorems import AT_NEG, KNEG, K
     return _decides(sp.sin(KNEG), sp.sin(K), at=AT_NEG)  # sin(-k) = sin(k): false
 
 

@@ -22,7 +22,7 @@ import sympy as sp
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import Profile
-from sinpe.spec.theorems import ALPHA, BASE, DEN, K, N, P, SIGMA, Obligation, SymbolicPlan
+from sinpe.spec.theorems import ALPHA, BASE, DEN, SIGMA, K, N, P, SymbolicPlan
 
 from . import normal
 from .canonical import NotCanonical, coefficients
@@ -102,7 +102,8 @@ def prefixed(prefix: str, steps: list[Step]) -> list[Step]:
     """The steps named ``prefix + what``, what certifies each (its plan, match or conformance) kept for the new name."""
     out = []
     for ok, size, what in steps:
-        for registry in (STEP_PLANS, STEP_MATCHES, STEP_CONFORMS):
+        registries: tuple[dict[str, Any], ...] = (STEP_PLANS, STEP_MATCHES, STEP_CONFORMS)
+        for registry in registries:
             if what in registry:
                 registry[prefix + what] = registry[what]
         out.append((ok, size, prefix + what))
@@ -204,18 +205,19 @@ def conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> list[Ste
     equal as polynomials in n; for a single label, the same column), the plan and the table hold as many labels
     of each function (rational identities), and n = 0 (d = 1) is computed."""
     steps, claims = _conformance_steps(plan, rules, source)
-    STEP_CONFORMS.update({what: (plan, tuple(rules), claim) for (_, _, what), claim in zip(steps, claims)})
+    STEP_CONFORMS.update({what: (plan, tuple(rules), claim) for (_, _, what), claim in zip(steps, claims, strict=True)})
     return steps
 
 
 def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[list[Step], list[tuple]]:
     out: list[Step] = []
-    claims = [("segment", k) for k in range(len(plan.segments()))] + [("labels", f) for f in ("sin", "cos", "zero")]
+    claims: list[tuple] = [("segment", k) for k in range(len(plan.segments()))]
+    claims += [("labels", f) for f in ("sin", "cos", "zero")]
     rs = [(k, sp.sympify(lo), sp.sympify(hi), int(a), sp.sympify(c)) for k, lo, hi, a, c in rules]
     for s in plan.segments():
         single = rational_identity(s.hi - s.lo, 1)
 
-        def same_map(r: tuple) -> bool:
+        def same_map(r: tuple, s: Any = s, single: bool = single) -> bool:  # this segment's, bound now
             _, _, _, a, c = r
             if single:
                 return rational_identity(a * s.lo + c, s.a * s.lo + s.c)
@@ -228,7 +230,7 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[l
         told = sum((r[2] - r[1] for r in rs if r[0] == kind), sp.Integer(0))
         out.append((rational_identity(mine, told), 1, f"{plan.name}: {mine} {kind} labels, as {source} says ({told})"))
     if plan.odd:
-        at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs  # noqa: E731
+        at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs
                                   for i in range(int(sp.sympify(lo).subs(N, 0)), int(sp.sympify(hi).subs(N, 0))))
         mine0 = at0([(t.kind, t.lo, t.hi, t.a, t.c) for t in plan.segments()])
         out.append((mine0 == at0(rs), 1, f"{plan.name}: n = 0 (d = 1): {mine0}, as {source} says"))
@@ -239,14 +241,20 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[l
 CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097)
 
 
+def _linear(e: sp.Expr) -> tuple[int, int]:
+    """(r, q) of an integer linear form e(n) = q n + r."""
+    if not sp.sympify(e).has(N):
+        return int(e), 0
+    r, q = ([0, 0] + sp.Poly(sp.sympify(e), N).all_coeffs())[-2:][::-1]
+    return int(r), int(q)
+
+
 def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS) -> list[Step]:
     """Cross-check (not the proof): the symbolic segments, read back as integer linear forms in n, give the
     same columns as the column data the kernels read (``column_data``: kinds and labels) at every width of
     ``widths`` of the plan's parity."""
     prof = Profile(layout=plan.layout, odd=plan.odd_rule)
-    forms = [(s.kind, *(tuple(int(x) for x in ([0, 0] + sp.Poly(sp.sympify(e), N).all_coeffs())[-2:][::-1])
-                        if sp.sympify(e).has(N) else (int(e), 0) for e in (s.lo, s.hi, s.c)), s.a)
-             for s in plan.segments()]  # (kind, (r, q) of lo, hi, c, a): e(n) = q n + r
+    forms = [(s.kind, _linear(s.lo), _linear(s.hi), _linear(s.c), s.a) for s in plan.segments()]  # (kind, lo, hi, c, a)
     ds = [d for d in widths if d % 2 == int(plan.odd)]
     bad = []
     for d in ds:
@@ -381,7 +389,7 @@ def block_rows(plan: SymbolicPlan) -> list[tuple[T.Segment, T.Segment | None]]:
     """M_k as a block operator on the plan: each paired segment (label (f, i), column a i + c) with its partner,
     the segment of the other function over the same labels (bounds equal as polynomials in n); a zero segment
     maps to itself (partner None). The unpaired odd column has no row (THM-SHIFT's odd-d clause)."""
-    out = []
+    out: list[tuple[T.Segment, T.Segment | None]] = []
     for s in plan.segments():
         if s.kind == "zero":
             out.append((s, None))

@@ -13,14 +13,28 @@ import sympy as sp
 
 from sinpe.spec import theorems as T
 from sinpe.spec.profiles import PRESETS
-from sinpe.spec.theorems import ALPHA, GENERIC, N, OFFSET, SIGMA, Instance, K, P, PLANS, Obligation
+from sinpe.spec.theorems import ALPHA, GENERIC, OFFSET, PLANS, SIGMA, Instance, K, N, Obligation, P
 
 from .balls import certified_sign
 from .engine import ObligationTheorem
 from .evidence import step
-from .symbolic import (ALPHA_NZ, LOG_B, RULE_BLOCK, RULE_REINDEX, SIGMA_NZ, assumed, block_shift, conformance_steps,
-                       label_steps, layout_label_steps, mutate_plan, normal_identity, odd_shift_steps, plan_crosscheck,
-                       plan_steps)
+from .symbolic import (
+    ALPHA_NZ,
+    LOG_B,
+    RULE_BLOCK,
+    RULE_REINDEX,
+    SIGMA_NZ,
+    assumed,
+    block_shift,
+    conformance_steps,
+    label_steps,
+    layout_label_steps,
+    mutate_plan,
+    normal_identity,
+    odd_shift_steps,
+    plan_crosscheck,
+    plan_steps,
+)
 
 AX_CHARACTERS = "AX-CHARACTERS: distinct characters exp(i <f, x>) are linearly independent (Dedekind/Artin)"
 RULE_SUM = "RULE-SUM-LINEARITY: sum_i (a f_i + b g_i) = a sum_i f_i + b sum_i g_i over one range; sum_{i=lo}^{hi} 1 = hi - lo + 1"
@@ -37,11 +51,11 @@ def _paired() -> tuple[Instance, ...]:
     return tuple(i for i in _all() if T.fully_paired(i))
 
 
-def _over(build, insts):  # noqa: ANN001
+def _over(build, insts):
     return lambda: [ob for inst in insts() for ob in build(inst)]
 
 
-def _plans(build, which=lambda pl: True):  # noqa: ANN001
+def _plans(build, which=lambda pl: True):
     return lambda: [ob for pl in PLANS if which(pl) for ob in build(pl)]
 
 
@@ -101,7 +115,7 @@ def direction_steps(mutation: str | None) -> list[tuple[bool, int, str]]:
     """THM-DIR: g(k) - g(-k) is not identically 0: at vaswani d = 2, k = 1 it is 2 sin 1 > 0 (ball)."""
     inst = Instance(PRESETS["vaswani"], 2)
     J = inst.direction_matrix()
-    g = lambda s: (sp.Matrix(inst.pe(P)).T * J * sp.Matrix(inst.pe(P + s)))[0, 0]  # noqa: E731
+    g = lambda s: (sp.Matrix(inst.pe(P)).T * J * sp.Matrix(inst.pe(P + s)))[0, 0]
     c = sp.expand((g(K) - g(-K)).subs({P: 0, K: 1}))
     sign = certified_sign(c)
     return [step(sign is not None, 1, f"vaswani d=2: g(1) - g(-1) = {c} certified nonzero (ball sign {sign})")]

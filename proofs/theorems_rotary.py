@@ -16,7 +16,7 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     (i, i + n), rotate-every-two (2i, 2i + 1): ``ROTARY_RULES``, typed apart); mutation 'pair-offset' moves a
     segment, 'pairs-swapped' claims each layout's pairs for the other."""
     from sinpe.spec.definition import rotary_definition, rotary_pairs
-    from sinpe.spec.theorems import I_, N, ROTARY_RULES, rotary_schedule_statement, show, symbolic
+    from sinpe.spec.theorems import I_, ROTARY_RULES, N, rotary_schedule_statement, show, symbolic
 
     from .evidence import step
     from .symbolic import conformance_steps, label_steps, mutate_plan, plan_steps, prefixed, rational_identity
@@ -35,9 +35,7 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
 
 
 def describe_pairs() -> str:
-    from sinpe.spec.theorems import ROTARY_RULES
-
-    from sinpe.spec.theorems import rule_text
+    from sinpe.spec.theorems import ROTARY_RULES, rule_text
     return "the rotated pairs (first member 'sin', second 'cos') of a layout of dim = 2n columns: " + "; ".join(
         f"{lay}: {rule_text(rules)}" for lay, rules in ROTARY_RULES.items())
 

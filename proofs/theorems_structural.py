@@ -10,24 +10,33 @@ Facts taken as axioms are named in the result's ``axioms`` (THM-INJ depends on p
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 import time
+from fractions import Fraction
 
 import sympy as sp
 
 from sinpe.spec import theorems as T
 from sinpe.spec.definition import SYMPY, column_data, definition, exponent, n_frequencies, pairs_exponent, weight
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
-from sinpe.spec.theorems import GENERIC, K, N, P, STATEMENTS, Claim, Instance, Obligation, show, statement_text
+from sinpe.spec.theorems import GENERIC, STATEMENTS, Claim, Instance, K, N, Obligation, P, show, statement_text
 
-from . import certificates
-from .engine import (STEP_BUDGET, ProofResult, _timed, assumption_words, decide_obligation, hypotheses, is_syntactic,
-                     scope_mismatch, scope_of)
-from .evidence import fact
-from .symbolic import assumed, positive_from, rational_identity
+from . import evidence
 from .balls import certified_sign, enclosure
 from .canonical import coefficients
+from .engine import (
+    STEP_BUDGET,
+    ProofResult,
+    _timed,
+    assumption_words,
+    decide_obligation,
+    hypotheses,
+    is_syntactic,
+    scope_mismatch,
+    scope_of,
+)
+from .evidence import fact
 from .groebner import Certificate, recheck
+from .symbolic import assumed, positive_from, rational_identity
 from .theorems_identities import AX_CHARACTERS
 
 AX_PI_IRRATIONAL = "AX-PI-IRRATIONAL: pi is irrational (Lambert 1761; sympy.pi.is_rational is False)"
@@ -52,7 +61,7 @@ class Steps:
 
     def check(self, ok: bool, what: str, size: int = 1, certificate: Certificate | None = None) -> bool:
         """Count one decided step; ``certificate`` (an ideal membership) is exported by ``--certificates``."""
-        certificates.note_step(what, certificate)
+        evidence.note_step(what, certificate)
         return self._count(ok, what, size)
 
     def _count(self, ok: bool, what: str, size: int) -> bool:
@@ -66,7 +75,7 @@ class Steps:
         if is_syntactic(ob):
             self.syntactic += 1
             return True
-        certificates.note_obligation(ob)
+        evidence.note_obligation(ob)
         got, late = _timed(STEP_BUDGET, decide_obligation, ob)
         ok, n, why = got if got is not None else (False, 0, late)
         return self._count(ok, f"{ob.name}: {why}", n)
@@ -122,7 +131,7 @@ def _largest_claim(profile: Profile, odd: bool, d: sp.Expr) -> sp.Expr:
 RULE_FLOOR = "RULE-FLOOR: for an integer i and a real x, i <= x iff i <= floor(x) (the definition of floor)"
 
 
-def _count_steps(st: "Steps", mutation: str | None) -> None:
+def _count_steps(st: Steps, mutation: str | None) -> None:
     """THM-WAVE (d), every schedule: #{0 <= i < N : lambda_i <= L} = min(N, floor(x) + 1) for L >= 2 pi and 0 for
     L < 2 pi, x = D log_b(L / 2 pi). b = 1 + beta (beta > 0), D > 0, L = 2 pi r (r > 0): decided by the assumption
     engine (signs of logs), a rational identity (the rearrangement), RULE-FLOOR and min evaluated in both cases
@@ -182,7 +191,7 @@ class Wavelengths:
                        checked)
 
     @staticmethod
-    def _kernel_exponents(st: "Steps", widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
+    def _kernel_exponents(st: Steps, widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
                                                                          4095, 4096, 4097)) -> int:
         """Cross-check (not the proof): the exponents the kernels read (``column_data``) are k / D with
         DEF-SCHEDULE's D, for every schedule of the presets and every d in ``widths``."""
@@ -208,7 +217,7 @@ class Wavelengths:
         return checked
 
     @staticmethod
-    def _preset(st: "Steps", name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
+    def _preset(st: Steps, name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
         i = sp.Symbol("i", integer=True, nonnegative=True)
         df = definition(prof, odd)
         D = df.schedule.denominator(N)
@@ -221,7 +230,7 @@ class Wavelengths:
         # the schedule's domain, decided before any expression in e_i = i/D is built (SymPy cancels (n-1)/(n-1))
         n0 = 1 if prof.shift is None or mutation == "t2t-every-d" else max(1, int(prof.shift) + 1)
         st.check(positive_from(D, N, n0), f"{name} ({parity}): D = {D} > 0 for n >= {n0}")
-        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)  # noqa: E731
+        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)
         b, where = T.BASE, f"{name}, {parity}" + (f", n >= {n0}" if n0 > 1 else "")
         ratio = 2 / D_claim if mutation == "ratio" else 1 / D_claim
         st.claim(Claim("lambda_i = 2*pi/w_i", lam(i), 2 * sp.pi * b ** (i / D_claim), plan=where))
@@ -304,7 +313,7 @@ class Injectivity:
         sigma = sp.Symbol("sigma", rational=True, **({} if mutation == "sigma-any" else {"nonzero": True}))
         alpha = sp.Symbol("alpha", real=True, **({} if mutation == "alpha-any" else {"nonzero": True}))
         # the constant of AX-EXP-KERNEL: pi, or (axiom withdrawn) an arbitrary positive real constant
-        period = {"no-pi-axiom": sp.Symbol("c", positive=True), "kernel-sqrt2": sp.sqrt(2)}.get(mutation, sp.pi)
+        period = {"no-pi-axiom": sp.Symbol("c", positive=True), "kernel-sqrt2": sp.sqrt(2)}.get(mutation or "", sp.pi)
         for plan in T.PLANS:  # (1) every plan holds sin_0 and cos_0 once n >= 1 (d >= 2)
             kinds = {s.kind for s in plan.paired if s.lo == 0 and positive_from(s.hi - s.lo, N, 1)}
             fact("plan", plan=plan)
@@ -313,7 +322,7 @@ class Injectivity:
             for odd in (False, True):
                 st.check(rational_identity(pairs_exponent(prof, N, odd, T.I_), 0, ((T.I_, 0),)), f"{name}: e_0 = 0 (odd={odd})")
         sub = {T.SIGMA: sigma, T.ALPHA: alpha}
-        th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)  # noqa: E731
+        th = lambda x: T.theta_sym(sp.Integer(0), x).xreplace(sub)
         st.check(rational_identity(T.theta_sym(T.I_, p).xreplace(sub), sigma * (p + T.OFFSET), ((T.I_, 0),)),
                  f"theta_0(p) = {th(p)} = sigma (p + o)")
         # (3) alpha != 0: equality of alpha sin, alpha cos gives equality of sin, cos
@@ -397,7 +406,7 @@ class NonPermutation:
             self._separate(A_, B_, n_min, st, f"{a_name} vs {b_name}", mutation)
             # d = 2: the two tables are equal column by column (t2t's max(n - 1, 1) guard)
             ia, ib = Instance(PRESETS[a_name], 2), Instance(PRESETS[b_name], 2)
-            for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P))):
+            for j, (x, y) in enumerate(zip(ia.pe(P), ib.pe(P), strict=True)):
                 st.obligation(Obligation(f"{a_name} vs {b_name}, d=2: column {j} equal", x, y))
         st.says("no column permutation maps the tensor2tensor table to the Vaswani table (" + ", ".join(
             f"{a} vs {b}" for a, b in self.PAIRS) + ") at even d >= 4; at d = 2 they are equal")
@@ -493,7 +502,7 @@ class Attention:
         # (a) not a function of n - m: vaswani d = 2, W = e_sin0 e_sin0^T (or I under the mutation), (m,n) = (0,1), (1,2)
         inst = Instance(PRESETS["vaswani"], 2)
         W = sp.eye(2) if mutation == "identity-W" else sp.Matrix([[1, 0], [0, 0]])
-        score = lambda m, n: (sp.Matrix(inst.pe(sp.Integer(m))).T * W * sp.Matrix(inst.pe(sp.Integer(n))))[0, 0]  # noqa: E731
+        score = lambda m, n: (sp.Matrix(inst.pe(sp.Integer(m))).T * W * sp.Matrix(inst.pe(sp.Integer(n))))[0, 0]
         diff = sp.expand(score(1, 2) - score(0, 1))
         enc = enclosure(diff)
         st.check(certified_sign(diff) is not None, f"score(1,2) - score(0,1) = {diff} = {enc.str(5)} is certified nonzero (flint ball)")
@@ -525,7 +534,7 @@ class Attention:
         A, _ = sp.linear_eq_to_matrix(conds, ws)
         nullity = n * n - A.rank()
         fam, params = _block_family(inst, mutation, invisible=True)
-        sub = dict(zip(ws, fam))
+        sub = dict(zip(ws, fam, strict=False))
         ok_in = all(sp.expand(c.xreplace(sub)) == 0 for c in conds)
         fact("linear-family", claim="contains", expr=f, unknowns=ws, variables=(m, nn, t), family=list(fam), params=params)
         st.check(ok_in, f"{inst.name}: the claimed family a I + b J satisfies every coefficient condition")

@@ -19,6 +19,8 @@ False
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import flint
 import sympy as sp
@@ -26,15 +28,13 @@ import sympy as sp
 from sinpe.spec.theorems import Obligation
 
 from .balls import NotEvaluable, acb_value
+from .claims import SEED, _ball, _candidates
 
-
-SEED = 20170612  # the arXiv date of Vaswani et al.: witnesses are reproducible
-RECORD = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
+RECORD: Callable[[Any, dict, Any, Any], None] | None = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
 
 
 def witness(obs: list[Obligation], points: int = 3, seed: int = SEED) -> tuple[bool, str]:
     """(no refutation found, one-line report) over every obligation."""
-    from .claims import _ball, _candidates
     rng = random.Random(seed)
     worst = flint.arb(0)
     n = skipped = 0

@@ -18,9 +18,10 @@ device or directory, never an input).
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
-from typing import Any, Sequence
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -88,7 +89,7 @@ def column_groups(profile: Any, d: int) -> list[tuple[str, np.ndarray]]:
     if live.size:
         kmax = int(ks[live].max()) + 1
         edges = np.unique(np.linspace(0, kmax, min(GROUPS, kmax) + 1).astype(int))
-        for lo, hi in zip(edges[:-1], edges[1:]):
+        for lo, hi in pairwise(edges):
             cols = live[(ks[live] >= lo) & (ks[live] < hi)]
             if cols.size:
                 out.append((f"k in [{lo}, {hi})", cols))
@@ -101,10 +102,10 @@ def entry_figures(data: Any, positions: np.ndarray, profile: Any, d: int, dtype:
                   working: str | None) -> dict[str, Any]:
     """Per row and column group: max |y - PE| and max bound; the failing entries (row, column, error) -- above
     the bound or not finite. Rows in chunks (bounded memory)."""
-    from sinpe.spec.tolerance import allowed_abs_error
     from sinpe.reference.checking.check import reference_chunk
     from sinpe.reference.oracles.fast import column_plan, frequency_words
     from sinpe.spec.definition import column_data
+    from sinpe.spec.tolerance import allowed_abs_error
     cd = column_data(profile, d)
     kind, ks = column_plan(cd)
     fw = frequency_words(cd)[4]

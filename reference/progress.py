@@ -21,7 +21,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 DELAY = 1.0        # seconds of work before the first line is drawn (enabled=None)
 INTERVAL = 0.2     # seconds between two redraws

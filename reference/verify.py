@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 
 @dataclass

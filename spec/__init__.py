@@ -6,8 +6,20 @@ rounded to (:mod:`sinpe.spec.formats`) and the normative text ``SPEC.md``.
 """
 from __future__ import annotations
 
-from .profiles import PRESETS, Profile, get_profile
+import os
+
+# One name per file: this folder is the package sinpe.spec (pyproject.toml's package-dir), never a top-level
+# `spec` (the repository root is on sys.path under `python -m`).
+if __name__ != "sinpe.spec":
+    raise ImportError(f"spec/ is the package sinpe.spec, not {__name__!r}: import sinpe.spec (installed by make)")
+# Under the strict editable install (`make`) this package is a link tree under build/; its sources' own folder is
+# a second entry, so that what reads the package's path (the sandbox's read roots, confine.read_roots) covers
+# the files the links point to.
+if os.path.realpath(__path__[0]) != os.path.dirname(os.path.realpath(__file__)):
+    __path__.append(os.path.dirname(os.path.realpath(__file__)))
+
 from .definition import Column, columns, exponent, phase, value
+from .profiles import PRESETS, Profile, get_profile
 
 SPEC_VERSION = "4.0.0"  # semver of the spec and its verdicts (spec/CHANGELOG.md)
 # The version whose definitions (section 1) and reference values (section 3) the golden vectors follow:

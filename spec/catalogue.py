@@ -9,7 +9,8 @@ ValueError: unknown source 'b'; known: a
 """
 from __future__ import annotations
 
-from typing import Mapping, TypeVar
+from collections.abc import Mapping
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@
 The seed chapter is the Chinese book section "4.1 正弦位置编码" (the project's starting text).
 Each :class:`Claim` cites it by section, table, row and value, restates the claim in one line
 of our own words, and records the value exactly as printed (``claimed``) and how the audit
-compares it. *No verdict is stored here*: :mod:`sinpe.reference.chapter.audit` computes every verdict
+compares it. *No verdict is stored here*: :mod:`sinpe.reference.audit.claims` computes every verdict
 from the formula (``sinpe.spec.definition``) at run time. The catalogue never reads the chapter.
 
 Comparison kinds (``compare``), fixed by SPEC.md REQ-CLAIMS-VERDICT:
@@ -14,7 +14,7 @@ Comparison kinds (``compare``), fixed by SPEC.md REQ-CLAIMS-VERDICT:
 - ``exact``: the exact rational (or integer) value must equal the printed one.
 - ``true``: a statement; the computed value must be True.
 
-``quantity`` names the computation in ``sinpe.reference.chapter.audit.QUANTITIES`` and ``args`` its
+``quantity`` names the computation in ``sinpe.reference.audit.claims.QUANTITIES`` and ``args`` its
 arguments; ``thm`` links the theorem of the spec (SPEC.md section 5) a claim is an instance of;
 ``caveat`` is a reading the chapter does not state and that a holding verdict then carries
 (the verdict becomes ``holds-with-note``).
@@ -28,8 +28,10 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
+
 from .catalogue import lookup
 
 COMPARE_KINDS = ("round", "nearly", "exact", "true")
@@ -67,7 +69,7 @@ class Claim:
         unit = " (percent)" if self.claimed.endswith("%") else ""
         return (f"{places} decimal{'s' if places != 1 else ''}" if places else "nearest integer") + unit
 
-    def with_claimed(self, claimed: str) -> "Claim":
+    def with_claimed(self, claimed: str) -> Claim:
         """The same claim with another printed value (used to show that verdicts flip)."""
         return replace(self, claimed=claimed)
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
-from typing import Any, Protocol
+from functools import cache, cached_property, lru_cache
+from itertools import pairwise
+from typing import Any, Generic, Protocol, TypeVar
 
 from .profiles import Profile
 
@@ -211,8 +212,18 @@ class Segment:
         return range(self.lo(n), self.hi(n))
 
 
+class _Labelled(Protocol):
+    """A segment of a plan, as the plan itself reads it: which function its labels belong to."""
+
+    @property
+    def kind(self) -> str: ...
+
+
+_Seg = TypeVar("_Seg", bound=_Labelled)
+
+
 @dataclass(frozen=True)
-class ChannelPlan:
+class ChannelPlan(Generic[_Seg]):
     """DEF-LAYOUT and DEF-ODD as data, symbolic in n: d = 2n (+1 if ``odd``).
 
     ``paired``: the segments of sin_i and cos_i for 0 <= i < n; ``extra``: the odd column (sin_n, cos_n
@@ -228,8 +239,8 @@ class ChannelPlan:
     layout: str
     odd_rule: str
     odd: bool
-    paired: tuple[Segment, ...]
-    extra: Segment | None
+    paired: tuple[_Seg, ...]  # :class:`Segment` here; the proofs' SymPy segments in sinpe.spec.theorems.SymbolicPlan
+    extra: _Seg | None
 
     @property
     def name(self) -> str:
@@ -238,7 +249,7 @@ class ChannelPlan:
     def d(self, n: Any) -> Any:
         return 2 * n + int(self.odd)
 
-    def segments(self) -> tuple[Segment, ...]:
+    def segments(self) -> tuple[_Seg, ...]:
         return self.paired + ((self.extra,) if self.extra else ())
 
     def n_labels(self, n: Any) -> Any:
@@ -249,12 +260,12 @@ class ChannelPlan:
         """'sin' or 'cos' if the odd column is an unpaired frequency n, 'zero', or None (even d)."""
         return None if self.extra is None else self.extra.kind
 
-    def at(self, n: int) -> tuple[Column, ...]:
+    def at(self: ChannelPlan[Segment], n: int) -> tuple[Column, ...]:
         """What each of the d = 2n (+1) columns holds (ValueError if the segments do not tile [0, d))."""
         kinds, labels = self.tables(n)
-        return tuple(Column(kind, k) for kind, k in zip(kinds, labels))
+        return tuple(Column(kind, k) for kind, k in zip(kinds, labels, strict=True))
 
-    def tables(self, n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    def tables(self: ChannelPlan[Segment], n: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """``(kinds, labels)`` of the d = 2n (+1) columns, each segment copied as a slice (ValueError if the
         segments do not tile [0, d): a column written twice, outside, or not at all)."""
         d = self.d(n)
@@ -281,8 +292,8 @@ LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
 ODD_RULES = ("trailing-sin", "zero-pad", "ceil-split")
 
 
-@lru_cache(maxsize=None)
-def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
+@cache
+def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan[Segment]:
     """The column plan of ``layout`` under ``odd_rule`` (DEF-LAYOUT, DEF-ODD) for d = 2n (+1 if ``odd``).
 
     interleaved: sin_i at 2i, cos_i at 2i+1; sin-cos / cos-sin: the first function's n columns, then the
@@ -311,7 +322,7 @@ def channel_plan(layout: str, odd_rule: str, odd: bool) -> ChannelPlan:
     return ChannelPlan(layout, odd_rule, odd, paired, extra)
 
 
-def plan_of(profile: Profile, d: int) -> ChannelPlan:
+def plan_of(profile: Profile, d: int) -> ChannelPlan[Segment]:
     """The channel plan of ``profile`` at width d (DEF-ODD's 'error' rule refuses odd d)."""
     check_width(d)
     if d % 2 and profile.odd == "error":
@@ -325,7 +336,7 @@ def plan_of(profile: Profile, d: int) -> ChannelPlan:
 ROTARY_PAIRING = {"pairs": "interleaved", "halves": "sin-cos"}
 
 
-def rotary_pairs(layout: str) -> ChannelPlan:
+def rotary_pairs(layout: str) -> ChannelPlan[Segment]:
     """The channel plan of a duplicated rotary layout (DEF-ROPE-LAYOUT): its 'sin' segment holds the first
     member of each rotated pair, its 'cos' segment the second, both of frequency label i.
 
@@ -353,7 +364,7 @@ class Definition:
     ('sin-cos, even d', Fraction(3, 1), (Fraction(0, 1), Fraction(1, 3), Fraction(2, 3), Fraction(1, 1)))
     """
 
-    plan: ChannelPlan
+    plan: ChannelPlan[Segment]
     schedule: Schedule
     base: Any
     scale: Any
@@ -367,7 +378,7 @@ class Definition:
         w = weight(self.schedule.exponent(n, i), self.base, ops)
         return entry(kind, theta(p, w, self.offset, self.scale, ops), self.amplitude, ops)
 
-    def at(self, d: int) -> "ColumnData":
+    def at(self, d: int) -> ColumnData:
         """The column data at width d (its parity must be the plan's)."""
         check_width(d)
         if d % 2 != int(self.plan.odd):
@@ -426,16 +437,16 @@ class ColumnData:
     @cached_property
     def partner(self) -> tuple[int | None, ...]:
         """Per column, the column of the other function with the same label (None: a zero or unpaired column)."""
-        where = {(f, k): j for j, (f, k) in enumerate(zip(self.kinds, self.labels))}
+        where = {(f, k): j for j, (f, k) in enumerate(zip(self.kinds, self.labels, strict=True))}
         return tuple(where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None
-                     for f, k in zip(self.kinds, self.labels))
+                     for f, k in zip(self.kinds, self.labels, strict=True))
 
     @cached_property
     def columns(self) -> tuple[Column, ...]:
-        return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels))
+        return tuple(Column(kind, 0 if kind == "zero" else k) for kind, k in zip(self.kinds, self.labels, strict=True))
 
     @cached_property
-    def index(self) -> "ColumnIndex":
+    def index(self) -> ColumnIndex:
         """The columns as copy instructions (:class:`ColumnIndex`)."""
         dst, src = {}, {}
         for f in ("sin", "cos"):
@@ -509,7 +520,7 @@ def _as_slice(js: list[int]) -> Any:
     if not js:
         return slice(0, 0)
     step = js[1] - js[0] if len(js) > 1 else 1
-    if step > 0 and all(b - a == step for a, b in zip(js, js[1:])):
+    if step > 0 and all(b - a == step for a, b in pairwise(js)):
         return slice(js[0], js[-1] + 1, step)
     import numpy as np
     return np.array(js, dtype=np.intp)
@@ -587,7 +598,7 @@ def row(cd: ColumnData, p: Any, ops: Backend) -> list[Any]:
     """PE(p) as a list of d backend values (each frequency's phase computed once)."""
     thetas: dict[int, Any] = {}
     out = []
-    for kind, k in zip(cd.kinds, cd.labels):
+    for kind, k in zip(cd.kinds, cd.labels, strict=True):
         if kind != "zero" and k not in thetas:
             thetas[k] = phase(cd, k, p, ops)
         out.append(value(cd, kind, thetas.get(k), ops))
@@ -624,4 +635,4 @@ class _LazySympy:
         return getattr(_LazySympy._impl, name)
 
 
-SYMPY: Backend = _LazySympy()  # type: ignore[assignment]
+SYMPY: Backend = _LazySympy()

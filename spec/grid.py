@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .definition import column_data
 from .profiles import Profile, get_profile

@@ -12,8 +12,8 @@ transcribes each formula and ``tests/test_grid_rotary.py`` checks it against the
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 
 @dataclass(frozen=True)

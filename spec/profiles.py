@@ -13,13 +13,13 @@ Fraction(1, 1)
 from __future__ import annotations
 
 import dataclasses
-import re
-from dataclasses import dataclass
 import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Union
 
-Number = Union[int, float, str, Fraction]
+Number = int | float | str | Fraction
 
 MAX_DECIMAL_EXPONENT = 4000  # |e| of a decimal 'Me±e': bounded before 10**e is computed (REQ-CHECK-LIMITS)
 MAX_NUMBER_CHARS = 1000
@@ -218,7 +218,7 @@ class Profile:
         if self.base <= 0 or self.base == 1:
             raise ValueError(f"base must be positive and not 1; got {self.base}")
 
-    def replace(self, **changes: object) -> "Profile":
+    def replace(self, **changes: object) -> Profile:
         """A copy with some parameters changed; the name is dropped unless it still matches a preset."""
         p = dataclasses.replace(self, name=None, **changes)  # type: ignore[arg-type]
         return dataclasses.replace(p, name=preset_name_of(p))

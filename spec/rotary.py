@@ -26,9 +26,10 @@ caller raises the precision).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .definition import rotary_data
 from .profiles import Number, to_fraction
@@ -124,7 +125,7 @@ class RotaryProfile:
             raise ValueError(f"mrope_section must be 1..{MAX_AXES} positive integers; got {self.mrope_section!r}")
         object.__setattr__(self, "mrope_section", sec)
 
-    def replace(self, **changes: object) -> "RotaryProfile":
+    def replace(self, **changes: object) -> RotaryProfile:
         changes.setdefault("name", None)  # a changed preset is no longer the preset
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
@@ -324,7 +325,7 @@ def frequencies(rp: RotaryProfile, dim: int, ctx: Any) -> list[Any]:
     if rp.rule == "linear":
         return [x / s for x in w]
     if rp.rule == "longrope":  # DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k
-        return [x / _q(ctx, f) for x, f in zip(w, rp.ext_factors or ())]
+        return [x / _q(ctx, f) for x, f in zip(w, rp.ext_factors or (), strict=False)]
     if rp.rule == "llama3":
         return [_llama3(rp, x, ctx) for x in w]
     if rp.rule == "yarn":

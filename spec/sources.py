@@ -30,11 +30,11 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
-from .profiles import PRESETS, Profile, get_profile
 from .catalogue import lookup
+from .profiles import PRESETS, Profile, get_profile
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ SOURCES: tuple[Source, ...] = (
         commit="00b676f8f0489b88652a31d70751cc540dd06305",
         notes="the same sentinel was introduced for BART's SinusoidalPositionalEmbedding in "
               "huggingface/transformers#8226 (odd embedding_dim used to fail). The TF port had an in-place "
-              "overwrite bug (huggingface/transformers#11724; see reference/testing/bugs.py BUG-CONCAT-INPLACE)."),
+              "overwrite bug (huggingface/transformers#11724; see reference/bugs.py BUG-CONCAT-INPLACE)."),
     Source(
         "distilbert", "transformers (DistilBERT)", "huggingface/transformers",
         "src/transformers/models/distilbert/modeling_distilbert.py", "_create_sinusoidal_embeddings", "vaswani",

@@ -24,14 +24,30 @@ Matrix([
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import sympy as sp
 
-from .definition import (LAYOUTS, SYMPY, ChannelPlan, Column, Definition, Schedule, channel_plan, column_data, columns,
-                         pairs_denominator, pairs_n_frequencies, phase, theta, value, weight)
+from .definition import (
+    LAYOUTS,
+    SYMPY,
+    ChannelPlan,
+    Column,
+    Definition,
+    Schedule,
+    Segment as DefinitionSegment,
+    channel_plan,
+    column_data,
+    pairs_denominator,
+    pairs_n_frequencies,
+    phase,
+    theta,
+    value,
+    weight,
+)
 from .profiles import PRESETS, Profile, get_profile
 
 P, Q, K, A, B = sp.symbols("p q k s t", real=True)  # s, t: the shifts of M_s M_t = M_(s+t)
@@ -58,6 +74,9 @@ STATEMENTS: dict[str, str] = {
     "THM-ATTN": "attention",
     "THM-DIR": "direction",
     "THM-CPLX": "complex form",
+    # rotary (spec/theorems_rotary.py): SPEC.md section 9
+    "THM-ROPE-REL": "rotations compose",
+    "THM-ROPE-ATTN": "rotary attention is relative",
 }
 
 
@@ -158,7 +177,7 @@ class Instance:
         return J
 
     def dot(self, p: sp.Expr, q: sp.Expr) -> sp.Expr:
-        return sp.Add(*[x * y for x, y in zip(self.pe(p), self.pe(q))])
+        return sp.Add(*[x * y for x, y in zip(self.pe(p), self.pe(q), strict=True)])
 
 
 # Generic pairs: frequency index 1 of d = 4, the frequency replaced by the symbol omega, for each layout.
@@ -244,7 +263,7 @@ def family_obligations(inst: Instance) -> list[Obligation]:  # DEF-FAMILY, cross
     D = schedule_rule(prof.shift, bool(inst.d % 2)).subs(N, n)
     a, s, o, b = (sp.Rational(x.numerator, x.denominator) for x in (prof.amplitude, prof.phase_scale, prof.offset, prof.base))
     out = []
-    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P))):
+    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P), strict=True)):
         want = sp.Integer(0) if c.kind == "zero" else a * getattr(sp, c.kind)(s * (P + o) * b ** (-sp.Integer(c.k) / D if c.k else 0))
         out.append(Obligation(f"{inst.name}: PE(p)[{j}] = alpha {c.kind}(sigma (p + o) b^(-{c.k}/D)), D = {D}", x, want))
     return out
@@ -272,7 +291,7 @@ def complex_obligations(inst: Instance) -> list[Obligation]:  # THM-CPLX
     out = []
     amp = sp.Rational(inst.profile.amplitude)
     for k, js, jc in inst.pairs():
-        z = lambda pos: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]  # noqa: E731
+        z = lambda pos, jc=jc, js=js: inst.pe(pos)[jc] + sp.I * inst.pe(pos)[js]
         out.append(Obligation(f"{inst.name}: cos + i sin = exp(i theta_{k})", z(P), amp * sp.exp(sp.I * inst.theta(k, P))))
         out.append(Obligation(f"{inst.name}: z_{k}(p+k) = exp(i w_{k} k) z_{k}(p)", z(P + K), sp.exp(sp.I * inst.increment(k, K)) * z(P)))
     return out
@@ -324,10 +343,11 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class SymbolicPlan(ChannelPlan):
+class SymbolicPlan(ChannelPlan[Segment]):
     """:class:`sinpe.spec.definition.ChannelPlan` with n the symbol N (DEF-LAYOUT, DEF-ODD): the same
     segments the kernels copy, read as SymPy expressions in n. d = 2n (+1 if ``odd``).
 
+    >>> from sinpe.spec.definition import columns
     >>> plan = symbolic_plan("sin-cos", "ceil-split", True)
     >>> plan.at(2), [c.label for c in columns(get_profile("vaswani-concat"), 5)]
     (['sin0', 'sin1', 'sin2', 'cos0', 'cos1'], ['sin0', 'sin1', 'sin2', 'cos0', 'cos1'])
@@ -347,9 +367,9 @@ class SymbolicPlan(ChannelPlan):
         return [out[j] for j in sorted(out)]
 
 
-def symbolic(plan: ChannelPlan) -> SymbolicPlan:
+def symbolic(plan: ChannelPlan[DefinitionSegment]) -> SymbolicPlan:
     """The definition's plan with n = N (its linear forms called on the symbol)."""
-    seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))  # noqa: E731
+    seg = lambda s: Segment(s.kind, sp.sympify(s.lo(N)), sp.sympify(s.hi(N)), s.a, sp.sympify(s.c(N)))
     return SymbolicPlan(plan.layout, plan.odd_rule, plan.odd, tuple(seg(s) for s in plan.paired),
                         seg(plan.extra) if plan.extra else None)
 
@@ -496,7 +516,7 @@ def every_d_dot(plan: SymbolicPlan) -> list[Claim]:  # THM-DOT
 
 
 def every_d_even(plan: SymbolicPlan) -> list[Claim]:  # THM-EVEN
-    f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))  # noqa: E731
+    f = lambda s: pair_sum(lambda i: ALPHA**2 * sp.cos(SIGMA * omega(i) * s))
     out = [Claim("f(-k)", f(KNEG), f(K), "normal", AT_NEG, plan.name, rhs_says=f"f(k), f(k) = {show(f(K))}")]
     if plan.unpaired() in (None, "zero"):
         out.append(Claim("PE(p).PE(p-k)", dot_lhs(plan, KNEG), dot_lhs(plan, K), "normal", AT_NEG, plan.name,
@@ -535,14 +555,14 @@ def every_d_bound() -> list[Claim]:  # THM-BOUND: |value| <= |alpha|, and the or
 
 
 def every_d_direction(plan: SymbolicPlan) -> list[Claim]:  # THM-DIR: J pairs the sin_i and cos_i columns
-    g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))  # noqa: E731
-    rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))  # noqa: E731
+    g = lambda s: pair_sum(lambda i: val("cos", i, P) * val("sin", i, P + s) - val("sin", i, P) * val("cos", i, P + s))
+    rhs = lambda s: pair_sum(lambda i: ALPHA**2 * sp.sin(SIGMA * omega(i) * s))
     return [Claim("PE(p)^T J PE(p+k)", g(K), rhs(K), plan=plan.name),
             Claim("g(-k)", rhs(KNEG), -rhs(K), "normal", AT_NEG, plan.name, rhs_says="-g(k)")]
 
 
 def every_d_complex() -> list[Claim]:  # THM-CPLX
-    z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)  # noqa: E731
+    z = lambda pos: val("cos", I_, pos) + sp.I * val("sin", I_, pos)
     step = sp.exp(sp.I * SIGMA * omega(I_) * K)
     return [Claim("z_i(p) = PE(p)[cos_i] + I*PE(p)[sin_i]", z(P), ALPHA * sp.exp(sp.I * theta_sym(I_, P))),
             Claim("z_i(p+k)", z(P + K), step * z(P), rhs_says=f"{show(step)}*z_i(p)")]
@@ -550,7 +570,7 @@ def every_d_complex() -> list[Claim]:  # THM-CPLX
 
 def every_d_layout(plan: SymbolicPlan) -> list[Claim]:  # THM-LAYOUT: a concatenated plan vs the interleaved one
     inter = symbolic_plan("interleaved", plan.odd_rule, plan.odd)
-    sq = lambda kind, i: val(kind, i, P) ** 2  # noqa: E731
+    sq = lambda kind, i: val(kind, i, P) ** 2
     return [Claim("PE(p).PE(p+k)", dot_lhs(plan), dot_lhs(inter), plan=plan.name, rhs_says="the interleaved table's"),
             Claim("|PE(p)|^2", plan_sum(plan, sq), plan_sum(inter, sq), plan=plan.name, rhs_says="the interleaved table's")]
 
@@ -623,7 +643,3 @@ def schedule_rule(shift: Fraction | None, odd: bool) -> sp.Expr:
     expr, at = schedule_statement(shift, odd)
     return expr.subs(list(at))
 
-
-# Rotary theorems (spec/theorems_rotary.py) join the numbered list: SPEC.md section 9.
-from .theorems_rotary import ROTARY_STATEMENTS as _ROTARY  # noqa: E402
-STATEMENTS.update(_ROTARY)

@@ -24,16 +24,16 @@ import sympy as sp
 
 from .definition import rotary_pairs
 from .rotary import frequency_index
+from .theorems import STATEMENTS, Claim
 
 P, Q = sp.symbols("p q", real=True)
 OMEGA = sp.Symbol("omega", positive=True)
 DIMS = (4, 6)
 
-ROTARY_STATEMENTS: dict[str, str] = {"THM-ROPE-REL": "rotations compose", "THM-ROPE-ATTN": "rotary attention is relative"}
+ROTARY_STATEMENTS: dict[str, str] = {i: STATEMENTS[i] for i in ("THM-ROPE-REL", "THM-ROPE-ATTN")}  # SPEC.md section 9
 
 
 def _ob(name: str, lhs: Any, rhs: Any, rhs_says: str = "") -> Any:
-    from .theorems import Claim  # at call time: spec.theorems registers these statements on import
     return Claim(name, lhs, rhs, "laurent", rhs_says=rhs_says)
 
 
@@ -75,8 +75,8 @@ def attn_obligations() -> list[Any]:
         for dim in DIMS:
             x = list(sp.symbols(f"x0:{dim}", real=True))
             y = list(sp.symbols(f"y0:{dim}", real=True))
-            lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim)))
-            rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim)))
+            lhs = sum(a * b for a, b in zip(apply_rope(x, P, layout, dim), apply_rope(y, Q, layout, dim), strict=True))
+            rhs = sum(a * b for a, b in zip(x, apply_rope(y, Q - P, layout, dim), strict=True))
             out.append(_ob(f"{layout} dim {dim}: <apply(x, p), apply(y, q)>", lhs, rhs, "<x, apply(y, q - p)>"))
     return out
 

@@ -68,7 +68,7 @@ def unit_roundoff(dtype: str) -> float:
 _EXP_MASK = np.int64(0x7FF0000000000000)
 
 
-def ulp_array(x: np.ndarray, fmt: "str | Format", out: np.ndarray | None = None) -> np.ndarray:
+def ulp_array(x: np.ndarray, fmt: str | Format, out: np.ndarray | None = None) -> np.ndarray:
     """ulp of ``fmt`` in the binade of each |x| (gradual underflow: min subnormal below 2^emin).
 
     The binade is read off the binary64 exponent bits (no frexp, no temporaries): ``out`` may be a
@@ -89,7 +89,7 @@ def ulp_array(x: np.ndarray, fmt: "str | Format", out: np.ndarray | None = None)
 WORKING_CHOICES = ("native", "float32", "float64")
 
 
-def working_format(dtype: "str | Format", working: str | None = None) -> Format:
+def working_format(dtype: str | Format, working: str | None = None) -> Format:
     """W of TOL-WORKING: the format a table in ``dtype`` was computed in before its one rounding to ``dtype``.
 
     ``None`` is the default: float32 for a float16/bfloat16 table (computed in float32 and cast once,
@@ -129,9 +129,9 @@ def unjudged(allowed: np.ndarray, reference: np.ndarray, amplitude: float = 1.0)
     return np.asarray(allowed) >= abs(float(amplitude)) + np.abs(np.asarray(reference, dtype=np.float64))
 
 
-def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, theta: np.ndarray | None,
+def allowed_abs_error(tier: str, dtype: str | Format, reference: np.ndarray, theta: np.ndarray | None,
                       amplitude: float = 1.0, *, base: float = DEFAULT_BASE,
-                      rounded_frequencies: bool = False, working: "str | Format | None" = "native",
+                      rounded_frequencies: bool = False, working: str | Format | None = "native",
                       out: np.ndarray | None = None) -> np.ndarray:
     """Per-entry bound on |y - PE| for ``tier`` in ``dtype`` (TOL-EXACT / TOL-FAITHFUL / TOL-PHASE).
 
@@ -179,7 +179,7 @@ def allowed_abs_error(tier: str, dtype: "str | Format", reference: np.ndarray, t
     return phase_bound_into(np.broadcast_to(x, shape), k, k, reference, u1, f, w.precision > f.precision, u1)
 
 
-def phase_bound_into(x: np.ndarray, rate: "float | np.ndarray", const: "float | np.ndarray", reference: np.ndarray,
+def phase_bound_into(x: np.ndarray, rate: float | np.ndarray, const: float | np.ndarray, reference: np.ndarray,
                      ulp_f: np.ndarray, fmt: Format, wider: bool, out: np.ndarray,
                      tmp: np.ndarray | None = None) -> np.ndarray:
     """The one evaluation of TOL-PHASE / TOL-WORKING's bound, in place in ``out`` (``out`` may be ``ulp_f``):
@@ -210,7 +210,7 @@ def phase_bound_into(x: np.ndarray, rate: "float | np.ndarray", const: "float | 
     return np.fmax(ulp_f, e, out=out)  # fmax: NaN (zero column) leaves the ulp
 
 
-def classify(slack: np.ndarray, margin: "float | np.ndarray" = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def classify(slack: np.ndarray, margin: float | np.ndarray = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The one per-entry judgement (REQ-CHECK-CONFORM, REQ-CHECK-DECIDE): ``slack = |y - PE~| - allowed`` with
     PE~ a reference within ``margin`` of PE (a non-finite y has slack inf). Returns (fails, unsure): an entry
     fails when slack > margin (it fails whatever PE is within the margin), is unsure when |slack| <= margin
@@ -235,8 +235,8 @@ ROW_THETA_ROUNDINGS = 3
 SHARED_FREQ_ROUNDINGS = 2  # omega_k rounded (or exp's own error) and sigma rounded; + 3|ln b| when computed by exp
 
 
-def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dtype: "str | Format",
-                working: "str | Format | None" = None, amplitude: float = 1.0, *,
+def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dtype: str | Format,
+                working: str | Format | None = None, amplitude: float = 1.0, *,
                 base: float = DEFAULT_BASE) -> np.ndarray:
     """Bound on |(phi_j - phi_i) - dphase| (mod 2 pi) for a conforming table (TOL-STRUCT), where phi is
     the angle atan2(y_sin, y_cos) of one (sin, cos) column pair in a row, theta the rows' exact phases
@@ -270,7 +270,7 @@ def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dt
 ULP_FLOOR = 2.0 ** -10  # ulp errors are measured at max(|PE|, |alpha| 2^-10) (REQ-CHECK-VERDICT)
 
 
-def error_ulps(err: np.ndarray, reference: np.ndarray, fmt: "str | Format", amplitude: float = 1.0) -> np.ndarray:
+def error_ulps(err: np.ndarray, reference: np.ndarray, fmt: str | Format, amplitude: float = 1.0) -> np.ndarray:
     """|y - PE| in ulps of ``fmt`` at max(|PE|, |alpha| 2^-10): near a zero of sin or cos the ulp of PE
     itself (down to the least subnormal) is no useful unit, and a correct table would read 10^30 ulp.
 

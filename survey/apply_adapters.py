@@ -14,16 +14,15 @@ import sys
 os.environ.setdefault("KERAS_BACKEND", "torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from run import torchvision_cpu_shim  # noqa: E402  (transformers and timm import torchvision)
+from run import torchvision_cpu_shim  # (transformers and timm import torchvision)
 
 torchvision_cpu_shim()
 
 import torch  # noqa: E402
+from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply  # noqa: E402,F401
 
 # ---------------------------------------------------------------- transformers
-
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama_apply  # noqa: E402,F401
-from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox_apply  # noqa: E402,F401
 
 
 def gptj_apply(q, k, cos, sin):

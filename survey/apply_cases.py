@@ -12,8 +12,8 @@ says about persistence.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 @dataclass
@@ -91,6 +91,7 @@ def pegasus_bf16(out):
 
 def pegasus_pt(out):
     import os
+
     import torch
     T = _hf()
     model = T.PegasusForConditionalGeneration(T.PegasusConfig(**SMALL))
@@ -131,6 +132,7 @@ def marian(out):
 
 def marian_pt(out):
     import os
+
     import torch
     T = _hf()
     model = T.MarianMTModel(T.MarianConfig(**SMALL, pad_token_id=0, decoder_start_token_id=0))

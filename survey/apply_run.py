@@ -62,6 +62,7 @@ def check(case, dtype: str, flags: list, role: str) -> dict:
 
 def applications(env: dict) -> list:
     import apply_cases
+
     from sinpe.reference.progress import Progress
     out = []
     bar = Progress(len(apply_cases.APPLY), "survey apply", unit="applications")  # on a terminal only
@@ -116,6 +117,7 @@ def scan_one(ck, root: Path) -> dict:
 
 def checkpoints() -> list:
     import apply_cases
+
     from sinpe.reference.progress import Progress
     out = []
     bar = Progress(len(apply_cases.CHECKPOINTS), "survey scan", unit="checkpoints")  # on a terminal only

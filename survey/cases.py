@@ -19,8 +19,8 @@ should implement: a cross-check of the grid/rotary verdict, and the only check o
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -178,8 +178,8 @@ def findings() -> list[dict]:
          "holds": lambda r: all(_verdict(r, c, "intended") == "conforms" for c in HALVES + PAIRS)
                   and all(_verdict(r, c, "canonical") == "fails" for c in PAIRS + LLAMA[1:2] + LLAMA[3:])
                   and all(w in (_detect(r, c, "profile_flags") or "") for c, w in zip(
-                      LLAMA[1:2] + LLAMA[3:], ("--rule linear --factor 2", "--profile llama3.1 --base 10000 "
-                                               "--original-max 256", "--rule yarn --factor 4 --original-max 256")))
+                      LLAMA[1:2] + LLAMA[3:], ("--rule linear --factor 2", ("--profile llama3.1 --base 10000 "
+                                               "--original-max 256"), "--rule yarn --factor 4 --original-max 256"), strict=True))
                   and _detect(r, LLAMA[0], "profile") == "llama"
                   and _detect(r, "rotary-embedding-torch/RotaryEmbedding", "profile") == "gptj"},
         {"id": "grid-axis-orders",

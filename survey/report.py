@@ -149,9 +149,9 @@ def render(results: dict) -> str:
     env = results["environment"]
     canon = ", ".join(f"{k} `{v['profile']}`" for k, v in results["canonical"].items())
     lines = [
-        f"Survey of {s['functions']} functions ({s['entries']} configurations) from {s['libraries']} libraries, "
+        (f"Survey of {s['functions']} functions ({s['entries']} configurations) from {s['libraries']} libraries, "
         f"{s['variants']} calls; Python {env['python']}, torch {env['torch']}, sinpe commit "
-        f"`{env['sinpe_commit'][:12]}`. Regenerate with `make survey`; data in `survey/results.json`.",
+        f"`{env['sinpe_commit'][:12]}`. Regenerate with `make survey`; data in `survey/results.json`."),
         "",
         "Cells: verdict of `sinpe check` against the library's intended profile (`ok` conforms, `FAIL` with its "
         "max abs error, `inc` inconclusive, `no preset` sinpe has no profile for it (not checked; its 1-D slices "
@@ -183,10 +183,10 @@ def render(results: dict) -> str:
     derived = [(e, v, c) for e in results["entries"] for v in e["variants"] for c in v.get("checks", [])
                if c["role"] == "derived" and v["d_kind"] == "even" and v["dtype"] == "float32"]
     if derived:
-        lines += ["", "2-D grids and rotary caches sliced by hand into 1-D tables (even d, float32): a cross-check "
-                  "of the grid/rotary verdicts, and the only check of a table without a preset:", "",
+        lines += ["", ("2-D grids and rotary caches sliced by hand into 1-D tables (even d, float32): a cross-check "
+                  "of the grid/rotary verdicts, and the only check of a table without a preset:"), "",
                   "| function | slice | profile | verdict |", "|---|---|---|---|"]
-        for e, v, c in derived:
+        for e, _v, c in derived:
             lines.append(f"| `{e['id'].split('/', 1)[1]}` | {c['target']} | {c['profile']} {' '.join(c['flags'])} | "
                          f"{SHORT.get(c['verdict'], c['verdict'])}"
                          + (f" {c['max_abs_error']:.2g}" if c.get("max_abs_error") is not None
@@ -203,11 +203,11 @@ def render(results: dict) -> str:
             if dt in per:
                 lines.append(f"| {kind} | {dt} | " + " | ".join(str(per[dt].get(k, 0)) for k in VERDICT_ORDER) + " |")
     lines.append("")
-    for key, what in (("detect", "`sinpe detect` names the right plan (`survey/report.py` detect_named: the check of "
+    for key, what in (("detect", ("`sinpe detect` names the right plan (`survey/report.py` detect_named: the check of "
                                  "what it named reports the same max |error| as the check of the plan the code "
-                                 "computes, or neither fails)"),
-                      ("auto", "`sinpe check --profile auto` fails exactly when the check of the plan the code "
-                               "computes fails (`survey/report.py` auto_agrees)")):
+                                 "computes, or neither fails)")),
+                      ("auto", ("`sinpe check --profile auto` fails exactly when the check of the plan the code "
+                               "computes fails (`survey/report.py` auto_agrees)"))):
         if "all" in s[key]:
             lines += [f"{what} in " + "; ".join(f"{k} {n}/{m} ({100 * n / m:.1f} %)"
                                                 for k, (n, m) in sorted(s[key].items())) + ".", ""]
@@ -336,14 +336,14 @@ def render_apply(ap: dict, calls: bool = True) -> str:
             L += [f"- `{a['target']}` ({a['source']}):", "", "  ```python",
                   *["  " + ln for ln in a["call"].splitlines()], "  ```"]
     L += ["", "## Checkpoint scan", "",
-          f"{s['checkpoints']} checkpoints built from a config by the library's own code and saved by its own saver, "
+          (f"{s['checkpoints']} checkpoints built from a config by the library's own code and saved by its own saver, "
           "each read by `sinpe scan DIR --json` in a child process under `/usr/bin/time -v` (peak RSS of the scan, "
           f"which includes importing sinpe, NumPy and torch; sinpe commit `{_part(env, 'checkpoints')}`). **expected**: "
           "the tensors the library's code fills with a "
           f"sinusoid and persists. Tensors {s['tensors']}, tables found {s['found']} of {s['expected']} expected, "
-          f"missed {s['missed']}, found beyond them {s['unexpected']}.", "",
-          "| checkpoint | saved | tensors | found (conforms / fails / inconclusive) | skipped | expected found | "
-          "scan s | tensors/s | peak RSS MB | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+          f"missed {s['missed']}, found beyond them {s['unexpected']}."), "",
+          ("| checkpoint | saved | tensors | found (conforms / fails / inconclusive) | skipped | expected found | "
+          "scan s | tensors/s | peak RSS MB | note |"), "|---|---|---|---|---|---|---|---|---|---|"]
     for c in ap["checkpoints"]:
         v = c["verdicts"]
         exp = f"{len(c['expected']) - len(c['missed'])}/{len(c['expected'])}"

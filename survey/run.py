@@ -25,7 +25,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
-
 import report  # noqa: E402
 
 SINPE = str(Path(sys.executable).parent / "sinpe")
@@ -65,8 +64,8 @@ def environment() -> dict:
     return {"python": platform.python_version(), "torch": torch.__version__, "platform": platform.platform(),
             "sinpe_commit": commit + ("+dirty" if dirty else ""), "libraries": versions,
             "date": datetime.date.today().isoformat(),
-            "notes": ["torchvision is the PyPI CUDA build (no CPU wheel on PyPI); its two op schemas are defined "
-                      "without kernels so that it imports (survey/run.py torchvision_cpu_shim)",
+            "notes": [("torchvision is the PyPI CUDA build (no CPU wheel on PyPI); its two op schemas are defined "
+                      "without kernels so that it imports (survey/run.py torchvision_cpu_shim)"),
                       "keras runs on KERAS_BACKEND=torch; keras-hub installed without tensorflow-text",
                       "openai-whisper installed without triton (only its GPU kernels use it)"]}
 
@@ -383,7 +382,7 @@ def figure(curves: dict, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True, dpi=80)
-    for ax, dtype in zip(axes, ("float16", "bfloat16")):
+    for ax, dtype in zip(axes, ("float16", "bfloat16"), strict=True):
         for (cid, dt), err in sorted(curves.items()):
             if dt != dtype:
                 continue

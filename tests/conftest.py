@@ -5,12 +5,12 @@ listed in :data:`SLOW_MODULES`, each of which takes more than ~10 s on a quiet 2
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
 
 SLOW_MODULES = ("test_proofs.py", "test_proofs_negative.py", "test_proofs_certificates.py", "test_proofs_claims.py",

@@ -45,6 +45,7 @@ def run_sinpe(*args: Any, cwd: Any = None, timeout: float = 600, module: bool = 
 def _in_process(args: list[str], cwd: Any) -> subprocess.CompletedProcess:
     import contextlib
     import io
+
     from sinpe.reference.cli import main
     out, err = io.StringIO(), io.StringIO()
     old = os.getcwd()

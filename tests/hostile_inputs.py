@@ -52,7 +52,7 @@ def sinpe(*args: str, cwd: Path, timeout: float = 60.0, module: bool = False, en
                               stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, timeout=timeout + 30,
                               env=None if env is None else {**os.environ, **env})
         seconds = time.monotonic() - t0
-    text = lambda p: p.read_bytes().decode("utf-8", "replace")  # noqa: E731
+    text = lambda p: p.read_bytes().decode("utf-8", "replace")
     rc = proc.returncode if proc.returncode < 128 else -(proc.returncode - 128)
     res = Run(rc, text(out), text(err), seconds, int(peak.read_text()) / 1024)
     for p in (out, err, peak):
@@ -78,6 +78,7 @@ def pe(d: int = 8, rows: int = 10) -> np.ndarray:
 def npy_header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
     """A .npy header (version 1.0) declaring ``shape``, with no data after it."""
     import io
+
     from numpy.lib import format as npf
     buf = io.BytesIO()
     npf.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})  # magic included

@@ -25,7 +25,6 @@ from sinpe.spec.rotary import get_rotary
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import apply_functions as F  # noqa: E402
-
 from helpers import assert_exit, run_sinpe  # noqa: E402
 
 DIM = 32

@@ -23,7 +23,6 @@ from sinpe.spec.rotary import get_rotary
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import apply_functions as F  # noqa: E402
-
 from helpers import assert_exit, run_sinpe  # noqa: E402
 
 DIM, SECTIONS = 32, (4, 6, 6)
@@ -94,7 +93,7 @@ def test_relative_compares_per_axis_differences():  # THM-ROPE-REL with vector m
     assert res["holds"] is False and len(res["first"]["m_n"][0]) == 2
     m, n = res["first"]["m_n"]
     m2, n2 = res["first"]["m_n_ref"]
-    assert [a - b for a, b in zip(m, n)] == [a - b for a, b in zip(m2, n2)]   # compared at equal vector differences
+    assert [a - b for a, b in zip(m, n, strict=True)] == [a - b for a, b in zip(m2, n2, strict=True)]   # compared at equal vector differences
 
 
 def test_cli_multi_axis_positions_file(tmp_path):  # --mrope-section with --positions FILE.npy (rows, 3)

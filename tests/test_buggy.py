@@ -1,21 +1,21 @@
 """The buggy-implementation catalogue is not vacuous, and the preset-source records resolve (DEF-PRESET-SOURCES).
 
 Reference values come from mpmath at 30 digits (``sinpe.reference.oracles.mp``: the spec's definition on an
-mpmath backend), a different formula path from the float64 evaluator in ``reference/testing/bugs.py``.
+mpmath backend), a different formula path from the float64 evaluator in ``reference/bugs.py``.
 Each bug must differ from that reference by far more than a *correct* implementation in the same
 dtype does (the control: the float64 evaluator for float64 bugs, ``usual_table`` for float32 ones).
-Reproduce one entry: python -m sinpe.reference.testing.bugs
+Reproduce one entry: python -m sinpe.reference.bugs
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
 import pytest
 
-from sinpe.reference.testing import bugs as buggy
-from sinpe.reference.testing.bugs import CATALOGUE, VASWANI, Bug, canonical_table, evaluate, get_bug, usual_table
+from sinpe.reference import bugs as buggy
+from sinpe.reference.bugs import CATALOGUE, VASWANI, Bug, canonical_table, evaluate, get_bug, usual_table
 from sinpe.reference.oracles.mp import pe_row
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.sources import SOURCES, sources_for
@@ -23,7 +23,7 @@ from sinpe.spec.sources import SOURCES, sources_for
 PROFILE_KEYS = set(Profile.__dataclass_fields__) - {"name"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def mp_table(profile: Profile, d: int, positions: tuple[float, ...]) -> np.ndarray:
     with mpmath.workdps(30):
         return np.array([[float(v) for v in pe_row(profile, d, p)] for p in positions])
@@ -71,7 +71,7 @@ def test_bug_differs_from_vaswani(bug: Bug):
     assert bug.expected(d), f"{bug.id} names no deviation at its witness d={d}"
     assert differs(bug, d, bug.witness_positions), (
         f"{bug.id} is within a correct {bug.dtype} implementation's error of vaswani at d={d}, positions "
-        f"{bug.witness_positions}: python -c 'from sinpe.reference.testing.bugs import get_bug; import numpy as np; "
+        f"{bug.witness_positions}: python -c 'from sinpe.reference.bugs import get_bug; import numpy as np; "
         f"print(get_bug(\"{bug.id}\")(np.array({list(bug.witness_positions)}), {d}))'")
 
 

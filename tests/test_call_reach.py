@@ -10,7 +10,6 @@ import json
 import textwrap
 
 import pytest
-
 from helpers import run_sinpe
 
 pytest.importorskip("torch")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from test_loaders import assert_one_line_exit_2, run_clean
 
 IMPLS = textwrap.dedent('''

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CERTIFIED_SUBSET
 from helpers import run_sinpe
+
 from sinpe.proofs import certcheck
 
 ONLY = ",".join(CERTIFIED_SUBSET)
@@ -37,7 +37,7 @@ def _check(d: Path, only: str = ONLY) -> tuple[int, str]:
     return res.returncode, res.stdout + res.stderr
 
 
-def _edit(d: Path, tid: str, fn) -> None:  # noqa: ANN001
+def _edit(d: Path, tid: str, fn) -> None:
     path = d / f"{tid}.json"
     doc = json.loads(path.read_text())
     fn(doc)
@@ -196,7 +196,7 @@ def test_a_symlink_between_certificates_is_refused(proof_certificates, tmp_path)
     assert code == 2 and "THM-EVEN.json: unreadable (a symbolic link (refused))" in out and len(out.splitlines()) == 1, out
 
 
-def _index(d: Path, fn) -> None:  # noqa: ANN001
+def _index(d: Path, fn) -> None:
     index = json.loads((d / "index.json").read_text())
     fn(index)
     (d / "index.json").write_text(json.dumps(index))
@@ -262,11 +262,11 @@ def test_an_unsound_prover_writes_certificates_the_checker_rejects(tmp_path, mon
     from sinpe.spec import theorems as T
     sound = normal.normal_sides
 
-    def merged_ranges(lhs, rhs, at=()):  # noqa: ANN001, ANN202
-        one = lambda e: sp.sympify(e).replace(lambda x: isinstance(x, sp.Sum),  # noqa: E731
+    def merged_ranges(lhs, rhs, at=()):
+        one = lambda e: sp.sympify(e).replace(lambda x: isinstance(x, sp.Sum),
                                               lambda s: sp.Sum(s.function, (s.limits[0][0], 0, T.N - 1)))
         return sound(one(lhs), one(rhs), at)
-    short = lambda f: sp.Sum(f(sp.Symbol("i", integer=True)), (sp.Symbol("i", integer=True), 0, T.N - 2))  # noqa: E731
+    short = lambda f: sp.Sum(f(sp.Symbol("i", integer=True)), (sp.Symbol("i", integer=True), 0, T.N - 2))
     monkeypatch.setattr(normal, "normal_sides", merged_ranges)
     monkeypatch.setattr(T, "pair_sum", short)
     monkeypatch.setattr(witness, "witness", lambda obs, *a, **k: (True, "switched off"))
@@ -288,7 +288,7 @@ def test_a_true_statement_in_place_of_the_theorems_is_rejected(proof_certificate
     refuses it because it is not the statement this suite decides there."""
     d = _copy(proof_certificates[0], tmp_path)
 
-    def trivial(doc):  # noqa: ANN001, ANN202
+    def trivial(doc):
         e = doc["entries"][0]
         e["rhs"] = ["+", e["lhs"], ["n", "0"]]
         e["text"] = certcheck.render_entry(e)

@@ -12,13 +12,12 @@ import random
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_man_exp
 import numpy as np
 import pytest
+from mpmath.libmp import from_man_exp
 
-from sinpe.reference.oracles import interval as C
-from sinpe.reference.oracles import arb as oracle_flint
 from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles import arb as oracle_flint, interval as C
 from sinpe.spec.formats import FORMATS, get_format
 from sinpe.spec.profiles import get_profile
 
@@ -67,7 +66,7 @@ def test_round_interval_matches_both_ends() -> None:
         lo = mpmath.fsub(x, w, exact=True)
         hi = mpmath.fadd(x, w if rng.random() < 0.5 else 0, exact=True)
         got = C.round_interval_all(lo._mpf_, hi._mpf_, FMTS)
-        for f, g in zip(FMTS, got):
+        for f, g in zip(FMTS, got, strict=True):
             a, b = round_to_format(lo, f), round_to_format(hi, f)
             want = a if C._same(a, b) else None
             assert (g is None and want is None) or (g is not None and want is not None and C._same(g, want)), \
@@ -204,7 +203,7 @@ def test_round_fixed_matches_both_ends() -> None:
             a, b = round_to_format(_mpf(lo, e), f), round_to_format(_mpf(hi, e), f)
             want.append(a if C._same(a, b) else None)
         got = C.round_fixed_all(lo, hi, e, FMTS)
-        for f, g, w in zip(FMTS, got, want):
+        for f, g, w in zip(FMTS, got, want, strict=True):
             assert (g is None) == (w is None) and (g is None or C._same(g, w)), \
                 f"seed {SEED + 5}, case {i}: round_fixed_all({lo}, {hi}, {e}) {f.name} = {g!r}, want {w!r}"
         wb = None if None in want else tuple(want)

@@ -11,9 +11,9 @@ import json
 import numpy as np
 import pytest
 
-from sinpe.reference.implementations import numpy_impl as impl_numpy
-from sinpe.reference.implementations.certify import (Case, certify_all, certify_impl, exact_table, sample_bands)
 from sinpe.reference.cli import main
+from sinpe.reference.implementations import numpy_impl as impl_numpy
+from sinpe.reference.implementations.certify import Case, certify_all, certify_impl, exact_table, sample_bands
 from sinpe.reference.oracles.arb import reference_f64
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.tolerance import allowed_abs_error
@@ -51,8 +51,8 @@ def _swap_sin_cos(P: Profile, d: int, x: np.ndarray) -> np.ndarray:
     y = impl_numpy.pe_table(P, d, x, "float64")
     pl = impl_numpy.plan(P, d)
     out = y.copy()
-    cos_of = {int(k): int(j) for j, k in zip(pl.cos_cols, pl.cos_idx)}
-    for j, k in zip(pl.sin_cols, pl.sin_idx):
+    cos_of = {int(k): int(j) for j, k in zip(pl.cos_cols, pl.cos_idx, strict=True)}
+    for j, k in zip(pl.sin_cols, pl.sin_idx, strict=True):
         if int(k) in cos_of:
             out[:, j], out[:, cos_of[int(k)]] = y[:, cos_of[int(k)]], y[:, j]
     return out

@@ -11,8 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sinpe.spec import definition as D
-from sinpe.spec import theorems as T
+from sinpe.spec import definition as D, theorems as T
 from sinpe.spec.profiles import PRESETS, get_profile
 
 
@@ -30,7 +29,7 @@ def test_proofs_read_the_definitions_plan():  # DEF-CHANNELS, THM-LIFT
     for pl in T.PLANS:
         src = D.channel_plan(pl.layout, pl.odd_rule, pl.odd)
         assert [(s.kind, s.a) for s in pl.segments()] == [(s.kind, s.a) for s in src.segments()]
-        for s, t in zip(pl.segments(), src.segments()):
+        for s, t in zip(pl.segments(), src.segments(), strict=True):
             for n in (0, 1, 7, 50):
                 assert [int(x.subs(T.N, n)) for x in (s.lo, s.hi, s.c)] == [t.lo(n), t.hi(n), t.c(n)]
 

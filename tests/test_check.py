@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from helpers import run_sinpe
 
-from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.bugs import CATALOGUE
 from sinpe.reference.checking.check import check_table
 from sinpe.reference.checking.targets import check_target
 from sinpe.reference.implementations.numpy_impl import pe_table as np_table
+from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import PRESETS, get_profile

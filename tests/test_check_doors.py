@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import library_formulas as L
 import numpy as np
 import pytest
-
-import library_formulas as L
-import sinpe
 from test_loaders import assert_one_line_exit_2, run_clean
+
+import sinpe
 
 F16 = np.float16
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
+import library_formulas as L
 import numpy as np
 import pytest
-
-import library_formulas as L
 from test_loaders import assert_one_line_exit_2, run_clean
 
 ONE_D_KEYS = {"conformant", "verdict", "profile", "profile_flags", "tier", "dtype", "working", "max_abs_error",

@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 import pytest
+from test_loaders import assert_one_line_exit_2, run_clean
 
 from sinpe.reference.tables import table
-from test_loaders import assert_one_line_exit_2, run_clean
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from flint import arb, ctx
 
-from sinpe.reference.chapter import audit as audit
-from sinpe.reference.chapter.audit import VERDICTS, audit_claim, run_audit, tally
+from sinpe.reference.audit import claims as audit
+from sinpe.reference.audit.claims import VERDICTS, audit_claim, run_audit, tally
 from sinpe.spec import theorems
 from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, get_claim
 from sinpe.spec.profiles import get_profile
@@ -165,7 +165,7 @@ def test_dot_sum_is_the_dot_product() -> None:
     P = get_profile("vaswani")
     with mpmath.workdps(50):
         for k in (1, 100, 2000):
-            dot = mpmath.fsum(a * b for a, b in zip(pe_row(P, 512, 37), pe_row(P, 512, 37 + k)))
+            dot = mpmath.fsum(a * b for a, b in zip(pe_row(P, 512, 37), pe_row(P, 512, 37 + k), strict=True))
             s = audit.QUANTITIES["dot_sum"](d=512, k=k).readings[0][1]
             assert abs(dot - s) < mpmath.mpf(10) ** -40
 
@@ -300,6 +300,7 @@ def test_caveat_makes_holds_with_note() -> None:
 # ---------------------------------------------------------------- SPEC.md and README agree with the audit
 def test_spec_lists_the_failing_claims(results: dict[str, audit.AuditResult]) -> None:
     from pathlib import Path
+
     import sinpe.spec
     text = (Path(sinpe.spec.__file__).parent / "SPEC.md").read_text()
     sect = text.split("<!-- BEGIN CLAIMS -->")[1].split("<!-- END CLAIMS -->")[0]
@@ -333,9 +334,9 @@ def test_missing_torch_is_reported_not_skipped(monkeypatch: pytest.MonkeyPatch) 
 def test_readme_carries_the_generated_section(results: dict[str, audit.AuditResult]) -> None:
     # README.md's section is pasted from readme_section(); it must not drift from the audit
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[1] / "reference" / "chapter" / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "reference" / "audit" / "README.md").read_text()
     text = audit.readme_section(list(results.values())).strip()
-    assert text in readme, ("reference/chapter/README.md is stale: paste `sinpe claims --readme` into its "
+    assert text in readme, ("reference/audit/README.md is stale: paste `sinpe claims --readme` into its "
                             "'What the chapter gets right and wrong' section")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import run_sinpe
 
 from sinpe.reference.cli import main

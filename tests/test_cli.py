@@ -4,7 +4,6 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from helpers import run_sinpe
 
 from sinpe.reference.cli import COMMANDS, main
@@ -54,8 +53,9 @@ def test_verify_max_position_parses_like_certify(capsys):  # REQ-VERIFY
         assert main(["verify", "--max-position", bad]) == 2
         err = capsys.readouterr().err
         assert err.startswith("sinpe verify: error:") and why in err, err
-    from sinpe.reference.cli import verify as cli_verify
     import argparse
+
+    from sinpe.reference.cli import verify as cli_verify
     p = argparse.ArgumentParser()
     cli_verify.configure(p)
     assert p.parse_args(["--max-position", "1e7"]).max_position == 10**7

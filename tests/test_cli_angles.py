@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
+import library_formulas as L
 import numpy as np
 import pytest
 
-import library_formulas as L
 from sinpe.reference.cli import main
 
 

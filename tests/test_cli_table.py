@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sinpe.reference.cli import main
 from sinpe.reference.golden import vectors as G
 from sinpe.reference.oracles import arb as oracle_flint
-from sinpe.reference.cli import main
 from sinpe.spec.profiles import get_profile
 
 BULK = ",".join(G.position_str(p) for p in G.BULK_POSITIONS)

@@ -17,8 +17,7 @@ import pytest
 import sympy as sp
 
 from sinpe.reference.oracles import fast
-from sinpe.spec import definition as D
-from sinpe.spec import theorems as T
+from sinpe.spec import definition as D, theorems as T
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, Profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +43,7 @@ def _symbolic_reading(profile: Profile, odd: bool) -> tuple[list, tuple[Fraction
 
 def _expected(segs: list, d: int) -> tuple[list[str], list[int]]:
     n = d // 2
-    at = lambda f: int(f[0] * n + f[1])  # noqa: E731
+    at = lambda f: int(f[0] * n + f[1])
     kinds, labels = np.full(d, "", dtype=object), np.full(d, -1)
     for kind, lo, hi, a, c in segs:
         i = np.arange(at(lo), at(hi))
@@ -75,8 +74,8 @@ def test_column_data_is_the_symbolic_definition_at_every_width(profile):  # DEF-
         kind_arr, k_arr = fast.column_plan(cd)
         assert [("sin", "cos", "zero")[x] for x in kind_arr.tolist()] == kinds and k_arr.tolist() == labels
         assert _decoded(cd) == (kinds, labels), (profile, d)
-        where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels))}
-        partner = [where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None for f, k in zip(kinds, labels)]
+        where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels, strict=True))}
+        partner = [where.get(("cos" if f == "sin" else "sin", k)) if f != "zero" else None for f, k in zip(kinds, labels, strict=True)]
         assert list(cd.partner) == partner, (profile, d)
 
 
@@ -110,8 +109,8 @@ def test_tables_evaluate_the_column_data(d):  # DEF-FAMILY, REQ-TABLE-API
     got = table(prof, d, pos, "float64")
     mpmath.mp.prec = 200
     try:
-        for row, p in zip(got, pos):
-            for j, (f, k) in enumerate(zip(kinds, labels)):
+        for row, p in zip(got, pos, strict=True):
+            for j, (f, k) in enumerate(zip(kinds, labels, strict=True)):
                 if f == "zero":
                     assert row[j] == 0
                     continue

@@ -230,7 +230,7 @@ def udp(in_here):
 def _received(s: socket.socket) -> bytes:
     try:
         return s.recv(100)
-    except (socket.timeout, BlockingIOError):
+    except (TimeoutError, BlockingIOError):
         return b""
 
 
@@ -276,7 +276,7 @@ def _accepted(s: socket.socket) -> bool:
     try:
         s.accept()[0].close()
         return True
-    except (socket.timeout, BlockingIOError):
+    except (TimeoutError, BlockingIOError):
         return False
 
 

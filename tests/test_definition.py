@@ -6,9 +6,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from sinpe.reference.oracles.mp import pe_row
 from sinpe.spec import PRESETS, get_profile
 from sinpe.spec.definition import columns, denominator, exponent, n_frequencies
-from sinpe.reference.oracles.mp import pe_row
 
 
 def labels(name: str, d: int, **kw: object) -> list[str]:
@@ -100,8 +100,9 @@ def test_replace_keeps_preset_name_only_when_equal():
 
 def test_cli_flags_round_trip():  # REQ-CLI-PROFILE
     p = get_profile("t2t", base=500, offset=2)
-    from sinpe.reference.cli import build_parser  # noqa: F401  (import check)
     import argparse
+
+    from sinpe.reference.cli import build_parser  # noqa: F401  (import check)
     from sinpe.reference.cli.args import add_profile_arguments, profile_from_args
     ap = argparse.ArgumentParser()
     add_profile_arguments(ap)

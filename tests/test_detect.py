@@ -1,22 +1,19 @@
 """sinpe detect (SPEC.md REQ-DETECT-FIT, REQ-DETECT-PRECISION, REQ-DETECT-CLI): names every catalogue deviation, finds nothing in correct tables.
 
-The catalogue (:mod:`sinpe.reference.testing.bugs`) states, per bug, the deviation detect must name; the
+The catalogue (:mod:`sinpe.reference.bugs`) states, per bug, the deviation detect must name; the
 correct tables come from the bundled implementations at every preset, even and odd d, both dtypes.
 """
 from __future__ import annotations
 
-import math
-
 import json
-
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
 
-from sinpe.reference.testing.bugs import CATALOGUE
+from sinpe.reference.bugs import CATALOGUE
 from sinpe.reference.checking.detect import column_frequencies, detect_table
 from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.spec.profiles import PRESETS, get_profile
@@ -183,10 +180,12 @@ def test_half_precision_grids_and_caches_are_read_as_such():  # REQ-DETECT-KINDS
     does not conform no longer wins (a float16 MAE grid fit t2t-cos, a float16 cos cache fit t2t), and
     bfloat16 values stored as float32 are judged as bfloat16 (the rotary pre-filter allows their phase noise)."""
     import sys
+
     import sinpe
     sys.path.insert(0, str(Path(__file__).parent))
     import library_formulas as L
-    from sinpe.reference.testing.bugs import to_bfloat16
+
+    from sinpe.reference.bugs import to_bfloat16
     g = L.mae_2d(64, 16, cls=False)
     c, s = L.rope_cache(L.inv_freq_default(64), 256)
     for t, kind, prof in ((g.astype(np.float16), "grid", "mae"), (to_bfloat16(g), "grid", "mae"),

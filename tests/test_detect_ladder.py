@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
+import library_formulas as L
 import numpy as np
 import pytest
 
-import library_formulas as L
 import sinpe
 
 torch = pytest.importorskip("torch")

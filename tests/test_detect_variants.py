@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
+import library_formulas as L
 import numpy as np
 import pytest
 
-import library_formulas as L
 import sinpe
 from sinpe.reference import cli
 

@@ -11,11 +11,11 @@ import json
 import math
 import os
 
+import library_formulas as L
 import numpy as np
 import pytest
-
-import library_formulas as L
 from helpers import run_sinpe
+
 from sinpe.reference.checking.scan import scan
 
 onnx = pytest.importorskip("onnx", reason="the io extra (onnx) is not installed")

@@ -8,12 +8,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-
-from sinpe.spec.definition import column_data
 import pytest
 
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.arb import reference_f64
+from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import PRESETS, get_profile
 
 RNG = np.random.default_rng(20170612)

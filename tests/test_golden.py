@@ -168,6 +168,7 @@ def test_date_released_matches_citation() -> None:
     """The only date in the golden files is the date-released of the version whose values they hold
     (VALUES_VERSION); CITATION.cff cites the current spec version with its own date."""
     from pathlib import Path
+
     from sinpe.spec import SPEC_VERSION, VALUES_VERSION
     cff = Path(__file__).resolve().parent.parent / "CITATION.cff"
     if not cff.exists():
@@ -183,6 +184,7 @@ def test_value_flags_match_the_decimals() -> None:
     """near-tie / near-zero / subnormal / exact recomputed from the 40-digit decimal (not from the
     enclosures the generator used): |x - boundary| < 2^-6 ulp iff near-tie, etc."""
     from decimal import Decimal
+
     from sinpe.reference.numerics.rounding import ulp
     from sinpe.spec.formats import get_format
     n_tie = 0
@@ -210,7 +212,7 @@ def test_value_flags_match_the_decimals() -> None:
 
 def test_case_id_matches_its_json_definition() -> None:
     """The IDs are SHA-256 of the key-sorted compact JSON of {params, d, position, column, dtype}:
-    the serialisation written out in _case_id equals json.dumps's, for every preset and odd inputs."""
+    the serialisation written out in encoding.case_id_of equals json.dumps's, for every preset and odd inputs."""
     import hashlib
     for name in PRESETS:
         prof = get_profile(name)

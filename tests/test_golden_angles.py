@@ -73,6 +73,7 @@ def test_grid_and_rotary_golden_file_is_in_the_one_manifest(tmp_path):  # REQ-GO
     """The grid/rotary file is listed in MANIFEST.json with the 1-D files and checked on load: one changed
     byte is refused."""
     import shutil
+
     from sinpe.reference.golden import vectors as V
     assert V.manifest()["files"][G.REL]["sha256"] == SHA256
     (tmp_path / "angles").mkdir()

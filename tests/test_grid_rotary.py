@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import library_formulas as L
 import mpmath
 import numpy as np
 import pytest
 
-import library_formulas as L
 from sinpe.reference.checking.angles import check_grid, check_rotary, detect_grid, detect_rotary, rotary_layout
 from sinpe.reference.oracles.angles import enclose, grid_plan, reference_f64, rotary_plan, rounded_table
 from sinpe.spec.grid import Grid, GridAxis, get_grid, grid_columns
@@ -142,7 +142,7 @@ def test_dynamic_ntk():
     # at or below L the rule is the default
     w_dyn = frequencies(rp.replace(seq_len=1000), 64, mpmath.iv)
     w_def = frequencies(get_rotary("llama"), 64, mpmath.iv)
-    assert all(a.a == b.a and a.b == b.b for a, b in zip(w_dyn, w_def))
+    assert all(a.a == b.a and a.b == b.b for a, b in zip(w_dyn, w_def, strict=True))
 
 
 def test_llama3_scaling():

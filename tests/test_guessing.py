@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
+from helpers import run_sinpe
 
 import sinpe
 from sinpe.reference.checking.loaders import LoadError
 from sinpe.reference.tables import table
-
-from helpers import run_sinpe
 
 
 @pytest.mark.parametrize("half", ["bfloat16", "float16"])

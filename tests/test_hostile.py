@@ -15,10 +15,9 @@ import re
 import shutil
 from pathlib import Path
 
+import hostile_inputs as H
 import numpy as np
 import pytest
-
-import hostile_inputs as H
 
 from sinpe.reference.checking import confine, guard, isolate
 
@@ -268,12 +267,13 @@ def test_warnings_of_dependencies_never_precede_the_error_line(monkeypatch, caps
     import sys
     import types
     import warnings
+
     from sinpe.reference import cli
     mod = types.ModuleType("sinpe_fake_command")
     mod.configure = lambda parser: None
 
     def run(args):
-        warnings.warn("overflow encountered in cast", RuntimeWarning)
+        warnings.warn("overflow encountered in cast", RuntimeWarning, stacklevel=2)
         raise ValueError("bad input")
     mod.run = run
     monkeypatch.setitem(sys.modules, "sinpe_fake_command", mod)
@@ -344,20 +344,24 @@ TAMPER = {"one case 1 ulp, manifest rehashed": _one_ulp, "one table bit flipped,
 @pytest.mark.parametrize("how", list(TAMPER))
 def test_every_golden_tampering_is_caught(tmp_path, monkeypatch, regenerated, how):
     import hashlib
-    from sinpe.reference.golden import vectors as G
+
+    from sinpe.reference.golden import (
+        manifest as pin,  # the pin and the cache, where they are read
+        vectors as G,
+    )
     root = tmp_path / "golden"
     shutil.copytree(G.GOLDEN_DIR, root)
     assert G.self_certify(2, 1, root, regenerated=regenerated).ok  # the untouched copy passes
     TAMPER[how](root)
-    G._MANIFEST_CACHE.pop(root, None)  # a fresh process would not have the untouched copy cached
+    pin._MANIFEST_CACHE.pop(root, None)  # a fresh process would not have the untouched copy cached
     # 1. the pin in the code catches it, on load and in the self-certification
     with pytest.raises(G.GoldenIntegrityError, match="pinned"):
         G.manifest(root)
     rep = G.self_certify(2, 1, root)
     assert not rep.ok and not rep.checks[0].ok, rep.render()
     # 2. a tamperer who also edits the pin is caught by re-deriving the whole set
-    monkeypatch.setattr(G, "MANIFEST_SHA256", hashlib.sha256((root / "MANIFEST.json").read_bytes()).hexdigest())
-    G._MANIFEST_CACHE.pop(root, None)
+    monkeypatch.setattr(pin, "MANIFEST_SHA256", hashlib.sha256((root / "MANIFEST.json").read_bytes()).hexdigest())
+    pin._MANIFEST_CACHE.pop(root, None)
     rep = G.self_certify(2, 1, root, regenerated=regenerated)
     assert not rep.ok, rep.render()
     assert rep.checks[0].ok  # the pin was bypassed: something else caught it
@@ -373,6 +377,7 @@ def test_the_sample_seed_is_fresh_and_printed():
 
 def test_the_pin_is_the_shipped_manifest_hash():
     import hashlib
+
     from sinpe.reference.golden import vectors as G
     assert hashlib.sha256((G.GOLDEN_DIR / G.MANIFEST_NAME).read_bytes()).hexdigest() == G.MANIFEST_SHA256
 
@@ -662,8 +667,8 @@ def test_a_npy_truncated_while_read_is_one_line_not_sigbus(tmp_path):
             "print(float(np.asarray(t.data).sum()))\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stderr.splitlines() == ["sinpe: error: an input file was truncated while it was read (SIGBUS); "
-                                     "nothing was judged"]
+    assert r.stderr.splitlines() == [("sinpe: error: an input file was truncated while it was read (SIGBUS); "
+                                     "nothing was judged")]
 
 
 # --- 10. sinpe prove --claim ends in time and never says "refuted" for an internal failure (REQ-PROVE-CLAIM) -
@@ -709,6 +714,7 @@ def _odd_tensors():
 @pytest.mark.parametrize("kind", ["meta", "sparse", "nested", "raises"])
 def test_an_unsupported_tensor_is_an_input_error(kind):
     import warnings
+
     import sinpe
     from sinpe.reference.checking.loaders import LoadError
     with warnings.catch_warnings():

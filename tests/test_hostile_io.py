@@ -16,10 +16,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import hostile_inputs as H
 import numpy as np
 import pytest
-
-import hostile_inputs as H
 
 MB_LIMIT = 300   # peak RSS of every rejected or bounded input
 TIMEOUT = 60     # seconds: a case that hangs is killed and fails
@@ -151,6 +150,7 @@ def test_a_pt_holding_a_cycle_is_refused(tmp_path):
 def test_an_archive_is_indexed_once_not_once_per_member(tmp_path, monkeypatch):
     """600 members: each member header is read once (the old reader read every header for every member: 360 600)."""
     from numpy.lib import format as npf
+
     from sinpe.reference.checking.scan import scan
     np.savez(tmp_path / "many.npz", **{f"m{i}": np.arange(4.0) for i in range(600)})
     calls = []
@@ -265,8 +265,8 @@ def test_a_file_truncated_under_two_workers_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-c", H.TRUNCATES_IN_A_WORKER, str(ck)], capture_output=True, text=True,
                        timeout=TIMEOUT)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stderr.splitlines() == ["sinpe scan: error: an input file was truncated while it was read (SIGBUS); "
-                                     "nothing was judged"], r.stderr
+    assert r.stderr.splitlines() == [("sinpe scan: error: an input file was truncated while it was read (SIGBUS); "
+                                     "nothing was judged")], r.stderr
 
 
 # --- 5. exit codes by the contract (REQ-CLI-EXIT, REQ-SCAN, REQ-CHECK-APPLY) -------------------------------------
@@ -312,6 +312,7 @@ def _tensors():
 @pytest.mark.parametrize("kind", ["quantized", "conjugate complex", "float8", "sparse csr", "complex32"])
 def test_a_tensor_the_api_cannot_read_is_its_input_error(kind):
     import warnings
+
     import sinpe
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -84,17 +84,19 @@ def test_tests_cite_only_files_that_exist():
     assert not missing, f"test modules cite files that do not exist: {missing}"
 
 
+LINT_STEPS = (["ruff", "check", "."], ["mypy"], ["lint-imports"])  # `make lint`, as the Makefile runs it
+
+
 def test_lint_and_types_are_clean():
-    """``make lint``: ruff and mypy (pyproject.toml declares the modules) report nothing; skipped where they are
-    not installed (``make lint`` installs them)."""
-    import shutil
+    """``make lint`` (run first by ``make test``): ruff, mypy and import-linter, as configured in pyproject.toml,
+    report nothing. The tools are pinned in requirements.lock and installed by ``make``: missing, this fails (it
+    never skips, so CI cannot pass without them). Each step is shown failing on a planted error in
+    tests/test_static_checks.py."""
     import subprocess
     import sys
-    tools = [t for t in ("ruff", "mypy") if shutil.which(t, path=str(Path(sys.executable).parent))]
-    if not tools:
-        import pytest
-        pytest.skip("ruff and mypy are not installed (make lint installs them)")
-    for tool in tools:
-        cmd = [str(Path(sys.executable).parent / tool)] + (["check", "."] if tool == "ruff" else [])
-        res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-        assert res.returncode == 0, f"{' '.join(cmd)}:\n{res.stdout[-3000:]}{res.stderr[-1000:]}"
+    bindir = Path(sys.executable).parent
+    for step in LINT_STEPS:
+        tool = bindir / step[0]
+        assert tool.exists(), f"{tool} is missing: `make` installs the pinned tools of requirements.lock"
+        res = subprocess.run([str(tool), *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, f"{' '.join(step)}:\n{res.stdout[-3000:]}{res.stderr[-1000:]}"

@@ -14,8 +14,8 @@ import pytest
 
 from sinpe.reference.implementations import numpy_impl as impl_numpy
 from sinpe.reference.implementations.certify import exact_table
-from sinpe.reference.oracles.arb import reference_f64
 from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles.arb import reference_f64
 from sinpe.spec.definition import columns, exponent
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.tolerance import allowed_abs_error

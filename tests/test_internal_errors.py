@@ -3,8 +3,8 @@ traceback; an unexpected exception while the input is read stays a one-line inpu
 from __future__ import annotations
 
 import numpy as np
-
 from helpers import assert_exit, run_sinpe
+
 from sinpe.reference.checking import check as check_module, loaders
 from sinpe.reference.tables import table
 

@@ -13,11 +13,10 @@ import sys
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
 
-from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.reference.checking.loaders import LoadError, call_table, load_table
+from sinpe.reference.implementations.numpy_impl import pe_table
 from sinpe.spec.profiles import get_profile
 
 VAS = get_profile("vaswani")

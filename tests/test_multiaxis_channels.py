@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 import shlex
 
+import library_formulas as L
 import numpy as np
 import pytest
+from helpers import perturb
+from test_loaders import assert_one_line_exit_2, run_clean
 
-import library_formulas as L
 import sinpe
 from sinpe.reference.checking.angles import check_rotary
 from sinpe.spec.rotary import get_rotary
-from helpers import perturb
-from test_loaders import assert_one_line_exit_2, run_clean
 
 F32 = np.float32
 
@@ -216,7 +216,7 @@ def test_detect_names_a_square_pixel_cache(linear, dtype):  # REQ-DETECT-ROPE, D
     assert found.profile_flags == want, found.sentence
     args = shlex.split(found.profile_flags)
     kw = {a[2:].replace("-", "_"): (True if b is None or b.startswith("--") else b)
-          for a, b in zip(args, args[1:] + [None]) if a.startswith("--") and a != "--profile"}
+          for a, b in zip(args, args[1:] + [None], strict=True) if a.startswith("--") and a != "--profile"}
     assert sinpe.check(cos=cos, sin=sin, profile="timm-pixel", **kw).verdict == "conforms"
     assert sinpe.check(cos=perturb(cos, 30, 9), sin=sin, profile="timm-pixel", **kw).verdict == "fails"
     assert sinpe.detect(cos=cos[:-1], sin=sin[:-1]).profile != "timm-pixel"  # 143 rows: no square grid

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 
+import library_formulas as L
 import numpy as np
 import pytest
 
-import library_formulas as L
 import sinpe
 from sinpe.reference.checking import angles, check, decide, report
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.oracles.angles import _Certified, rotary_plan
-from sinpe.reference.oracles.angles import rounded_table as angle_rounded
+from sinpe.reference.oracles.angles import _Certified, rotary_plan, rounded_table as angle_rounded
 from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.rotary import get_rotary
@@ -194,6 +193,7 @@ def test_settle_takes_the_bound_over_the_whole_enclosure():
     undecided, not a failure (the former 1-D rule took the bound at the midpoint, ulp(2^-21) = 2^-44, whenever
     lo * hi <= 0, and failed it); y = 0.5 is beyond the bound of every PE in the ball, y = 0 within none's proof."""
     import mpmath
+
     from sinpe.spec.formats import get_format
     ball = (lambda prec: (mpmath.mpf(-2.0 ** -30), mpmath.mpf(2.0 ** -20)))
     bound = decide.entry_bound("faithful", get_format("float32"), 1.0, 1.0, 10000.0, "native")

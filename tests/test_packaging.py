@@ -28,6 +28,8 @@ def test_wheel_has_one_namespace(wheel):
     for must in ("sinpe/spec/definition.py", "sinpe/spec/SPEC.md", "sinpe/proofs/__init__.py",
                  "sinpe/reference/cli/__init__.py", "sinpe/reference/conformance/plugin.py"):
         assert must in names, f"{must} missing from {wheel.name}"
+    assert "sinpe/py.typed" in names  # the type information mypy reads in an installed sinpe
+    assert not [n for n in names if n.startswith("sinpe/reference/api/")]  # reference/api/ is sinpe itself, once
 
 
 def test_wheel_ships_golden_data(wheel):

@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 import pytest
-
-import sinpe
 from helpers import run_sinpe
 from test_loaders import assert_one_line_exit_2
+
+import sinpe
 
 
 def fairseq_table(rows: int = 130, d: int = 64, padding_idx: int = 1) -> np.ndarray:

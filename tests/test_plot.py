@@ -8,15 +8,14 @@ import sys
 
 import numpy as np
 import pytest
-
 from helpers import assert_exit, run_sinpe
 
 pytest.importorskip("matplotlib")  # the plot extra: pinned in requirements.lock, installed by make
-from matplotlib.image import imread  # noqa: E402
+from matplotlib.image import imread
 
-from sinpe.reference import plot  # noqa: E402
-from sinpe.reference.tables import table  # noqa: E402
-from sinpe.reference.testing.bugs import get_bug  # noqa: E402
+from sinpe.reference import plot
+from sinpe.reference.bugs import get_bug
+from sinpe.reference.tables import table
 
 # the positions a callable is probed at by default (REQ-CHECK-CLI), 70000 and 1e5 beyond float16's range
 POSITIONS = np.r_[np.arange(2048), [2049, 4097, 65519, 70000, 100000]].astype(np.float64)

@@ -116,6 +116,7 @@ def test_plugin_is_import_light():
 def test_verdict_requires_a_value_of_the_dtype():  # REQ-PLUGIN-RUN
     # review regression: at tier phase a float64 value (not a float32 one) inside the bound passed as float32
     import numpy as np
+
     from sinpe.reference.conformance.harness import select_cases, verdict
     case = next(c for c in select_cases("vaswani", "float32", widths=[4], max_position=3) if c["value"] not in (0.0, 1.0))
     assert verdict(case, case["value"], "phase")[0] == "conforms"   # the golden float32 value passes
@@ -166,6 +167,7 @@ def test_odd_error_override_requires_a_raise(impl_dir):  # REQ-PLUGIN-OVERRIDES
 
 def test_plugin_override_options_match_the_cli():  # REQ-PLUGIN-OVERRIDES: every profile flag of `sinpe check`
     import argparse
+
     from sinpe.reference.cli.args import add_profile_arguments
     from sinpe.reference.conformance import plugin
     from sinpe.spec.profiles import LAYOUTS, ODD_RULES

@@ -54,7 +54,7 @@ def test_sample_bit_identical_to_the_oracle(oracle_tables, monkeypatch) -> None:
 
     monkeypatch.setattr(progression.Progression, "fill", spy)
     entries = 0
-    for (preset, ov, d, pos), want in zip(CASES, oracle_tables):
+    for (preset, ov, d, pos), want in zip(CASES, oracle_tables, strict=True):
         for f in Certifier().formats:
             before = len(calls)
             got = table(preset, d, pos, f.dtype, **ov)
@@ -150,6 +150,7 @@ def test_a_wrong_refinement_is_caught(monkeypatch, dtype: str) -> None:
 
 def _arb_errors(prof, d: int, start: int, rows: int, est: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
     import mpmath
+
     from sinpe.reference.oracles.arb import _endpoints, enclose
     err = np.zeros(est.shape)
     for r in range(rows):
@@ -179,6 +180,7 @@ def test_factor_tables_within_their_bounds() -> None:
     their ``err`` of e^{i theta} (mpmath, 200 bits); the tables within 2^-85, a seed at 10^9 within 2^-70 (the
     reduction's 2^-100 (1 + |P| g) turns)."""
     import mpmath
+
     from sinpe.reference.oracles import fast
     prof = get_profile("vaswani", phase_scale="1/3")
     pl = build.resolve(prof, 16, "float64", {})

@@ -186,10 +186,10 @@ def test_odd_shift_step_is_not_vacuous():  # THM-SHIFT odd d: the same solver fi
     inst = Instance(PRESETS["vaswani"], 3)
     a = sp.symbols("a0:3")
     for u, solvable in ((0, True), (2, False)):  # column 0 = sin_0 (paired), column 2 = unpaired sin_1
-        e = inst.pe(P + K)[u] - sum(ai * x for ai, x in zip(a, inst.pe(P)))
+        e = inst.pe(P + K)[u] - sum(ai * x for ai, x in zip(a, inst.pe(P), strict=True))
         sol = sp.linsolve(coefficients(e, (P,)), a)
         assert (sol != sp.EmptySet) == solvable, (u, sol)
-    (row,) = sp.linsolve(coefficients(inst.pe(P + K)[0] - sum(ai * x for ai, x in zip(a, inst.pe(P))), (P,)), a)
+    (row,) = sp.linsolve(coefficients(inst.pe(P + K)[0] - sum(ai * x for ai, x in zip(a, inst.pe(P), strict=True)), (P,)), a)
     assert canonical.decide(row[0], sp.cos(K)).proven and canonical.decide(row[1], sp.sin(K)).proven and row[2] == 0
 
 
@@ -205,6 +205,7 @@ def test_scope_lists_every_hypothesis_the_decision_used(results):  # THM-SHIFT, 
     """The odd-d clause of THM-SHIFT is decided with alpha, sigma != 0 and log b != 0: the result lists them,
     and a scope that omits a parameter the decision used, or names one no obligation uses, is refused."""
     import copy
+
     from sinpe.proofs.suite import get_theorem
     h = results["THM-SHIFT"].hypotheses
     assert "real, nonzero" in h["alpha"] and "real, nonzero" in h["sigma"] and h["log_b"] == ["real, nonzero"], h

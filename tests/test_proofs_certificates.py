@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
 from conftest import CERTIFIED_SUBSET
 from helpers import run_sinpe
+
 from sinpe.proofs import certcheck, evidence
 from sinpe.proofs.certificates import obligation_entry, step_entry, write_suite
 
@@ -229,7 +229,7 @@ def test_a_tampered_certificate_fails_and_names_the_entry(proof_certificates, tm
 
 # ------------------------------------------------------------- entries recorded from the step functions
 
-def _recorded(steps) -> list[dict]:  # noqa: ANN001  the entries `--certificates` writes for a step list
+def _recorded(steps) -> list[dict]:  # the entries `--certificates` writes for a step list
     with evidence.recording() as rec:
         listed = steps()
     seen = {i[1]: i[2:] for i in rec.items if i[0] == "step"}
@@ -300,7 +300,7 @@ def test_a_tampered_step_fails(shift_entries, case):
         certcheck.check_entry(e)
 
 
-def _conformance_verdicts(steps) -> list[tuple[bool, bool, str]]:  # noqa: ANN001
+def _conformance_verdicts(steps) -> list[tuple[bool, bool, str]]:
     """(the prover's verdict, the checker's verdict on the written entry, the step) per conformance step."""
     from sinpe.proofs.symbolic import STEP_CONFORMS
     out = []
@@ -328,7 +328,7 @@ def test_conformance_entries_decide_what_the_steps_decide():
     from sinpe.proofs.theorems_rotary import pair_plan_steps
     from sinpe.spec.theorems import LAYOUT_RULES, PLANS
 
-    def mutated_plans(kind):  # noqa: ANN001, ANN202
+    def mutated_plans(kind):
         return lambda: [s for pl in PLANS for s in conformance_steps(
             mutate_plan(pl, kind), LAYOUT_RULES[(pl.layout, pl.odd_rule if pl.odd else "trailing-sin", pl.odd)], "DEF-LAYOUT")]
     real = _conformance_verdicts(lambda: conform_steps(None)) + _conformance_verdicts(lambda: pair_plan_steps(None))
@@ -509,7 +509,8 @@ def test_checker_imports_only_the_standard_library(proof_certificates):
     tree = ast.parse(CHECKER.read_text())
     mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert mods <= {"__future__", "fractions", "functools", "json", "hashlib", "math", "os", "re", "stat", "sys"}, mods
+    assert mods <= {"__future__", "collections", "fractions", "functools", "json", "hashlib", "math", "os", "re", "stat", "sys",
+                    "typing"}, mods
     assert "eval(" not in CHECKER.read_text() and "exec(" not in CHECKER.read_text()
 
 

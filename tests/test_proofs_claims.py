@@ -219,7 +219,7 @@ def test_witness_covers_every_obligation_and_respects_domains():
 def test_rule_sum_linearity():  # RULE-SUM-LINEARITY
     j, n = sp.Symbol("j", integer=True), sp.Symbol("n", integer=True)
     x, c = sp.symbols("x c")
-    S = lambda f, lo=0, hi=n - 1: sp.Sum(f, (j, lo, hi))  # noqa: E731
+    S = lambda f, lo=0, hi=n - 1: sp.Sum(f, (j, lo, hi))
     assert normal.decide(S(c * sp.sin(x * j) + 3), c * S(sp.sin(x * j)) + 3 * n).proven  # constants out, sum of 1
     assert normal.decide(S(sp.sin(x * j)), sp.Sum(sp.sin(x * sp.Symbol("i", integer=True)), (sp.Symbol("i", integer=True), 0, n - 1))).proven
     assert not normal.decide(S(sp.sin(x * j)), S(sp.sin(x * j), 1, n)).proven  # other range: not the same unknown
@@ -249,9 +249,9 @@ def test_bound_origin_is_at_minus_offset():  # THM-BOUND: PE(0)[cos] = alpha is 
 
 
 def test_lift_formula_for_amplitude_and_offset():  # THM-SHIFT/DOT at alpha = 3, sigma = 2, o = 1/2 (was 8 of 16 unproven)
+    from sinpe.proofs.engine import decide_obligation
     from sinpe.spec.profiles import get_profile
     from sinpe.spec.theorems import Instance, dot_obligations, shift_obligations
-    from sinpe.proofs.engine import decide_obligation
     inst = Instance(get_profile("vaswani", amplitude=3, phase_scale=2, offset="0.5"), 4)
     for ob in shift_obligations(inst) + dot_obligations(inst):
         assert decide_obligation(ob)[0], ob.name

@@ -14,7 +14,8 @@ import sympy as sp
 
 from sinpe.proofs import mutants as M
 from sinpe.proofs.budget import OutOfTime, budget, enforced
-from sinpe.proofs.suite import get_theorem, mutation_report
+from sinpe.proofs.mutation import mutation_report
+from sinpe.proofs.suite import get_theorem
 
 
 def test_definition_mutants_are_applied_to_the_source_once():  # REQ-PROVE-MUTANTS

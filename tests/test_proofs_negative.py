@@ -46,8 +46,8 @@ def test_last_mutants_reach_past_the_first_obligations():
             first, last = mutate(obs, m.split("@")[0]), mutate(obs, m)
             if first is None or last is None:
                 continue
-            i = next(j for j, (a, b) in enumerate(zip(obs, first)) if a is not b)
-            k = next(j for j, (a, b) in enumerate(zip(obs, last)) if a is not b)
+            i = next(j for j, (a, b) in enumerate(zip(obs, first, strict=False)) if a is not b)
+            k = next(j for j, (a, b) in enumerate(zip(obs, last, strict=False)) if a is not b)
             assert not is_syntactic(obs[i]) and not is_syntactic(obs[k]), (t.id, m)
             reached += k > i
     assert reached >= 10, reached
@@ -75,9 +75,8 @@ def test_unknown_mutation_is_an_error():
 def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
     # with a Laurent procedure that accepts everything, only the witness rejects the mutant: that is an internal
     # error (exit 3, never a proof and never a kill), which the test above forbids
-    from sinpe.proofs import canonical
+    from sinpe.proofs import canonical, normal
     from sinpe.proofs.suite import get_theorem
-    from sinpe.proofs import normal
     monkeypatch.setattr(canonical, "decide", lambda lhs, rhs: canonical.Verdict(True, 1, sp.Integer(0)))
     monkeypatch.setattr(normal, "decide", lambda lhs, rhs, at=(): normal.Verdict(True, 1))
     r = get_theorem("THM-CPLX").prove("drop")
@@ -88,8 +87,10 @@ def test_a_broken_procedure_is_caught_by_the_guard_above(monkeypatch):
 def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  # REQ-PROVE, THM-LIFT, THM-INJ
     """``sinpe prove --mutants``: the kill rate of the mutation suite; a procedure that proves a mutant makes it
     a named survivor (exit 1)."""
-    from sinpe.proofs.suite import get_theorem, mutation_report
     from helpers import assert_exit, run_sinpe
+
+    from sinpe.proofs.mutation import mutation_report
+    from sinpe.proofs.suite import get_theorem
     rep = mutation_report(only=["THM-LIFT", "THM-INJ", "THM-WAVE", "THM-SHIFT"])
     assert rep["total"] >= 25 and rep["killed"] == rep["total"] and not rep["survivors"], rep["survivors"]
     kinds = {m["mutation"] for m in rep["mutants"]}

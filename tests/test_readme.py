@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import run_sinpe
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("README.md", "reference/README.md", "proofs/README.md", "survey/README.md", "reference/chapter/README.md",
+PAGES = ("README.md", "reference/README.md", "proofs/README.md", "survey/README.md", "reference/audit/README.md",
          "spec/CHANGELOG.md")
 
 # the module the README's "check your function" and "in your CI" examples name (described there in words)

@@ -6,10 +6,9 @@ import shlex
 
 import numpy as np
 import pytest
+from helpers import run_sinpe
 
 from sinpe.reference.tables import table
-
-from helpers import run_sinpe
 
 F16_POSITIONS = '''
 import numpy as np

@@ -81,6 +81,7 @@ def test_ulp():
 def test_oracle_endpoints_are_exact():
     # the Arb ball's ends must reach round_to_format unrounded (a regression: mpf((man, exp)) rounds)
     from flint import arb, ctx
+
     from sinpe.reference.oracles.arb import _endpoints
     old = ctx.prec
     ctx.prec = 300
@@ -97,6 +98,7 @@ def test_oracle_endpoints_are_exact():
 def test_round_array_matches_round_to_format():
     # the vectorised path (frexp/rint) against the exact mpmath path, on ties, subnormals and overflow
     import numpy as np
+
     from sinpe.reference.numerics.rounding import round_array
     rng = np.random.default_rng(5)
     x = rng.standard_normal(3000) * 10.0 ** rng.integers(-46, 40, 3000)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from helpers import assert_exit, run_sinpe  # noqa: E402
+from helpers import assert_exit, run_sinpe
 
 
 def vaswani(n: int, d: int) -> np.ndarray:

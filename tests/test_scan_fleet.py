@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import run_sinpe
+
 from sinpe.reference.checking.scan_files import Shard, list_tensors
 from sinpe.reference.tables import table
 
@@ -43,7 +43,7 @@ def fleet(tmp_path):
 def _rows(lines):
     """The row lines as comparable objects: sorted, without the measured ``seconds``."""
     rows = [json.loads(x) for x in lines if x.strip() and "summary" not in json.loads(x)]
-    return sorted((json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in rows))
+    return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in rows)
 
 
 def _summary(lines):
@@ -138,7 +138,7 @@ def test_dask_recipe_on_a_local_cluster_matches_the_single_scan(fleet):
     pytest.importorskip("distributed", reason="the fleet extra (dask.distributed) is not installed")
     from dask.distributed import Client, LocalCluster
     ns: dict = {"__name__": "sinpe_fleet_recipe"}
-    exec(compile(_recipe(), str(README), "exec"), ns)  # noqa: S102 -- the documented recipe, as written
+    exec(compile(_recipe(), str(README), "exec"), ns)
     single = run_sinpe("scan", str(fleet), "--jsonl").stdout.splitlines()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
+import library_formulas as L
 import numpy as np
 import pytest
-
-import library_formulas as L
 from helpers import run_sinpe
+
 from sinpe.reference.checking.scan import scan
 
 

@@ -7,10 +7,10 @@ Reproduce: python -m pytest tests/test_scan_screen.py -q
 """
 from __future__ import annotations
 
+import library_formulas as L
 import numpy as np
 import pytest
 
-import library_formulas as L
 from sinpe.reference.checking.scan import SINUSOID_SHARE, scan, sinusoid_share
 from sinpe.reference.tables import table
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from sinpe.reference.testing.bugs import evaluate
+from sinpe.reference.bugs import evaluate
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.sources import get_source
 

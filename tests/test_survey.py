@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from helpers import survey_report
 
 from sinpe.spec.grid import GRID_PRESETS
@@ -69,7 +68,7 @@ def test_every_named_profile_exists_or_is_recorded_as_no_preset(results):  # REQ
             assert name in no_preset and no_preset[name], e["id"]
         else:
             assert name in KIND_PRESETS[ENTRY_KIND[e["kind"]]], f"{e['id']}: {name!r} is not a {e['kind']} preset"
-    for e, v, c in _checks(results):
+    for e, _v, c in _checks(results):
         if c["status"] == "preset" and c["reach"] == "checked" and c["role"] != "auto":  # auto: what detect found
             assert c["profile"] in KIND_PRESETS[c["kind"]], (e["id"], c["profile"], c["kind"])
 
@@ -77,7 +76,7 @@ def test_every_named_profile_exists_or_is_recorded_as_no_preset(results):  # REQ
 def test_no_preset_is_honest(results):
     """What sinpe has no profile for is recorded as such: no command run, no verdict claimed."""
     seen = 0
-    for e, v, c in _checks(results):
+    for e, _v, c in _checks(results):
         if c["status"] == "no preset":
             seen += 1
             assert c["verdict"] == "no preset" and c["exit_code"] is None and c["command"] == "", (e["id"], c)

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from helpers import survey_report
 
 from sinpe.spec.rotary import ROTARY_PRESETS

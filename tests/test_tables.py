@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from sinpe.reference.checking.loaders import read_safetensors
 from sinpe.reference.cli import main
 from sinpe.reference.golden import vectors as G
 from sinpe.reference.oracles.interval import Certifier
@@ -26,6 +27,7 @@ def _bits(a: np.ndarray) -> np.ndarray:
 
 def _golden_tables() -> list[tuple[str, int]]:
     from pathlib import Path
+
     import sinpe.reference.golden as g
     root = Path(g.__file__).parent / "data" / "tables"
     return [(preset, int(f.name[1:].split("-")[0])) for preset in PRESETS
@@ -135,6 +137,7 @@ def test_narrow_bound_covers_the_error_and_is_tight() -> None:
     narrow kernel's estimate lies within its bound B of the Arb value, and the bound is not vacuous: the
     largest error reaches a tenth of B."""
     import mpmath
+
     from sinpe.reference.oracles.arb import _endpoints, enclose
     prof = get_profile("vaswani", offset="0.375", amplitude="-3/7")
     pl = build.resolve(prof, 256, "float32", {})
@@ -194,7 +197,7 @@ def test_write_npy_and_safetensors(tmp_path) -> None:
     assert np.array_equal(np.load(tmp_path / "t.npy", allow_pickle=False), want)
     head = json.loads((tmp_path / "t.safetensors").read_bytes()[8:8 + int.from_bytes((tmp_path / "t.safetensors").read_bytes()[:8], "little")])
     assert head["table"]["dtype"] == "BF16" and head["table"]["shape"] == [500, 12]
-    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), want)
+    assert np.array_equal(read_safetensors(tmp_path / "t.safetensors"), want)
     assert sorted(os.listdir(tmp_path)) == ["t.npy", "t.safetensors"]
 
 
@@ -248,7 +251,7 @@ def test_cli_safetensors_and_library_agree(tmp_path) -> None:
     """REQ-CLI-TABLE = REQ-TABLE-API: the CLI's file holds the library's bits."""
     assert main(["table", "--profile", "t2t", "--base", "500", "--d", "9", "--positions", "0:40", "--dtype",
                  "float16", "--out", str(tmp_path / "t.safetensors")]) == 0
-    assert np.array_equal(build.read_safetensors(tmp_path / "t.safetensors"), table("t2t", 9, 40, "float16", base="500"))
+    assert np.array_equal(read_safetensors(tmp_path / "t.safetensors"), table("t2t", 9, 40, "float16", base="500"))
 
 
 def test_torch_helper_moves_cpu_bits() -> None:
@@ -285,6 +288,7 @@ def test_first_table_in_a_fresh_process_on_many_threads() -> None:
 def test_constants_do_not_depend_on_the_global_mpmath_context(monkeypatch) -> None:
     """The angle table and 2 pi come from private mpmath contexts: the global precision does not reach them."""
     import mpmath
+
     from sinpe.reference.oracles import fast
     want_tab, want_pi = rounded.angle_table(), fast._two_pi()
     monkeypatch.setattr(fast, "_TWO_PI", None)

@@ -13,8 +13,8 @@ import pytest
 
 from sinpe.reference.implementations.certify import exact_table
 from sinpe.reference.implementations.numpy_impl import pe_table
-from sinpe.reference.oracles.arb import rounded_table
 from sinpe.reference.numerics.rounding import ulp
+from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, phase_constant, ulp_array

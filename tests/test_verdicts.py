@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from helpers import assert_exit, assert_verdict, run_sinpe
 
-from sinpe.spec.profiles import get_profile
-from sinpe.spec.tolerance import allowed_abs_error, unjudged, working_format
 from sinpe.reference.checking import structure
 from sinpe.reference.checking.check import check_table
 from sinpe.reference.checking.detect import decide_precision, detect_table
 from sinpe.reference.implementations.numpy_impl import pe_table
+from sinpe.spec.profiles import get_profile
+from sinpe.spec.tolerance import allowed_abs_error, unjudged, working_format
 
 VAS = get_profile("vaswani")
 
@@ -179,6 +179,7 @@ def test_structural_checks_never_reject_correct_tables():  # REQ-CHECK-STRUCT: n
 
 def test_detect_does_not_call_a_float32_evaluation_float64():  # REQ-DETECT-PRECISION
     import math
+
     import torch
     pos = torch.arange(512, dtype=torch.float32)[:, None]
     div = torch.exp(torch.arange(0, 64, 2, dtype=torch.float32) * (-math.log(10000.0) / 64))
@@ -203,6 +204,7 @@ def _rope_emb(pos, dim, dtype):
 
 def test_rotary_caches_follow_the_working_precision_and_unjudged_rules():  # REQ-CHECK-UNJUDGED, TOL-WORKING
     import torch
+
     from sinpe.reference.checking.angles import check_rotary
     from sinpe.spec.rotary import get_rotary
     llama = get_rotary("llama")

@@ -41,11 +41,15 @@ is not a regular file, a quantized, sparse or meta tensor, a masked array, a bro
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sinpe.spec import SPEC_VERSION
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 
+# One name per file: this folder is the package sinpe itself (pyproject.toml's package-dir), never sinpe.reference.api
+if __name__ != "sinpe":
+    raise ImportError(f"reference/api/ is the package sinpe, not {__name__!r}: import sinpe")
 __version__ = SPEC_VERSION
 __all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
            "table_torch", "verify", "write_table"]
@@ -71,7 +75,7 @@ def __getattr__(name: str) -> Any:
 _OVERRIDES = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
 
 
-def profile(name: "str | Profile" = "vaswani", **overrides: Any) -> Profile:
+def profile(name: str | Profile = "vaswani", **overrides: Any) -> Profile:
     """A preset with the CLI's overrides (``layout shift base phase_scale amplitude offset odd``; numbers
     as exact decimals: ``base="1e4"``), or ``name`` itself when it already is a :class:`Profile`.
 
@@ -86,7 +90,7 @@ def profile(name: "str | Profile" = "vaswani", **overrides: Any) -> Profile:
     return get_profile(name, **overrides)
 
 
-def table(profile_: "str | Profile" = "vaswani", d: int = 64, positions: Any = 2048, dtype: str = "float64",
+def table(profile_: str | Profile = "vaswani", d: int = 64, positions: Any = 2048, dtype: str = "float64",
           **overrides: Any) -> Any:
     """PE at ``positions`` (an int n for 0..n-1, a range, a spec string ``"0:2048"``, or numbers), every entry
     correctly rounded to ``dtype`` (float64, float32, float16, bfloat16 as float32 holding bfloat16 values):
@@ -95,21 +99,21 @@ def table(profile_: "str | Profile" = "vaswani", d: int = 64, positions: Any = 2
     return _table(profile(profile_) if not overrides else profile(profile_, **overrides), d, positions, dtype)
 
 
-def table_torch(profile_: "str | Profile" = "vaswani", d: int = 64, positions: Any = 2048, dtype: str = "float32",
+def table_torch(profile_: str | Profile = "vaswani", d: int = 64, positions: Any = 2048, dtype: str = "float32",
                 device: Any = "cpu", **overrides: Any) -> Any:
     """:func:`table` as a ``torch.Tensor`` on ``device`` (computed on the CPU, then moved)."""
     from sinpe.reference.tables import table_torch as _tt
     return _tt(profile(profile_, **overrides), d, positions, dtype, device)
 
 
-def write_table(path: str, profile_: "str | Profile" = "vaswani", d: int = 64, positions: Any = 2048,
+def write_table(path: str, profile_: str | Profile = "vaswani", d: int = 64, positions: Any = 2048,
                 dtype: str = "float64", **overrides: Any) -> Any:
     """Stream :func:`table` to ``path`` (``.npy`` or ``.safetensors``) with bounded memory."""
     from sinpe.reference.tables import write_table as _wt
     return _wt(path, profile(profile_, **overrides), d, positions, dtype)
 
 
-def check(target: Any = None, profile_: "str | Profile | None" = None, **keywords: Any) -> Any:
+def check(target: Any = None, profile_: str | Profile | None = None, **keywords: Any) -> Any:
     """Check ``target`` -- an array or tensor (rows = positions), a file path, ``"module:callable"`` (run
     isolated in a child process) or a Python callable ``fn(positions, d)`` -- or the rotary caches ``cos=``/
     ``sin=`` against a profile: a 1-D preset or :class:`Profile` (default vaswani; llama for caches), a grid
@@ -149,11 +153,12 @@ def api_words() -> Iterator[None]:
     """
     import dataclasses
     import re
+
     from sinpe.reference.checking.kinds import Request
     from sinpe.reference.checking.loaders import LoadError
     names = {f.name for f in dataclasses.fields(Request)}
 
-    def word(m: "re.Match[str]") -> str:
+    def word(m: re.Match[str]) -> str:
         key = m.group(1).replace("-", "_")
         if key not in names:
             return m.group(0)
@@ -175,7 +180,7 @@ def check_apply(fn: Any, profile_: Any = "llama", **keywords: Any) -> Any:
     return _check_apply(fn, profile_, **keywords)
 
 
-def detect(target: Any = None, *, against: "str | Profile" = "vaswani", **keywords: Any) -> Any:
+def detect(target: Any = None, *, against: str | Profile = "vaswani", **keywords: Any) -> Any:
     """Name what ``target`` (or the caches ``cos=``/``sin=``) implements, for every kind (REQ-DETECT-KINDS): a
     ``Found`` with ``kind`` (1d, grid, rotary), ``profile``, ``profile_flags`` (the ``sinpe check`` flags),
     ``sentence``, ``readings``, ``exit_code`` and ``to_json()``; a 1-D reading's ``Detection`` attributes
@@ -193,14 +198,14 @@ def golden_cases(profile_: str | None = None, dtype: str | None = None, d: int |
     return iter_cases(profile=profile_, dtype=dtype, d=d)
 
 
-def prove(only: "str | Sequence[str] | None" = None, *, claim: str | None = None, assume: str | None = None) -> Any:
+def prove(only: str | Sequence[str] | None = None, *, claim: str | None = None, assume: str | None = None) -> Any:
     """The proof suite (every THM-*, or the IDs in ``only``), or one claim ``"A == B"`` / ``"A <= B"`` under
     ``assume`` (``"x: real; k: integer"``): proven / refuted / unknown, with the method (REQ-PROVE-CLAIM)."""
     from sinpe.proofs import prove as _prove
     return _prove(only, claim=claim, assume=assume)
 
 
-def verify(only: "Sequence[str] | None" = None, **kw: Any) -> Any:
+def verify(only: Sequence[str] | None = None, **kw: Any) -> Any:
     """The main job (``sinpe verify``): a ``VerifyReport`` with ``ok``, ``parts``, ``render()``, ``to_json()``."""
     from sinpe.reference.verify import verify as _verify
     return _verify(only, **kw)

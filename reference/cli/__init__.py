@@ -12,7 +12,8 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
 
 # name -> (module, one-line help). Order is the order of `sinpe --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -47,11 +48,11 @@ class Terminated(KeyboardInterrupt):
 class _Parser(argparse.ArgumentParser):
     json_errors = False  # set when --json is on the command line: usage errors are JSON on stdout too
 
-    def __init__(self, *a: object, **k: object) -> None:
+    def __init__(self, *a: Any, **k: Any) -> None:
         k.setdefault("allow_abbrev", False)  # REQ-CLI-EXIT: --js is not --json
-        super().__init__(*a, **k)  # type: ignore[arg-type]
+        super().__init__(*a, **k)
 
-    def error(self, message: str) -> None:  # argparse exits 2 already; keep one clear line
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 already; keep one clear line
         if self.json_errors:
             import json
             print(json.dumps({"error": {"command": self.prog.partition(" ")[2] or self.prog, "message": message,
@@ -76,12 +77,12 @@ def _path_hygiene() -> None:
 class _Watched:
     """sys.stdout while a command runs: remembers whether anything was written (one JSON document)."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream, self.used = stream, False
 
     def write(self, s: str) -> int:
         self.used = self.used or bool(s)
-        return self._stream.write(s)  # type: ignore[attr-defined]
+        return self._stream.write(s)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
@@ -112,7 +113,7 @@ def _output_problem(module: object, args: argparse.Namespace) -> str | None:
     from sinpe.reference.checking.outputs import output_problem, reads_of
     flags = [f for f in getattr(module, "OUTPUTS", ()) if getattr(args, f, None) is not None]
     given = [v for name in INPUTS for v in _values(getattr(args, name, None))]
-    reads = [r for v in given for r in reads_of(v)] if flags else []
+    reads = [r for v in given for r in reads_of(v if isinstance(v, str) else None)] if flags else []
     for flag in flags:
         path = str(getattr(args, flag))
         if flag == "junit" and path:
@@ -192,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(module: object, name: str, args: argparse.Namespace) -> int:
     stdout = sys.stdout
-    sys.stdout = _Watched(stdout)  # type: ignore[assignment]
+    sys.stdout = _Watched(stdout)
     try:
         return _run_watched(module, name, args)
     finally:
@@ -216,7 +217,7 @@ def _run_watched(module: object, name: str, args: argparse.Namespace) -> int:
             return 128 + int(e.args[0])
         print(f"sinpe {name}: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # noqa: BLE001 -- any other escape is sinpe's fault: exit 3, never a bare traceback
+    except Exception as e:  # any other escape is sinpe's fault: exit 3, never a bare traceback
         return _internal(name, args, e)
 
 

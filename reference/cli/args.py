@@ -113,6 +113,7 @@ def add_channels_argument(parser: argparse.ArgumentParser) -> None:
 def request(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords of :func:`sinpe.check` / :func:`sinpe.detect` the flags give (each flag's ``dest``)."""
     import dataclasses
+
     from sinpe.reference.checking.kinds import Request
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(Request) if hasattr(args, f.name)}
 

@@ -11,9 +11,8 @@ import argparse
 import json
 from fractions import Fraction
 
-from sinpe.spec.formats import DTYPES
-
 from sinpe.reference.implementations.certify import PER_BAND, SEED, certify_all
+from sinpe.spec.formats import DTYPES
 
 
 def _max_position(s: str) -> int:

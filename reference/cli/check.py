@@ -11,15 +11,20 @@ from __future__ import annotations
 import argparse
 import json
 
-from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
-
-from sinpe.reference.cli.args import (add_channels_argument, add_dtype_argument, add_grid_arguments,
-                                      add_profile_arguments,
-                                      add_rotary_arguments, add_selection_arguments, add_timeout_argument,
-                                      request, target_words)
 from sinpe.reference.checking.loaders import CALLS, input_errors
 from sinpe.reference.checking.report import render, write_junit
-
+from sinpe.reference.cli.args import (
+    add_channels_argument,
+    add_dtype_argument,
+    add_grid_arguments,
+    add_profile_arguments,
+    add_rotary_arguments,
+    add_selection_arguments,
+    add_timeout_argument,
+    request,
+    target_words,
+)
+from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
 
 OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
 
@@ -109,6 +114,7 @@ def _plot_first(args: argparse.Namespace) -> None:
 def _plot(args: argparse.Namespace, res: object) -> None:
     """The picture of ``res`` (:func:`sinpe.reference.plot.draw_check`: the target loaded again as the check did)."""
     import sys
+
     from sinpe.reference import plot
     from sinpe.reference.cli.args import profile_from_args
     load = {k: getattr(args, k) for k in ("positions", "key", "call", "timeout", "rows", "skip_rows", "columns")}

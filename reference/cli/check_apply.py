@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 
-
 OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
 
 
@@ -41,8 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """argparse -> :func:`sinpe.check_apply` -> the report."""
     from sinpe.reference.checking import apply, kinds
-    from sinpe.reference.checking.report import write_cases
     from sinpe.reference.checking.loaders import LoadError, input_errors
+    from sinpe.reference.checking.report import write_cases
     if args.dim is None:
         raise LoadError("--dim is required: the head dimension of q and k")
     with input_errors("check-apply", args.target):

@@ -9,15 +9,14 @@ import argparse
 import json
 import sys
 
+from sinpe.reference.audit.claims import AuditError, readme_section, render_table, run_audit, tally
 from sinpe.spec.claims import CLAIMS, get_claim
-
-from sinpe.reference.chapter.audit import AuditError, readme_section, render_table, run_audit, tally
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list of objects (id, section, claimed, computed, verdict, note, ...)")
     parser.add_argument("--id", action="append", metavar="CLAIM-ID", help="audit only this claim (repeatable)")
-    parser.add_argument("--readme", action="store_true", help="print the section of reference/chapter/README.md rendered from the audit")
+    parser.add_argument("--readme", action="store_true", help="print the section of reference/audit/README.md rendered from the audit")
 
 
 def run(args: argparse.Namespace) -> int:

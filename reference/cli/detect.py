@@ -15,8 +15,16 @@ import json
 
 from sinpe.reference.checking.loaders import CALLS, input_errors
 from sinpe.reference.checking.report import render_detection
-from sinpe.reference.cli.args import (add_dtype_argument, add_grid_arguments, add_profile_arguments, add_rotary_arguments,
-                                      add_selection_arguments, add_timeout_argument, request, target_words)
+from sinpe.reference.cli.args import (
+    add_dtype_argument,
+    add_grid_arguments,
+    add_profile_arguments,
+    add_rotary_arguments,
+    add_selection_arguments,
+    add_timeout_argument,
+    request,
+    target_words,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

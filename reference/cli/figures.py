@@ -1,5 +1,5 @@
 """``sinpe figures --out DIR``: the seed chapter's tables and figures recomputed (SPEC.md REQ-FIGURES), a thin
-shell over :mod:`sinpe.reference.chapter.figures` (which says what each file holds). Matplotlib is the
+shell over :mod:`sinpe.reference.audit.figures` (which says what each file holds). Matplotlib is the
 optional ``plot`` extra: without it the command names the install and exits 2 (``--tables-only`` writes the
 tables without it).
 """
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sinpe.reference.chapter.figures import PLOT_INSTALL, plot_dot_product, plot_error_vs_position, plot_figure_4_1, write_tables
+from sinpe.reference.audit.figures import PLOT_INSTALL, plot_dot_product, plot_error_vs_position, plot_figure_4_1, write_tables
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 from sinpe.reference.golden import vectors as golden
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help=f"directory to write (default: the package's {golden.GOLDEN_DIR})")
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     digest = hashlib.sha256(rep.files[golden.MANIFEST_NAME]).hexdigest()
     if digest != golden.MANIFEST_SHA256:  # REQ-GOLDEN-PIN: a new golden set needs its new pin in the code
         print(f"sinpe golden: MANIFEST.json SHA-256 is now {digest}; set MANIFEST_SHA256 in "
-              f"reference/golden/vectors.py to it (the pin sinpe checks)", file=sys.stderr)
+              f"reference/golden/manifest.py to it (the pin sinpe checks)", file=sys.stderr)
     if args.json:
         print(json.dumps(summary, sort_keys=True, indent=1))
     else:

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _mutants(only: list[str] | None, as_json: bool, kinds: list[str] | None) -> int:
     """``sinpe prove --mutants``: the kill rate of the mutation suite (exit 0 every mutant killed, 1 not)."""
-    from sinpe.proofs.suite import mutation_report
+    from sinpe.proofs.mutation import mutation_report
     from sinpe.reference.progress import Progress
     bar = Progress(1, "sinpe prove --mutants", unit="mutants")
     rep = mutation_report(only, progress=bar.step, kinds=kinds)
@@ -111,8 +111,8 @@ def _mutants(only: list[str] | None, as_json: bool, kinds: list[str] | None) -> 
             k = per.setdefault(m["theorem"] if m["kind"] in ("statement", "scope") else f"{m['kind']} mutants", [0, 0])
             k[0] += m["killed"]
             k[1] += 1
-        for tid, (k, n) in per.items():
-            print(f"{tid:<20} {k:>3}/{n:<3} mutants killed")
+        for tid, (killed, n) in per.items():
+            print(f"{tid:<20} {killed:>3}/{n:<3} mutants killed")
         for m in rep["mutants"]:
             if m["kind"] == "definition":
                 print(f"  definition {m['mutation']:<28} {m['verdict']:<9} {m['theorem'] or '-':<14} {m['failure'][:90]}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-
+from typing import Any
 
 OUTPUTS = ("junit", "out")  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
 
@@ -58,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
     return res.exit_code
 
 
-def _scan(args: argparse.Namespace, shard: object) -> object:
+def _scan(args: argparse.Namespace, shard: Any) -> Any:
     from sinpe.reference.checking import scan_files
     from sinpe.reference.checking.scan import scan
     from sinpe.reference.progress import Progress
-    total = len(scan_files.list_tensors(args.path, shard))  # type: ignore[arg-type] # headers only: the bar, input errors first
+    total = len(scan_files.list_tensors(args.path, shard))  # headers only: the bar, input errors first
     bar = Progress(total, "sinpe scan", unit="tensors")
     try:
-        return scan(args.path, workers=args.workers, progress=bar, shard=shard)  # type: ignore[arg-type]
+        return scan(args.path, workers=args.workers, progress=bar, shard=shard)
     finally:
         bar.close()
 
@@ -129,9 +129,10 @@ def _plots(folder: str, res: object) -> None:
     import re
     import shlex
     import sys
+
     from sinpe.reference import plot
     from sinpe.reference.checking import kinds, scan as scanning, scan_files
-    from sinpe.reference.cli import check as cli_check, _Parser
+    from sinpe.reference.cli import _Parser, check as cli_check
     from sinpe.reference.cli.args import profile_from_args, request
     refs = {(r.file, r.name): r for r in scan_files.list_tensors(res.path)}  # type: ignore[attr-defined]
     n = 0

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from sinpe.spec.formats import get_format
-
 from sinpe.reference.cli import UsageError
 from sinpe.reference.cli.args import add_dtype_argument, add_profile_arguments, profile_from_args
+from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.progress import Progress
-from sinpe.reference.numerics.positions import parse_position_source
 from sinpe.reference.tables.build import write_table
 from sinpe.reference.tables.rounded import Stats
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.profiles import Profile
 
 CROSS_CHECK_MAX = 1_000_000  # entries: Arb takes about 20 us per entry
 
@@ -89,14 +89,14 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _cross_check(out: Path, profile, args: argparse.Namespace, src, fmt) -> int:  # type: ignore[no-untyped-def]
+def _cross_check(out: Path, profile: Profile, args: argparse.Namespace, src: PositionSource, fmt: Format) -> int:
     from sinpe.reference.oracles import arb as oracle_flint
     positions = [src.fraction(i) for i in range(len(src))]
     ref = oracle_flint.rounded_tables(profile, args.d, positions, [fmt])[fmt.name]
     if out.suffix == ".npy":
         table = np.load(out, allow_pickle=False).astype(np.float64)
     else:
-        from sinpe.reference.tables.build import read_safetensors
+        from sinpe.reference.checking.loaders import read_safetensors
         table = read_safetensors(out).astype(np.float64)
     bad = np.argwhere(table.view(np.int64) != ref.view(np.int64))
     if bad.size:

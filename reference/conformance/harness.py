@@ -20,14 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
+from sinpe.reference.numerics.rounding import round_array
+from sinpe.reference.oracles import fast as fastref
 from sinpe.spec.definition import column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import allowed_abs_error, classify, unjudged
-
-from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
-from sinpe.reference.numerics.rounding import round_array
 
 _TABLES: dict[tuple[Any, ...], Any] = {}
 _WORKERS: dict[str, Any] = {}       # one isolated worker per implementation for the session
@@ -74,6 +73,7 @@ def retarget(cases: list[dict[str, Any]], profile: str, overrides: dict[str, str
     if not ov:
         return cases
     import mpmath
+
     from sinpe.reference.oracles.arb import rounded_tables
     from sinpe.reference.oracles.mp import pe_value
     prof = get_profile(profile, **ov)
@@ -156,6 +156,7 @@ def _worker(impl: str) -> Any:
     """The session's isolated worker for ``impl`` (started at its first call, restarted after a failure)."""
     if impl not in _WORKERS:
         import atexit
+
         from sinpe.reference.checking.isolate import Worker
         if not _WORKERS:
             atexit.register(close_workers)
@@ -245,6 +246,7 @@ def _judge(case: dict[str, Any], y: float, tier: str, working: str | None) -> tu
         return False, f"value {y!r} is not a {case['dtype']} value (|error| {float(abs(Fraction(y) - pe)):.3g})", False
     cd = column_data(prof, d)
     _, _, theta = fastref.sincos(cd, [Fraction(case["position"])])
+    assert theta is not None  # sincos computes theta unless asked not to
     th = np.nan if cd.kinds[j] == "zero" else float(theta[0, cd.labels[j]])
     allowed = float(allowed_abs_error(tier, case["dtype"], np.array([float(pe)]), np.array([th]),
                                       float(cd.amplitude), base=float(cd.base), working=working)[0])

@@ -195,6 +195,6 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=False) if action == "xfail"
                                 else pytest.mark.skip(reason=reason))
                 break
-    for (action, prefix, _, n), u in zip(entries, used):
+    for (action, prefix, _, n), u in zip(entries, used, strict=False):
         if not u:
-            warnings.warn(pytest.PytestWarning(f"{path}:{n}: {action} {prefix!r} matches no conformance test ID"))
+            warnings.warn(pytest.PytestWarning(f"{path}:{n}: {action} {prefix!r} matches no conformance test ID"), stacklevel=2)

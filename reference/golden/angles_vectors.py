@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.oracles.angles import grid_plan, rotary_plan, rounded_table
 from sinpe.spec.grid import get_grid
 from sinpe.spec.rotary import get_rotary
 
-from sinpe.reference.oracles.angles import grid_plan, rotary_plan, rounded_table
+from .manifest import read_verified
 
 REL = "angles/golden-angles-v1.json"  # relative to the golden data folder, as the manifest lists it
 PATH = Path(__file__).resolve().parent / "data" / REL
@@ -79,7 +80,6 @@ def write() -> Path:
 
 def load(case_id: str, fmt: str) -> np.ndarray:
     """One case's table in one format, from the stored file (checked against the manifest first)."""
-    from .vectors import read_verified
     doc = json.loads(read_verified(REL))
     for c in doc["cases"]:
         if c["id"] == case_id:

@@ -25,21 +25,21 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from flint import arb, ctx
 
+from sinpe.reference.numerics.rounding import round_array
+from sinpe.reference.oracles.arb import ARB
 from sinpe.spec.definition import column_data, columns, frequency, phase, value
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, phase_constant, unjudged
-
-from sinpe.reference.oracles.arb import ARB
-from sinpe.reference.numerics.rounding import round_array
 
 SEED = 20170612  # the arXiv date of Vaswani et al.; any fixed value makes the sample reproducible
 PER_BAND = 8
@@ -142,7 +142,7 @@ def exact_table(profile: Profile, d: int, positions: tuple[float, ...]) -> tuple
     try:
         for r, p in enumerate(positions):
             fp = Fraction(p)
-            mag = abs(profile.phase_scale * (fp + profile.offset)) * max(1, 1 / profile.base)
+            mag = abs(profile.phase_scale * (fp + profile.offset)) * max(Fraction(1), 1 / profile.base)
             prec = 192 + int(mag).bit_length()  # guard bits for the argument reduction of |theta|
             while True:
                 ctx.prec = prec
@@ -154,7 +154,7 @@ def exact_table(profile: Profile, d: int, positions: tuple[float, ...]) -> tuple
                 prec *= 2  # a ball too wide: more bits (Ziv-style), never a silent loss of accuracy
                 if prec > 1 << 14:
                     raise ArithmeticError(f"Arb ball too wide at position {p} even at {prec // 2} bits")
-            for j, (col, v) in enumerate(zip(cols, vals)):
+            for j, (col, v) in enumerate(zip(cols, vals, strict=False)):
                 if v is None:
                     continue
                 h = float(v.mid())
@@ -343,17 +343,21 @@ def certify_impl(impl: str, dtype: str, fn: Impl, cases: Sequence[Case], bands: 
 def bundled() -> list[tuple[str, str, Impl]]:
     """(impl, dtype, fn) for the bundled implementations: NumPy float64/float32, PyTorch CPU all four."""
     from sinpe.reference.implementations import numpy_impl as impl_numpy
-    out: list[tuple[str, str, Impl]] = [
-        ("numpy", dt, (lambda P, d, x, dt=dt: impl_numpy.pe_table(P, d, x, dt))) for dt in impl_numpy.NUMPY_DTYPES]
+    out: list[tuple[str, str, Impl]] = [("numpy", dt, _in_dtype(impl_numpy.pe_table, dt)) for dt in impl_numpy.NUMPY_DTYPES]
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         return out
     from sinpe.reference.implementations import torch_impl as impl_torch
     def tfn(P: Profile, d: int, x: np.ndarray, dt: str) -> np.ndarray:
         return impl_torch.pe_table(P, d, x, dt).to(torch.float64).numpy()
-    out += [("torch", dt, (lambda P, d, x, dt=dt: tfn(P, d, x, dt))) for dt in impl_torch.TORCH_DTYPES]
+    out += [("torch", dt, _in_dtype(tfn, dt)) for dt in impl_torch.TORCH_DTYPES]
     return out
+
+
+def _in_dtype(table: Callable[[Profile, int, np.ndarray, str], np.ndarray], dt: str) -> Impl:
+    """``table`` with its dtype argument fixed."""
+    return lambda P, d, x: table(P, d, x, dt)
 
 
 @dataclass
@@ -388,11 +392,11 @@ class CertReport:
                 + (f"; FAILED: {', '.join(bad)}" if bad else "") + (f"; {'; '.join(self.missing)}" if self.missing else ""))
 
     def render(self) -> str:
-        lines = [f"Certification of the bundled implementations (SPEC.md REQ-IMPL-CERT): {len(self.cases)} "
+        lines = [(f"Certification of the bundled implementations (SPEC.md REQ-IMPL-CERT): {len(self.cases)} "
                  f"(profile, d) cases, positions up to {self.max_position:g}, {self.per_band} sampled per band "
-                 f"(seed {self.seed}); exact values from Arb.",
-                 "RN % / <=1ulp %: share of values correctly rounded (TOL-EXACT) / within 1 ulp (TOL-FAITHFUL); "
-                 "vac %: share unjudged by TOL-PHASE in the dtype (bound >= |alpha| + |PE|, REQ-CHECK-UNJUDGED);",
+                 f"(seed {self.seed}); exact values from Arb."),
+                 ("RN % / <=1ulp %: share of values correctly rounded (TOL-EXACT) / within 1 ulp (TOL-FAITHFUL); "
+                 "vac %: share unjudged by TOL-PHASE in the dtype (bound >= |alpha| + |PE|, REQ-CHECK-UNJUDGED);"),
                  "ratio = max |y - PE| / (u (1+|theta|) |alpha|), to compare with TOL-PHASE's c.", ""]
         hdr = (f"{'implementation':<16}{'band':<12}{'values':>8}{'RN %':>7}{'<=1ulp %':>9}{'vac %':>7}"
                f"{'max abs':>10}{'max ulp':>10}{'ratio':>8}  tier")

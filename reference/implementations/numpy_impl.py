@@ -21,20 +21,20 @@ array([[ 9.092974e-01,  2.000000e-04, -4.161468e-01,  1.000000e+00,
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 
+from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.reference.oracles.mp import MP
 from sinpe.spec.definition import column_data, columns, frequency
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
-
-from sinpe.reference.oracles.mp import MP
-from sinpe.reference.numerics.rounding import round_to_format
 
 NUMPY_DTYPES = ("float64", "float32")
 _NP = {"float64": np.float64, "float32": np.float32}

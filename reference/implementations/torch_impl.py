@@ -17,14 +17,14 @@ positions and phases must never live in those formats.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from sinpe.reference.implementations.numpy_impl import as_positions, constant, plan, scaled_frequencies
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import Profile
-
-from sinpe.reference.implementations.numpy_impl import as_positions, constant, plan, scaled_frequencies
 
 TORCH_DTYPES = DTYPES  # float64, float32, float16, bfloat16
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 import os
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
-
-from typing import Any
 
 from sinpe.spec.profiles import format_number, to_fraction
 
@@ -209,7 +208,7 @@ class PositionSource:
     """
 
     def __init__(self, *, start: int | None = None, stop: int | None = None,
-                 values: "list[Fraction] | np.ndarray | None" = None) -> None:
+                 values: list[Fraction] | np.ndarray | None = None) -> None:
         self.start, self.stop, self.values = start, stop, values
         if isinstance(values, list):
             big = next((v for v in values if abs(v) >= BINARY64_LIMIT), None)
@@ -224,7 +223,7 @@ class PositionSource:
     def __len__(self) -> int:
         return (self.stop - self.start) if self.values is None else len(self.values)  # type: ignore[operator]
 
-    def block(self, a: int, b: int) -> "np.ndarray | list[Fraction]":
+    def block(self, a: int, b: int) -> np.ndarray | list[Fraction]:
         if self.values is None:
             return np.arange(self.start + a, self.start + b, dtype=np.float64)  # type: ignore[operator]
         chunk = self.values[a:b]

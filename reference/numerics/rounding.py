@@ -21,10 +21,9 @@ True
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import mpmath
-
 from mpmath.libmp import from_man_exp
 
 from sinpe.spec.formats import Format, get_format
@@ -32,14 +31,14 @@ from sinpe.spec.formats import Format, get_format
 if TYPE_CHECKING:
     import numpy as np
 
-Fmt = Union[str, Format]
+Fmt = str | Format
 
 
 def _fmt(fmt: Fmt) -> Format:
     return fmt if isinstance(fmt, Format) else get_format(fmt)
 
 
-def round_to_format(x: "mpmath.mpf | float | int", fmt: Fmt) -> float:
+def round_to_format(x: mpmath.mpf | float | int, fmt: Fmt) -> float:
     """The value of ``fmt`` nearest to ``x`` (ties to even), as the Python float holding it exactly.
 
     ``x`` is taken exactly, whatever ``mp.prec`` is (an mpf is never re-rounded on the way in).
@@ -99,7 +98,7 @@ def ulp(y: float, fmt: Fmt) -> float:
     return math.ldexp(1.0, max(top, f.emin) - (f.precision - 1))
 
 
-def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
+def ulp_error(y: float, exact: mpmath.mpf | float, fmt: Fmt) -> float:
     """|y - exact| in units of the ulp of ``fmt`` at the exact value's magnitude."""
     f = _fmt(fmt)
     exact = mpmath.mpf(exact)
@@ -109,7 +108,7 @@ def ulp_error(y: float, exact: "mpmath.mpf | float", fmt: Fmt) -> float:
     return float(abs(mpmath.mpf(y) - exact) / ulp(ref if ref != 0 else 0.0, f))
 
 
-def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
+def round_array(x: np.ndarray, fmt: Fmt) -> np.ndarray:
     """float64 values rounded to ``fmt`` (ties to even, subnormals, overflow to inf), as float64.
 
     Vectorised ``round_to_format`` for values that are already binary64: with x = m 2^e (frexp,
@@ -139,7 +138,7 @@ def round_array(x: "np.ndarray", fmt: Fmt) -> "np.ndarray":
 NARROW_MIN_DISTINCT = 16  # distinct non-zero values a table needs before its values can say it is a narrower one
 
 
-def narrowest_format(x: "np.ndarray", candidates: tuple[str, ...] = ("bfloat16", "float16", "float32"),
+def narrowest_format(x: np.ndarray, candidates: tuple[str, ...] = ("bfloat16", "float16", "float32"),
                      step: int = 1 << 16) -> str | None:
     """The first of ``candidates`` (narrowest first) of which every finite value of ``x`` is a value, or None.
     bfloat16 and float16 are named only for arrays with at least :data:`NARROW_MIN_DISTINCT` distinct non-zero
@@ -155,7 +154,7 @@ def narrowest_format(x: "np.ndarray", candidates: tuple[str, ...] = ("bfloat16",
     x = np.asarray(x)
     x2 = x.reshape(x.shape[0], -1) if x.ndim > 1 else x.reshape(-1, 1)
     rows = max(1, step // max(1, x2.shape[1]))
-    left, distinct = list(candidates), set()
+    left, distinct = list(candidates), set[float]()
     for a in range(0, x2.shape[0], rows):
         y = np.asarray(x2[a:a + rows], dtype=np.float64)
         left = [f for f in left if bool(np.all((round_array(y, f) == y) | ~np.isfinite(y)))]

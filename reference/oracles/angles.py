@@ -24,22 +24,21 @@ axis and frequency, and for each row its coordinate index per axis (or a zero ro
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 
-from sinpe.spec.formats import Format, get_format
-from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
-from sinpe.spec.definition import column_data, frequency
-from sinpe.spec.profiles import Profile
-from sinpe.spec.rotary import (RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index,
-                               sections, width)
-
 from sinpe.reference.numerics.rounding import round_to_format
 from sinpe.reference.oracles import fast as fastref
+from sinpe.spec.definition import column_data, frequency
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
+from sinpe.spec.profiles import Profile
+from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index, sections, width
 
 KINDS = {"sin": 0, "cos": 1, "zero": 2}
 MAX_PREC = 1 << 13
@@ -88,7 +87,7 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
     cls = g.cls if cells is None else 0
     cells = grid_positions(g) if cells is None else [tuple(int(i) for i in c) for c in cells]
     values = [sorted({c[a.spatial] for c in cells}) for a in g.axes]
-    coords = [[axis_phase_factor(a, i) for i in vs] for a, vs in zip(g.axes, values)]
+    coords = [[axis_phase_factor(a, i) for i in vs] for a, vs in zip(g.axes, values, strict=True)]
     where = [{i: n for n, i in enumerate(vs)} for vs in values]
     index = np.zeros((cls + len(cells), len(g.axes)), dtype=np.intp)
     for r, cell in enumerate(cells):
@@ -115,7 +114,7 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
                      [c.label for c in cols], rl)
 
 
-def profile_plan(profile: "Profile", d: int, positions: Sequence[Any]) -> AnglePlan:
+def profile_plan(profile: Profile, d: int, positions: Sequence[Any]) -> AnglePlan:
     """The plan of a 1-D DEF-FAMILY table at exact positions (theta = sigma (p + o) w_k; sparse detection)."""
     cd = column_data(profile, d)
     pos = [Fraction(p) if not isinstance(p, (np.floating, float)) else Fraction(float(p)) for p in positions]
@@ -135,9 +134,13 @@ def channels_plan(channels: Sequence[tuple[str, Fraction | None]], positions: Se
     cos, zero; w an exact rational, None for zero), at exact positions p."""
     omegas: list[Fraction] = []
     for f, w in channels:
-        if f != "zero" and w not in omegas:
-            omegas.append(w)  # type: ignore[arg-type]
-    fid = {w: i for i, w in enumerate(omegas)}
+        if f == "zero":
+            continue
+        if w is None:
+            raise ValueError(f"channel {f} has no frequency")
+        if w not in omegas:
+            omegas.append(w)
+    fid: dict[Fraction | None, int] = {w: i for i, w in enumerate(omegas)}
     fids = np.array([fid[w] if f != "zero" else 0 for f, w in channels], dtype=np.intp)
     coords = [[phase_scale * (_exact(p) + offset) for p in positions]]
     rows, d = len(positions), len(channels)
@@ -159,7 +162,7 @@ def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: st
     fids = np.array([frequency_index(rp.layout, dim, j) for j in range(n)], dtype=np.intp)
     axes = np.array(axis_of(rp, dim), dtype=np.intp)[fids]
     rows = len(positions)
-    labels = [f"{which}{k}" if n_axes == 1 else f"{which}{k}@a{a}" for k, a in zip(fids.tolist(), axes.tolist())]
+    labels = [f"{which}{k}" if n_axes == 1 else f"{which}{k}@a{a}" for k, a in zip(fids.tolist(), axes.tolist(), strict=True)]
     return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, axes, coords,
                      np.tile(np.arange(rows, dtype=np.intp)[:, None], (1, n_axes)), np.zeros(rows, dtype=bool),
                      lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)] * n_axes,
@@ -391,7 +394,7 @@ def enclose(plan: AnglePlan, r: int, j: int, prec: int = 128) -> tuple[mpmath.mp
     return _Certified(plan).enclose(r, j, prec)
 
 
-def rounded_table(plan: AnglePlan, fmt: "str | Format") -> np.ndarray:
+def rounded_table(plan: AnglePlan, fmt: str | Format) -> np.ndarray:
     """Every entry correctly rounded to ``fmt`` (round to nearest, ties to even), as float64."""
     f = fmt if isinstance(fmt, Format) else get_format(fmt)
     cert = _Certified(plan)

@@ -20,18 +20,18 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 from flint import arb, ctx
 
+from sinpe.reference.numerics.rounding import exact_mpf, round_to_format
 from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.profiles import Profile, to_fraction
-
-from sinpe.reference.numerics.rounding import exact_mpf, round_to_format
 
 MAX_PREC = 1 << 14  # bits; reached only by values within 2^-16000 of a rounding boundary
 
@@ -195,7 +195,8 @@ class _Theta:
     __slots__ = ("x", "sc")
 
     def __init__(self, x: arb) -> None:
-        self.x, self.sc = x, None
+        self.x = x
+        self.sc: tuple[arb, arb] | None = None
 
     def sin_cos(self) -> tuple[arb, arb]:
         if self.sc is None:

@@ -313,6 +313,7 @@ def table_f64(profile: Profile, d: int, positions: Any) -> tuple[np.ndarray, np.
     """
     cd = column_data(profile, d)
     S, C, theta = sincos(cd, positions)
+    assert theta is not None  # sincos computes theta unless asked not to
     return assemble(cd, S, C, theta)
 
 

@@ -45,21 +45,41 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
-from mpmath.libmp import (fnone, fone, from_int, from_man_exp, from_rational, fzero, mpf_abs, mpf_add,
-                          mpf_cos_sin, mpf_gt, mpf_lt, mpf_pos, mpf_shift, mpf_sub, mpi_add, mpi_exp, mpi_log, mpi_mul,
-                          round_ceiling, round_floor, to_float)
-
-from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
-from sinpe.spec.formats import Format, get_format
-from sinpe.spec.profiles import Number, Profile, get_profile, to_fraction  # get_profile: doctests
+from mpmath.libmp import (
+    fnone,
+    fone,
+    from_int,
+    from_man_exp,
+    from_rational,
+    fzero,
+    mpf_abs,
+    mpf_add,
+    mpf_cos_sin,
+    mpf_gt,
+    mpf_lt,
+    mpf_pos,
+    mpf_shift,
+    mpf_sub,
+    mpi_add,
+    mpi_exp,
+    mpi_log,
+    mpi_mul,
+    round_ceiling,
+    round_floor,
+    to_float,
+)
 
 from sinpe.reference.numerics.rounding import round_to_format
+from sinpe.spec.definition import ColumnData, column_data, frequency, phase, value
+from sinpe.spec.formats import Format, get_format
+from sinpe.spec.profiles import Number, Profile, to_fraction
 
 MAX_PREC = 1 << 14  # bits; only a value within ~2^-16000 of a rounding boundary would need more
 DIGITS = 40  # significant decimal digits in the golden files (REQ-GOLDEN-SCHEMA)
@@ -72,10 +92,11 @@ class Iv:
     __slots__ = ("a", "b", "q", "prec", "cs")
 
     def __init__(self, a: tuple, b: tuple, prec: int, q: Fraction | None = None) -> None:
-        self.a, self.b, self.prec, self.q, self.cs = a, b, prec, q, None
+        self.a, self.b, self.prec, self.q = a, b, prec, q
+        self.cs: tuple[Iv, Iv] | None = None
 
     @classmethod
-    def exact(cls, q: Fraction, prec: int) -> "Iv":
+    def exact(cls, q: Fraction, prec: int) -> Iv:
         if q.denominator == 1:
             t = from_int(q.numerator)
             if t[3] <= prec:
@@ -83,30 +104,32 @@ class Iv:
         return cls(from_rational(q.numerator, q.denominator, prec, round_floor),
                    from_rational(q.numerator, q.denominator, prec, round_ceiling), prec, q)
 
-    def __add__(self, other: "Iv") -> "Iv":
+    def __add__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
             return Iv.exact(self.q + other.q, self.prec)
-        return Iv(*mpi_add((self.a, self.b), (other.a, other.b), self.prec), self.prec)
+        lo, hi = mpi_add((self.a, self.b), (other.a, other.b), self.prec)
+        return Iv(lo, hi, self.prec)
 
-    def __mul__(self, other: "Iv") -> "Iv":
+    def __mul__(self, other: Iv) -> Iv:
         if self.q is not None and other.q is not None:
             return Iv.exact(self.q * other.q, self.prec)
         if self.q == 1:
             return other
         if other.q == 1:
             return self
-        return Iv(*mpi_mul((self.a, self.b), (other.a, other.b), self.prec), self.prec)
+        lo, hi = mpi_mul((self.a, self.b), (other.a, other.b), self.prec)
+        return Iv(lo, hi, self.prec)
 
     __rmul__ = __mul__
 
-    def cos_sin(self) -> tuple["Iv", "Iv"]:
+    def cos_sin(self) -> tuple[Iv, Iv]:
         """Enclosures of (cos, sin) over the interval; computed once (sin and cos share it)."""
         if self.cs is None:
             if self.q == 0:
                 self.cs = (Iv.exact(Fraction(1), self.prec), Iv.exact(Fraction(0), self.prec))
             else:
                 c, s = cos_sin_enclosure(self.a, self.b, self.prec)
-                self.cs = (Iv(*c, self.prec), Iv(*s, self.prec))
+                self.cs = (Iv(c[0], c[1], self.prec), Iv(s[0], s[1], self.prec))
         return self.cs
 
     def mpi(self) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -259,7 +282,7 @@ def round_fixed_all(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list
     if not lo and not hi:
         return [0.0] * len(formats)
     vals, ok = _fast_round([(lo, hi, e)], formats)
-    return vals[0] if ok[0] else _round_exact_ends(lo, hi, e, formats)
+    return list(vals[0]) if ok[0] else _round_exact_ends(lo, hi, e, formats)
 
 
 def _round_exact_ends(lo: int, hi: int, e: int, formats: Sequence[Format]) -> list[float | None]:
@@ -296,7 +319,8 @@ class IntervalBackend:
         lg = self._logs.get((base.a, base.b))
         if lg is None:
             lg = self._logs[(base.a, base.b)] = mpi_log((base.a, base.b), wp)
-        return Iv(*mpi_exp(mpi_mul(lg, (e.a, e.b), wp), self.prec), self.prec)
+        lo, hi = mpi_exp(mpi_mul(lg, (e.a, e.b), wp), self.prec)
+        return Iv(lo, hi, self.prec)
 
 
 def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Format]) -> list[tuple | None]:
@@ -312,7 +336,7 @@ def round_fixed_batch(ends: Sequence[tuple[int, int, int]], formats: Sequence[Fo
     if not ends:
         return []
     vals, ok = _fast_round(ends, formats)
-    return [tuple(v) if k else _tuple_or_none(_round_exact_ends(*t, formats)) for v, k, t in zip(vals, ok, ends)]
+    return [tuple(v) if k else _tuple_or_none(_round_exact_ends(*t, formats)) for v, k, t in zip(vals, ok, ends, strict=False)]
 
 
 def _fast_round(ends: Sequence[tuple[int, int, int]], formats: Sequence[Format]) -> tuple[list[list[float]], list[bool]]:
@@ -364,18 +388,20 @@ class FixedIv:
     __slots__ = ("lo", "hi", "e", "prec", "cs", "exact")
 
     def __init__(self, lo: int, hi: int, e: int, prec: int, exact: bool = False) -> None:
-        self.lo, self.hi, self.e, self.prec, self.cs, self.exact = lo, hi, e, prec, None, exact
+        self.lo, self.hi, self.e, self.prec, self.exact = lo, hi, e, prec, exact
+        self.cs: tuple[FixedIv, FixedIv] | None = None
 
     @classmethod
-    def of(cls, q: Fraction, prec: int) -> "FixedIv":
+    def of(cls, q: Fraction, prec: int) -> FixedIv:
         """The rational q (exact if dyadic, else rounded outward at ``prec`` bits below its top)."""
         g = max(0, prec - q.numerator.bit_length() + q.denominator.bit_length())
         den = q.denominator
         return cls(*scale_fixed(1, 1, 0, q, g), prec, den & (den - 1) == 0)
 
-    def __mul__(self, other: Any) -> "FixedIv":
+    def __mul__(self, other: Any) -> FixedIv:
         if isinstance(other, FixedIv):
             a, b, c, d = self.lo, self.hi, other.lo, other.hi
+            ps: tuple[int, ...]
             if a == b and a >= 0:  # an exact nonnegative factor (a position): two products
                 ps = (a * c, a * d)
             elif c == d and c >= 0:
@@ -391,7 +417,7 @@ class FixedIv:
                            self.exact and den & (den - 1) == 0)
         return NotImplemented
 
-    def __add__(self, other: Any) -> "FixedIv":
+    def __add__(self, other: Any) -> FixedIv:
         if isinstance(other, (int, Fraction)):
             other = FixedIv.of(Fraction(other), self.prec + max(0, self.hi.bit_length() + self.e))
         if not isinstance(other, FixedIv):
@@ -404,7 +430,7 @@ class FixedIv:
     __radd__ = __add__
     __rmul__ = __mul__
 
-    def cos_sin(self) -> tuple["FixedIv", "FixedIv"]:
+    def cos_sin(self) -> tuple[FixedIv, FixedIv]:
         """Enclosures of (cos, sin) over the interval (:func:`cos_sin_fixed`), computed once."""
         if self.cs is None:
             c, s = cos_sin_fixed(self.lo, self.hi, self.e, self.prec, self.exact)
@@ -457,7 +483,7 @@ class _Linear:
     def __init__(self, c: Fraction) -> None:
         self.c = c
 
-    def __mul__(self, other: Any) -> "_Linear":
+    def __mul__(self, other: Any) -> _Linear:
         if isinstance(other, (int, Fraction)):
             return _Linear(self.c * other)
         return NotImplemented
@@ -638,6 +664,7 @@ class Pair:
     @property
     def enc(self) -> dict:
         if self._enc is None:
+            assert self._raw is not None, "a Pair holds its enclosures or the integers they come from"
             (sl, sh, se), (cl, ch, ce), _ = self._raw
             self._enc = {"sin": (from_man_exp(sl, se), from_man_exp(sh, se)),
                          "cos": (from_man_exp(cl, ce), from_man_exp(ch, ce))}
@@ -646,6 +673,7 @@ class Pair:
     @property
     def theta_lo(self) -> tuple:
         if self._theta_lo is None:
+            assert self._raw is not None, "a Pair holds its phase or the integers it comes from"
             tl, x = self._raw[2]
             self._theta_lo = from_man_exp(tl, x)
         return self._theta_lo
@@ -690,6 +718,7 @@ class Certifier:
     exponent e_k and position have the same phase, hence the same certified sin and cos: the
     cache is what makes golden generation fast (presets that differ only by layout share values).
 
+    >>> from sinpe.spec.profiles import get_profile
     >>> c = Certifier()
     >>> vas = get_profile("vaswani")
     >>> c.pair(vas, 2, 0, 3).sin   # sin 3 in binary64, binary32, binary16, bfloat16
@@ -703,7 +732,7 @@ class Certifier:
         self._pairs: dict[tuple, Pair] = {}
         self._freq: dict[tuple, Iv] = {}
         self._dec: dict[tuple, str] = {}
-        self._plans: dict[tuple, _Plan] = {}
+        self._plans: dict[ColumnData, _Plan] = {}
         self._ops: dict[int, IntervalBackend] = {}
         self._pos: dict[tuple, Iv] = {}
         self._prec0: dict[tuple, int] = {}
@@ -827,7 +856,7 @@ class Certifier:
         n = len(todo)
         got = round_fixed_batch([t[6] for t in todo] + [t[7] for t in todo], self.formats)
         st = self.stats
-        for j, (i, k, key, prec, th, zero, sn, cs) in enumerate(todo):
+        for j, (i, k, key, prec, theta_lo, zero, sn, cs) in enumerate(todo):
             rs, rc = got[j], got[n + j]
             if rs is None or rc is None:
                 out[i] = self._pair(pl, k, p)  # the Ziv loop, from the start precision
@@ -835,7 +864,7 @@ class Certifier:
             st.pairs += 1
             if prec > st.max_prec:
                 st.max_prec = prec
-            out[i] = pairs[key] = Pair(rs, rc, None, None, zero, prec, False, raw=(sn, cs, th))
+            out[i] = pairs[key] = Pair(rs, rc, None, None, zero, prec, False, raw=(sn, cs, theta_lo))
         return out
 
     def _linear(self, pl: _Plan, p: Fraction) -> tuple[Fraction, Fraction, Fraction] | None:

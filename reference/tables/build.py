@@ -21,21 +21,20 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
-from sinpe.spec.formats import FORMATS, Format, get_format
-from sinpe.spec.profiles import Profile, get_profile
-
-from sinpe.reference.checking.loaders import read_safetensors  # noqa: F401  (the one raw reader; re-exported)
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
+from sinpe.spec.formats import FORMATS, Format, get_format
+from sinpe.spec.profiles import Profile, get_profile
 
 STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
 MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
@@ -43,7 +42,7 @@ BLOCK_ENTRIES = 1 << 17  # output entries per block (rows x d): the per-block me
 SAFETENSORS_DTYPE = {"binary64": "F64", "binary32": "F32", "binary16": "F16", "bfloat16": "BF16"}
 
 
-def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: dict[str, Any]) -> Plan:
+def resolve(profile: str | Profile, d: int, dtype: str | Format, overrides: dict[str, Any]) -> Plan:
     """The :class:`Plan` for a profile (name or Profile, with the CLI's overrides), width and format."""
     if isinstance(profile, Profile):
         prof = profile.replace(**{k: v for k, v in overrides.items() if v is not None}) if overrides else profile
@@ -54,8 +53,8 @@ def resolve(profile: "str | Profile", d: int, dtype: "str | Format", overrides: 
     if d > MAX_D:
         raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
     fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
-    from sinpe.spec.definition import column_data
     from sinpe.reference.checking.limits import binary64_parameters
+    from sinpe.spec.definition import column_data
     binary64_parameters(prof)  # --amplitude 1e400 and the like: one line, exit 2
     column_data(prof, int(d))  # raises for odd d under the 'error' rule
     return Plan(prof, int(d), fmt)
@@ -89,7 +88,7 @@ def as_source(positions: Any) -> PositionSource:
     return PositionSource(values=vals)
 
 
-def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | None = None,
+def rounded_block(pl: Plan, pos: np.ndarray | list[Fraction], stats: Stats | None = None,
                   fraction: Callable[[int], Fraction] | None = None, estimate: bool = False) -> Any:
     """The correctly rounded rows for ``pos`` as float64 (rows, d): the fast path, then the oracle for the rest.
 
@@ -122,7 +121,7 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     if bad.any():
         cert = pl.certifier()
         frac = fraction or (lambda i: pos[i] if isinstance(pos[i], Fraction) else Fraction(float(pos[i])))
-        for r, k in zip(*np.nonzero(bad)):
+        for r, k in zip(*np.nonzero(bad), strict=True):
             pr = cert.pair(pl.profile, pl.d, int(k), frac(int(r)))
             if not okS[r, k]:
                 S[r, k] = pr.sin[0]
@@ -135,7 +134,7 @@ def rounded_block(pl: Plan, pos: "np.ndarray | list[Fraction]", stats: Stats | N
     if est is None:
         return assemble(pl, S, C)
     v = assemble(pl, est.VS, est.VC)
-    if est.LS is None:
+    if est.LS is None or est.LC is None or est.BS is None or est.BC is None:  # the narrow kernel's: V only
         return assemble(pl, S, C), Enclosure(v, None, None, *pl.narrow_bound(est.k_tau))
     return assemble(pl, S, C), Enclosure(v, assemble(pl, est.LS, est.LC), assemble(pl, est.BS, est.BC))
 
@@ -151,7 +150,7 @@ def assemble(pl: Plan, S: np.ndarray, C: np.ndarray, dtype: Any = np.float64) ->
     return out
 
 
-def correctly_rounded_block(profile: "Profile | Plan", d: int, positions: Any, fmt: "str | Format",
+def correctly_rounded_block(profile: Profile | Plan, d: int, positions: Any, fmt: str | Format,
                             stats: Stats | None = None, estimate: bool = False) -> Any:
     """The correctly rounded table for a block of positions, as float64 holding ``fmt``'s values (for the checker).
 
@@ -199,7 +198,7 @@ def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats
             yield blk
 
 
-def _block(pl: Plan, prog: "progression.Progression | None", src: PositionSource, a: int, b: int,
+def _block(pl: Plan, prog: progression.Progression | None, src: PositionSource, a: int, b: int,
            stats: Stats | None) -> np.ndarray:
     """Rows a..b: by the progression kernel (then :func:`settle_rows`) when there is one, else :func:`rounded_block`."""
     if prog is None:
@@ -211,7 +210,7 @@ def _block(pl: Plan, prog: "progression.Progression | None", src: PositionSource
     return blk
 
 
-def settle_rows(prog: "progression.Progression", src: PositionSource, out: np.ndarray, a: int, bad: set[int],
+def settle_rows(prog: progression.Progression, src: PositionSource, out: np.ndarray, a: int, bad: set[int],
                 stats: Stats | None) -> None:
     """out[r - a] = row r by :func:`rounded_block` (the general kernels, then the oracle) for the rows ``bad`` the
     progression kernel left undecided; only the oracle's count goes to ``stats`` (the entries are counted once)."""
@@ -235,7 +234,7 @@ def check_memory(nbytes: int) -> None:
                          f"stream it to disk with write_table (or sinpe table --out)")
 
 
-def table(profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+def table(profile: str | Profile, d: int, positions: Any, dtype: str | Format = "float64",
           workers: int | None = None, stats: Stats | None = None, **overrides: Any) -> np.ndarray:
     """The correctly rounded table PE_profile(positions) in ``dtype``: a NumPy array (rows, d).
 
@@ -266,10 +265,12 @@ def job_rows(n: int, workers: int) -> int:
     return max(low, min(progression.JOB_ROWS, -(-n // (4 * workers * low)) * low))
 
 
-def progression_of(pl: Plan, src: PositionSource, rows: int) -> "progression.Progression | None":
+def progression_of(pl: Plan, src: PositionSource, rows: int) -> progression.Progression | None:
     """The progression kernel for ``src`` when its positions are integers p_0 + i h and the plan suits it, else None."""
     n = len(src)
+    start: tuple[int, int] | None
     if src.values is None:
+        assert src.start is not None  # a range
         start = (src.start, 1)
     elif isinstance(src.values, np.ndarray):
         start = progression.detect(src.values)
@@ -280,7 +281,7 @@ def progression_of(pl: Plan, src: PositionSource, rows: int) -> "progression.Pro
     return progression.Progression(pl, start[0], start[1], n, rows)
 
 
-def fill_progression(prog: "progression.Progression", src: PositionSource, out: np.ndarray, workers: int,
+def fill_progression(prog: progression.Progression, src: PositionSource, out: np.ndarray, workers: int,
                      stats: Stats | None = None) -> None:
     """out = the table of a progression: jobs of rows on ``workers`` threads, each writing its rows (their seed rows
     computed here, a group at a time); rows a job leaves undecided are settled by :func:`settle_rows`."""
@@ -301,12 +302,12 @@ def fill_progression(prog: "progression.Progression", src: PositionSource, out: 
             part = starts[g:g + group]
             seeds = prog.seeds(part)
             if pool is None:
-                for a, sd in zip(part, seeds):
+                for a, sd in zip(part, seeds, strict=False):
                     job(a, sd)
                 continue
             for fut in pending:  # one group of seeds alive while the next is computed
                 fut.result()
-            pending = [pool.submit(job, a, sd) for a, sd in zip(part, seeds)]
+            pending = [pool.submit(job, a, sd) for a, sd in zip(part, seeds, strict=False)]
         for fut in pending:
             fut.result()
     finally:
@@ -316,7 +317,7 @@ def fill_progression(prog: "progression.Progression", src: PositionSource, out: 
         stats.add(n * prog.pl.d, 0)
 
 
-def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
+def table_torch(profile: str | Profile, d: int, positions: Any, dtype: str = "float32", device: Any = "cpu",
                 **overrides: Any) -> Any:
     """:func:`table` as a ``torch.Tensor`` of ``dtype`` on ``device``: computed on the CPU, then moved
     (the device never recomputes a value, so the bits are the CPU's on every device).
@@ -337,7 +338,7 @@ def table_torch(profile: "str | Profile", d: int, positions: Any, dtype: str = "
     return t.to(device)
 
 
-def write_table(path: "str | Path", profile: "str | Profile", d: int, positions: Any, dtype: "str | Format" = "float64",
+def write_table(path: str | Path, profile: str | Profile, d: int, positions: Any, dtype: str | Format = "float64",
                 workers: int | None = None, stats: Stats | None = None, progress: Callable[[int], None] | None = None,
                 **overrides: Any) -> tuple[int, int]:
     """Stream the table to ``path`` (``.npy`` or ``.safetensors``) in row blocks; return its shape.

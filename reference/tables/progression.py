@@ -103,16 +103,15 @@ import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import ColumnData
-from sinpe.spec.formats import Format
-
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import rounded
+from sinpe.spec.definition import ColumnData
+from sinpe.spec.formats import Format
 
 U = 2.0 ** -53
 SAFE = 1 + 2.0 ** -40
@@ -146,10 +145,10 @@ class Turns:
         """A bound on the modulus of (sh, ch): |(sh, ch)| <= |(s, c)| (1 + u) <= (mag + err) (1 + u)."""
         return (self.mag + self.err) * (1 + 4 * U)
 
-    def rows(self, a: int, b: int) -> "Turns":
+    def rows(self, a: int, b: int) -> Turns:
         return Turns(self.sh[a:b], self.sl[a:b], self.ch[a:b], self.cl[a:b], self.err, self.mag)
 
-    def expand(self) -> "Turns":
+    def expand(self) -> Turns:
         """The same values with a new axis 1 (rows, 1, cols): a factor broadcast over the low table."""
         return Turns(self.sh[:, None], self.sl[:, None], self.ch[:, None], self.cl[:, None], self.err, self.mag)
 
@@ -208,7 +207,7 @@ def _subtract_cast(x: np.ndarray, dt: Any) -> np.ndarray:
     return got
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cast_is_single_rounding(name: str) -> bool:
     """:func:`cast_probe` with NumPy's own cast in this process (binary64 needs no cast)."""
     return name == "binary64" or cast_probe(name, _subtract_cast)
@@ -288,7 +287,8 @@ def dd_mul(x: Turns, y: Turns) -> Turns:
         _dd_dot_into(a, b, c, e, sign, h, t, bufs)
         fast._two_sum_into(h, t, hi, lo, bufs[0])
     err = (x.err * (y.mag + y.err) + x.mag * y.err + K_DD * x.hi_mag * y.hi_mag) * SAFE + TINY
-    return Turns(*out, err, x.mag * y.mag * (1 + 2.0 ** -52))
+    sh, sl, ch, cl = out
+    return Turns(sh, sl, ch, cl, err, x.mag * y.mag * (1 + 2.0 ** -52))
 
 
 FINE_BITS = 9          # e^{i a}, a = 2 pi (n1 / 2^9 + n2 / 2^18): two tables of 512 double-double pairs
@@ -336,7 +336,8 @@ def _build_fine_tables() -> np.ndarray:
 
 def _fine_factor(idx: np.ndarray, row: int) -> Turns:
     tab = fine_tables()
-    return Turns(*(np.take(tab[row + i], idx) for i in range(4)), 2.0 ** -106, 1.0)
+    sh, sl, ch, cl = (np.take(tab[row + i], idx) for i in range(4))
+    return Turns(sh, sl, ch, cl, 2.0 ** -106, 1.0)
 
 
 def _small_angle(x: np.ndarray, y: np.ndarray) -> Turns:
@@ -392,8 +393,8 @@ def exact_rows(cd: ColumnData, positions: list[Fraction], k0: int, k1: int,
     tau = float(np.max(np.abs(P_hi) + np.abs(P_lo))) * float(np.max(np.abs(fw[0]), initial=0.0)) * (1 + 2.0 ** -20)
     f.err += rounded.K_TAU * (1 + tau)  # the reduction: 2 pi eps_tau radians (sin, cos 1-Lipschitz)
     if alpha is not None and alpha != (1.0, 0.0):
-        a = Turns(*(np.full((1, 1), v) for v in (0.0, 0.0, alpha[0], alpha[1])), 2.0 ** -106 * abs(alpha[0]),
-                  abs(alpha[0]) * (1 + 2.0 ** -52))
+        sh, sl, ch, cl = (np.full((1, 1), v) for v in (0.0, 0.0, alpha[0], alpha[1]))
+        a = Turns(sh, sl, ch, cl, 2.0 ** -106 * abs(alpha[0]), abs(alpha[0]) * (1 + 2.0 ** -52))
         f = dd_mul(f, a)
     return f
 
@@ -407,7 +408,7 @@ def powers(seeds: Turns, count: int) -> Turns:
     while m < count:
         c = min(m, count - m)
         prod = dd_mul(Turns(sh[:c], sl[:c], ch[:c], cl[:c], err, 1.0), seeds.rows(level, level + 1))
-        for dst, src in zip((sh, sl, ch, cl), (prod.sh, prod.sl, prod.ch, prod.cl)):
+        for dst, src in zip((sh, sl, ch, cl), (prod.sh, prod.sl, prod.ch, prod.cl), strict=True):
             dst[m:m + c] = src
         err = max(err, prod.err)
         m, level = 2 * m, level + 1
@@ -489,6 +490,7 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     v and t may be overwritten."""
     name = fmt.name
     if name == "binary64":
+        assert t is not None, "binary64 is decided on double-double estimates (the wide path)"
         hi = scratch["f64"]
         np.add(t, E, out=hi)
         hi += v
@@ -626,7 +628,7 @@ class Progression:
         (A_0, J, the block's first q))."""
         L = self.low
         nq = -(-(b - a) // L)
-        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds):
+        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds, strict=False):
             A = (dd_mul if self.wide else plain_mul)(A0, J.rows(0, nq))
             qa = max(1, self.block // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
@@ -636,18 +638,19 @@ class Progression:
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
         except the rows returned (absolute indices), whose entries this path could not all decide."""
-        fmt, bad, scratch = self.pl.fmt, set(), {}
+        fmt, bad, scratch = self.pl.fmt, set[int](), dict[str, np.ndarray]()
         for k0, k1, r0, r1, A, W, Wops, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, n = (shape[0] * shape[1], shape[2]), r1 - r0
             bufs = _bufs(scratch, shape, 7 if self.wide else 3)
+            pairs: tuple[tuple[np.ndarray, np.ndarray | None], ...]
             if self.wide:
                 pairs, E = wide_block(wide_operands(A), Wops, bufs), wide_bound(A, W)
             else:
                 (S, C), E = narrow_block(A, W, bufs), narrow_bound(A, W)
                 pairs = ((S, None), (C, None))
             dec = _decide_scratch(scratch, flat, fmt)
-            for part, ((v, t), place) in enumerate(zip(pairs, places)):
+            for part, ((v, t), place) in enumerate(zip(pairs, places, strict=False)):
                 res, ok = dec["res"], dec["ok"]
                 decide(v.reshape(flat), None if t is None else t.reshape(flat), E, fmt, res, ok, dec)
                 if not ok[:n].all():
@@ -674,13 +677,13 @@ class Progression:
     def estimate(self, out: np.ndarray, a: int, b: int) -> float:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
-        worst, scratch = 0.0, {}
+        worst, scratch = 0.0, dict[str, np.ndarray]()
         for k0, k1, r0, r1, A, W, _, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             S, C = narrow_block(A, W, _bufs(scratch, shape, 3))
             worst = max(worst, narrow_bound(A, W))
             n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
-            for v, place in zip((S, C), places):
+            for v, place in zip((S, C), places, strict=False):
                 _place(out[r0 - a:r1 - a], v.reshape(flat)[:n], place)
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0.0

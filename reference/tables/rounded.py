@@ -110,12 +110,11 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import column_data
-from sinpe.spec.formats import Format, get_format
-from sinpe.spec.profiles import Profile
-
 from sinpe.reference.oracles import fast
 from sinpe.reference.oracles.interval import Certifier
+from sinpe.spec.definition import column_data
+from sinpe.spec.formats import Format
+from sinpe.spec.profiles import Profile
 
 U = 2.0 ** -53
 TABLE_BITS = 10
@@ -340,7 +339,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
 
 
 def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarray, ok: np.ndarray,
-           ws: list[np.ndarray], est: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None) -> None:
+           ws: list[np.ndarray], est: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
     """out = the candidate in ``f`` (as float64), ok = whether it is certainly the correct rounding of
     a value within B of h + T. ``ws``: four scratch arrays; h, T may be overwritten. ``est``: arrays
     receiving v = fl(h + T), e = h + T - v (exact) and B."""
@@ -348,7 +347,7 @@ def decide(h: np.ndarray, T: np.ndarray, B: np.ndarray, f: Format, out: np.ndarr
     mant, ex, flag = _decide_scratch(v.shape)
     _two_sum(h, T, v, e, t)
     if est is not None:
-        for dst, src in zip(est, (v, e, B)):
+        for dst, src in zip(est, (v, e, B), strict=False):
             np.copyto(dst, src)
     np.frexp(v, out=(mant, ex))
     np.subtract(ex, f.precision, out=ex)
@@ -591,6 +590,16 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     B *= 1 + 2.0 ** -45
 
 
+def _dd_rows(e: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None, a: int,
+             b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows a..b of one function's (V, L, B) estimates, which the double-double kernel fills all three of."""
+    if e is None:
+        return None
+    v, lo, bound = e
+    assert lo is not None and bound is not None, "Estimates.empty gives the double-double kernel L and B"
+    return v[a:b], lo[a:b], bound[a:b]
+
+
 @dataclass
 class Estimates:
     """Buffers (rows, n_freq) receiving the fast path's estimates of alpha sin and alpha cos, V + L within B
@@ -606,14 +615,16 @@ class Estimates:
     k_tau: float = 0.0
 
     @classmethod
-    def empty(cls, pl: Plan, shape: tuple[int, int]) -> "Estimates":
+    def empty(cls, pl: Plan, shape: tuple[int, int]) -> Estimates:
         if pl.kernel == "narrow":
             return cls(np.empty(shape), np.empty(shape))
-        return cls(*(np.empty(shape) for _ in range(6)))
+        vs, vc, ls, lc, bs, bc = (np.empty(shape) for _ in range(6))
+        return cls(vs, vc, ls, lc, bs, bc)
 
-    def cols(self, k0: int, k1: int) -> "Estimates":
-        return Estimates(*(None if a is None else a[:, k0:k1] for a in (self.VS, self.VC, self.LS, self.LC,
-                                                                         self.BS, self.BC)))
+    def cols(self, k0: int, k1: int) -> Estimates:
+        def part(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[:, k0:k1]
+        return Estimates(self.VS[:, k0:k1], self.VC[:, k0:k1], part(self.LS), part(self.LC), part(self.BS), part(self.BC))
 
 
 @dataclass
@@ -668,7 +679,7 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
             k_tau = K_TAU * float(P_abs[a:b].max()) * g_max + K_TAU  # eps_tau of the block's largest |P| g
             thr = pl.thresholds(k_tau)
             ints = wsp.ints((b - a, kc))
-            for v, dst, ok, e in zip(sincos_narrow(xs, ys, ws, idx), *outs):
+            for v, dst, ok, e in zip(sincos_narrow(xs, ys, ws, idx), *outs, strict=False):
                 if scaled:
                     v *= pl.a_hi
                 decide_narrow(v, pl.fmt, thr, dst[a:b], ok[a:b], ints)
@@ -681,8 +692,7 @@ def rounded_pairs(pl: Plan, P_hi: np.ndarray, P_lo: np.ndarray, S: np.ndarray, C
                 est.k_tau = max(est.k_tau, k_tau)
             continue
         sc = sincos_dd(xs, ys, P_abs[a:b, None], g, ws, idx)
-        for (h, T, B), dst, ok, e in zip(sc, *outs):
+        for (h, T, B), dst, ok, e in zip(sc, *outs, strict=False):
             if scaled:
                 _scale(h, T, B, pl, [ws[i] for i in (0, 1, 2, 3, 4)])
-            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)],
-                   None if e is None else tuple(x[a:b] for x in e))
+            decide(h, T, B, pl.fmt, dst[a:b], ok[a:b], [ws[i] for i in (5, 6, 7, 8)], _dd_rows(e, a, b))

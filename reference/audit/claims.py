@@ -26,18 +26,19 @@ becomes ``holds-with-note``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from itertools import pairwise
+from typing import Any
 
 import mpmath
 
-from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, WORKED_INPUTS, Claim, get_claim
-from sinpe.spec.definition import column_data, columns, exponent, frequency, n_frequencies, phase, row, SYMPY
-from sinpe.spec.profiles import Profile, get_profile
-
 from sinpe.reference.oracles.mp import MP, pe_row, pe_value
+from sinpe.spec.claims import CLAIMS, OUT_OF_SCOPE, WORKED_INPUTS, Claim, get_claim
+from sinpe.spec.definition import SYMPY, column_data, columns, exponent, frequency, n_frequencies, phase, row
+from sinpe.spec.profiles import Profile, get_profile
 
 DPS = 60            # working precision in decimal digits (REQ-CLAIMS-VERDICT)
 MARGIN_DIGITS = 40  # a rounding decision closer than 10^-40 to its boundary is refused, not guessed
@@ -169,8 +170,8 @@ def q_angle_deg(d: int, k: int, p: int) -> Quantity:
 @quantity("more_than_half_turn")
 def q_more_than_half_turn(d: int, k: int, ps: Sequence[int]) -> Quantity:
     deg = [mpmath.degrees(phase(column_data(_paper(), d), k, Fraction(p), MP)) for p in ps]
-    return Quantity([(f"within {p} steps", x > 180) for p, x in zip(ps, deg)],
-                    "; ".join(f"{p} steps turn {_fmt(x, 6)} degrees" for p, x in zip(ps, deg)))
+    return Quantity([(f"within {p} steps", x > 180) for p, x in zip(ps, deg, strict=True)],
+                    "; ".join(f"{p} steps turn {_fmt(x, 6)} degrees" for p, x in zip(ps, deg, strict=True)))
 
 
 def _wavelength(d: int, k: int, profile: Profile | None = None) -> mpmath.mpf:
@@ -216,7 +217,7 @@ def q_paper_top() -> Quantity:
 @quantity("paper_gap")
 def q_paper_gap(ds: Sequence[int]) -> Quantity:
     gaps = [Fraction(1) - exponent(_paper(), d, n_frequencies(_paper(), d) - 1) for d in ds]
-    ok = all(g == Fraction(2, d) for g, d in zip(gaps, ds)) and all(a > b for a, b in zip(gaps, gaps[1:]))
+    ok = all(g == Fraction(2, d) for g, d in zip(gaps, ds, strict=True)) and all(a > b for a, b in pairwise(gaps))
     ratio = mpmath.power(10000, mpmath.mpf(2) / 512)
     return Quantity([("gap exponent 2/d, decreasing in d", ok)],
                     f"10000*2*pi / longest wavelength = 10000^(2/d): {_fmt(ratio, 6)} at d = 512; "
@@ -237,8 +238,8 @@ def _dot_values(d: int, ks: Iterable[int]) -> list[mpmath.mpf]:
 @quantity("dot_falls")
 def q_dot_falls(d: int, ks: Sequence[int]) -> Quantity:
     v = _dot_values(d, ks)
-    return Quantity([("strictly decreasing at the tabulated k", all(a > b for a, b in zip(v, v[1:])))],
-                    ", ".join(f"f({k}) = {_fmt(x, 8)}" for k, x in zip(ks, v)))
+    return Quantity([("strictly decreasing at the tabulated k", all(a > b for a, b in pairwise(v)))],
+                    ", ".join(f"f({k}) = {_fmt(x, 8)}" for k, x in zip(ks, v, strict=True)))
 
 
 @quantity("dot_nonmonotone")
@@ -341,7 +342,7 @@ def q_worked_match() -> Quantity:
     table = [_dec(get_claim(f"CLAIM-4.1.1-T1-R2C{j}").claimed) for j in (0, 1)]
     rounded = [_round_places(Fraction(g), 4)[0] for g in got]
     return Quantity([("digit for digit at 4 decimals", rounded == table),
-                     ("within one unit of the 4th decimal", all(abs(r - t) <= Decimal("0.0001") for r, t in zip(rounded, table)))],
+                     ("within one unit of the 4th decimal", all(abs(r - t) <= Decimal("0.0001") for r, t in zip(rounded, table, strict=False)))],
                     f"computed {', '.join(map(str, rounded))} vs table {', '.join(map(str, table))}")
 
 
@@ -366,8 +367,8 @@ def _shift_matrix(profile: Profile, d: int, k: Any) -> Any:
         th = phase(column_data(profile, d), i, k, SYMPY)
         if ("cos", i) not in where:
             raise AuditError(f"column sin{i} of d={d} is unpaired")
-        c = where[("cos", i)]
-        M[s, s], M[s, c], M[c, s], M[c, c] = sp.cos(th), sp.sin(th), -sp.sin(th), sp.cos(th)
+        jc = where[("cos", i)]
+        M[s, s], M[s, jc], M[jc, s], M[jc, jc] = sp.cos(th), sp.sin(th), -sp.sin(th), sp.cos(th)
     return M
 
 
@@ -449,7 +450,7 @@ def q_pe0(ds: Sequence[int]) -> Quantity:
     ok = True
     for d in ds:
         v = row(column_data(_paper(), d), 0, SYMPY)
-        ok = ok and all((x == 1) if c.kind == "cos" else (x == 0) for x, c in zip(v, columns(_paper(), d)))
+        ok = ok and all((x == 1) if c.kind == "cos" else (x == 0) for x, c in zip(v, columns(_paper(), d), strict=True))
         ok = ok and any(x != 0 for x in v)
     return Quantity([("cos columns 1, sin columns 0, vector nonzero", ok)], f"d in {tuple(ds)}")
 
@@ -477,7 +478,7 @@ def q_any_real(positions: Sequence[str]) -> Quantity:
     vals = [pe_row(_paper(), 8, x) for x in positions]
     ok = all(mpmath.isfinite(v) and abs(v) <= 1 for r in vals for v in r)
     return Quantity([("finite values in [-1, 1] at every position", ok)],
-                    "; ".join(f"PE({x})[0] = {_fmt(r[0], 8)}" for x, r in zip(positions, vals)))
+                    "; ".join(f"PE({x})[0] = {_fmt(r[0], 8)}" for x, r in zip(positions, vals, strict=True)))
 
 
 @quantity("exp_1d")
@@ -518,7 +519,7 @@ def q_geometric(ds: Sequence[int]) -> Quantity:
     ok = True
     for d in ds:
         e = [exponent(_paper(), d, k) for k in range(n_frequencies(_paper(), d))]
-        ok = ok and all(b - a == Fraction(2, d) for a, b in zip(e, e[1:]))
+        ok = ok and all(b - a == Fraction(2, d) for a, b in pairwise(e))
     return Quantity([("consecutive exponents differ by 2/d", ok)], f"d in {tuple(ds)}")
 
 
@@ -532,7 +533,7 @@ def q_lowest_exponent(ds: Sequence[int]) -> Quantity:
 def q_frequency_decreasing(d: int) -> Quantity:
     cols = columns(_paper(), d)
     e = [exponent(_paper(), d, c.k) for c in cols]
-    ok = all(a <= b for a, b in zip(e, e[1:])) and all(e[2 * i] < e[2 * i + 2] for i in range(d // 2 - 1))
+    ok = all(a <= b for a, b in pairwise(e)) and all(e[2 * i] < e[2 * i + 2] for i in range(d // 2 - 1))
     return Quantity([("omega falls with the column pair index", ok)], f"d = {d}")
 
 
@@ -682,7 +683,7 @@ def q_permutation_of_paper(profile: str, ds: Sequence[int]) -> Quantity:
 def q_layouts_differ(d: int, positions: int) -> Quantity:
     a = [pe_row(_paper(), d, p) for p in range(1, positions + 1)]
     b = [pe_row(get_profile("vaswani-concat"), d, p) for p in range(1, positions + 1)]
-    differ = sum(1 for j in range(d) if any(abs(x[j] - y[j]) > mpmath.mpf(10) ** -30 for x, y in zip(a, b)))
+    differ = sum(1 for j in range(d) if any(abs(x[j] - y[j]) > mpmath.mpf(10) ** -30 for x, y in zip(a, b, strict=True)))
     return Quantity([("interleaved and concatenated tables differ", differ > 0)],
                     f"{differ} of {d} columns differ at positions 1..{positions} (d = {d})")
 
@@ -871,17 +872,17 @@ def render_table(results: Sequence[AuditResult]) -> str:
 
 
 def readme_section(results: Sequence[AuditResult] | None = None) -> str:
-    """The section "What the chapter gets right and wrong" of reference/chapter/README.md, rendered from a fresh audit."""
+    """The section "What the chapter gets right and wrong" of reference/audit/README.md, rendered from a fresh audit."""
     results = list(results) if results is not None else run_audit()
     t = tally(results)
     fails = [r for r in results if r.verdict == "fails"]
     notes = [r for r in results if r.verdict == "holds-with-note"]
     out = ["## What the chapter gets right and wrong", "",
-           f"`sinpe claims` audits {len(results)} checkable claims of the seed chapter (§4.1, sinusoidal position "
+           (f"`sinpe claims` audits {len(results)} checkable claims of the seed chapter (§4.1, sinusoidal position "
            f"encoding): every cell of tables 4-1 and 4-2, the worked M_1 check, the angles, wavelengths, cycle and "
            f"pair counts, the statements about the dot product, and the remarks on implementations. Each verdict "
            f"is computed from the formula when the command runs (mpmath at {DPS} digits, exact SymPy identities, "
-           f"or the formula of the named implementation); see SPEC.md section 7.", "",
+           f"or the formula of the named implementation); see SPEC.md section 7."), "",
            f"- **{t['holds']} hold**, **{t['holds-with-note']} hold with a note**, **{t['fails']} fail**.", ""]
     if fails:
         out += ["Wrong:", ""]

@@ -1,4 +1,5 @@
-"""A catalogue of realistic buggy implementations (issue 4, "Discriminating power"): what ``check`` must reject.
+"""A catalogue of realistic buggy implementations (issue 4, "Discriminating power"): what ``check`` must reject,
+shipped for users' own test suites.
 
 Each :class:`Bug` is a small NumPy function ``fn(positions, d) -> table`` (rows = positions,
 columns = channels, unless the bug is about the shape) reproducing one mistake that public code
@@ -37,15 +38,16 @@ Vocabulary of ``Bug.expected(d)`` (the deviation ``detect`` should report):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from sinpe.spec.catalogue import lookup
 from sinpe.spec.definition import check_width, columns, exponent
 from sinpe.spec.profiles import Profile, get_profile
-from sinpe.spec.catalogue import lookup
 
 Table = np.ndarray
 # A column plan: (kind in sin/cos/zero, exponent e with w = base^(-e)); the spec's plan or a buggy one.
@@ -109,8 +111,8 @@ def to_bfloat16(x: Any) -> np.ndarray:
     [256.0, 260.0, 0.333984375]
     """
     u = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000  # RNE on the 16 dropped bits (finite inputs)
-    return u.astype(np.uint32).view(np.float32)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000  # RNE on the 16 dropped bits (finite inputs)
+    return rounded.astype(np.uint32).view(np.float32)
 
 
 def _round(x: np.ndarray, fmt: str | None) -> np.ndarray:
@@ -399,6 +401,6 @@ def deviation_report(positions: Any = None, d: int = 64) -> list[tuple[str, str,
     return rows
 
 
-if __name__ == "__main__":  # python -m sinpe.reference.testing.bugs: the catalogue's deviations at 0..2047, d=64
+if __name__ == "__main__":  # python -m sinpe.reference.bugs: the catalogue's deviations at 0..2047, d=64
     for bug_id, shape, dev in deviation_report():
         print(f"{bug_id:38s} {shape:12s} {dev:.3e}")

@@ -25,12 +25,11 @@ from typing import Any
 
 import mpmath
 
+from sinpe.reference.audit.claims import audit_claim
+from sinpe.reference.oracles.mp import MP, pe_row
 from sinpe.spec.claims import get_claim
 from sinpe.spec.definition import column_data, columns, frequency, n_frequencies, phase
 from sinpe.spec.profiles import get_profile
-
-from sinpe.reference.chapter.audit import audit_claim
-from sinpe.reference.oracles.mp import MP, pe_row
 
 T41_D, T41_POSITIONS = 4, range(4)
 T42_D, T42_KS = 512, (0, 1, 2, 10, 100, 1000, 2000)
@@ -81,8 +80,8 @@ def write_tables(out: Path) -> list[Path]:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["position", "col0_sin_w0", "col1_cos_w0", "col2_sin_w1", "col3_cos_w1"])
         w.writerows(t1)
-    lines = ["Table 4-1 recomputed: d = 4, PE(pos)[j] to 20 decimals (mpmath, 40 digits); "
-             "in parentheses the chapter's printed value and the audit's verdict.", "",
+    lines = [("Table 4-1 recomputed: d = 4, PE(pos)[j] to 20 decimals (mpmath, 40 digits); "
+             "in parentheses the chapter's printed value and the audit's verdict."), "",
              "| pos | col 0 sin(w0 pos) | col 1 cos(w0 pos) | col 2 sin(w1 pos) | col 3 cos(w1 pos) |",
              "|--:|--:|--:|--:|--:|"]
     for r in t1:
@@ -172,9 +171,10 @@ def plot_error_vs_position(out: Path, d: int = FIG_D) -> tuple[Path, list[str]]:
     """Needs sinpe.reference.implementations.certify (Arb oracle) and the bundled implementations."""
     plt = _pyplot()
     import numpy as np
-    from sinpe.spec.tolerance import allowed_abs_error
+
     from sinpe.reference.implementations import numpy_impl as impl_numpy
     from sinpe.reference.implementations.certify import exact_table
+    from sinpe.spec.tolerance import allowed_abs_error
     P = get_profile("vaswani")
     pos = tuple(float(x) for x in np.unique(np.round(np.logspace(0, 6, 61))))
     hi, lo, th = exact_table(P, d, pos)

@@ -1,2 +1,0 @@
-"""The audit of the seed chapter's claims (:mod:`.audit`).
-"""
