@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import library_formulas as L
-from sinpe.reference.checking.angles import check_grid, check_rotary, detect_grid, detect_rotary, rotary_layout
+from helpers import check_grid, check_rotary, detect_grid, detect_rotary, rotary_layout
 from sinpe.reference.oracles.angles import enclose, grid_plan, reference_f64, rotary_plan, rounded_table
 from sinpe.spec.grid import Grid, GridAxis, get_grid, grid_columns
 from sinpe.spec.profiles import get_profile

@@ -19,7 +19,7 @@ import pytest
 
 import library_formulas as L
 import sinpe
-from sinpe.reference.checking.angles import check_rotary
+from helpers import check_rotary
 from sinpe.spec.rotary import get_rotary
 from helpers import perturb
 from test_loaders import assert_one_line_exit_2, run_clean

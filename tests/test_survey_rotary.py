@@ -13,7 +13,7 @@ import library_formulas as L
 import numpy as np
 import pytest
 
-from sinpe.reference.checking.angles import check_rotary, detect_rotary
+from helpers import check_rotary, detect_rotary
 from sinpe.reference.cli import main
 from sinpe.spec.rotary import ROTARY_PRESETS, RotaryProfile
 

@@ -19,8 +19,8 @@ import pytest
 
 import library_formulas as L
 import sinpe
-from sinpe.reference.checking.angles import check_grid, detect_grid
-from sinpe.reference.checking.channels import read_channels
+from helpers import check_grid, detect_grid
+from sinpe.reference.checking.detect.channels import read_channels
 from sinpe.spec.grid import get_grid
 from sinpe.spec.grid_rotary_sources import get_grid_source
 from helpers import perturb

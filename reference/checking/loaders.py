@@ -424,7 +424,7 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
     mod:f(positions, d=4) raised ZeroDivisionError: division by zero
     """
     if call == "apply" and positions is not None and key is not None:  # a rotary application (REQ-CHECK-APPLY)
-        from sinpe.reference.checking.apply_call import call_apply
+        from sinpe.reference.checking.apply.call import call_apply
         return call_apply(obj, target, positions, key)
     if call not in CALLS:
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")

@@ -12,7 +12,7 @@ one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives
 >>> d = tempfile.mkdtemp(); p = os.path.join(d, "ckpt.npz")
 >>> np.savez(p, pe=table("vaswani", 16, 64, "float32"), w=np.random.default_rng(0).normal(size=(64, 16)))
 >>> s = scan(p)
->>> [(r.name, r.verdict, r.plan) for r in s.rows]
+>>> [(r.name, r.verdict, r.profile_flags) for r in s.rows]
 [('pe', 'conforms', '--profile vaswani'), ('w', 'skipped', None)]
 >>> s.exit_code
 0
@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
+from sinpe.spec.profiles import PRESETS
+
+from sinpe.reference.checking import door
 from sinpe.reference.checking.containers import widen_bf16
-from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
+from sinpe.reference.checking.report import with_cause
+from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
 from sinpe.reference.checking.scan_files import TensorRef, list_tensors, read_tensor
 
 JUDGED = ("conforms", "fails", "inconclusive")
@@ -44,24 +48,32 @@ MAX_WIDTH = 1 << 16        # columns of a tensor a scan judges (a row is what th
 
 @dataclass
 class Row:
-    """One tensor's line of the scan."""
+    """One tensor's line of the scan: a view of its check's result (``result``, judged tensors), with the same keys
+    (:data:`~sinpe.reference.checking.result.SUMMARY_KEYS`: ``profile_flags`` the ``sinpe check`` flags of what
+    detect named, ``unjudged``, ``cause``, ...), or a tensor skipped or not read (``result`` None)."""
 
     file: str
     name: str
     shape: list[int]
-    dtype: str
+    stored_dtype: str
     verdict: str                 # conforms / fails / inconclusive / skipped / error
-    kind: str | None = None      # 1d / grid / rotary when judged
-    plan: str | None = None      # the sinpe check flags of what detect named
-    max_abs_error: float | None = None
-    unjudged_share: float | None = None
+    result: CheckResult | None = None
     reason: str | None = None
     seconds: float = 0.0
 
+    def __getattr__(self, key: str) -> Any:
+        """The result's figure ``key`` (kind, profile_flags, max_abs_error, unjudged, cause, ...); None without one."""
+        if key in SUMMARY_KEYS and key != "result":
+            res = self.__dict__.get("result")
+            return None if res is None else getattr(res, key)
+        raise AttributeError(key)
+
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        if self.max_abs_error is not None:
-            out["max_abs_error"] = json_float(self.max_abs_error)
+        out: dict[str, Any] = {"file": self.file, "name": self.name, "shape": self.shape,
+                               "stored_dtype": self.stored_dtype}
+        out.update(self.result.summary() if self.result is not None else dict.fromkeys(SUMMARY_KEYS))
+        out.update(verdict=self.verdict, conformant=self.verdict == "conforms", exit_code=EXIT[self.verdict],
+                   reason=self.reason, seconds=self.seconds)
         return out
 
 
@@ -80,8 +92,7 @@ class Scan:
 
     @property
     def exit_code(self) -> int:
-        c = self.counts()
-        return 1 if c["fails"] else (3 if c["inconclusive"] or c["error"] else 0)
+        return combined_exit(r.verdict for r in self.rows)
 
     def summary(self) -> dict[str, Any]:
         c = self.counts()
@@ -192,7 +203,7 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
     try:
         _check(row, m)
     except Exception as e:  # a failure of the check itself: this tensor is not judged (exit 3), the scan goes on
-        row.verdict, row.kind, row.plan, row.max_abs_error, row.unjudged_share = "error", None, None, None, None
+        row.verdict, row.result = "error", None
         row.reason = _failure("not judged: the check failed", e)
 
 
@@ -206,9 +217,8 @@ def _failure(what: str, e: BaseException) -> str:
 
 def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
     """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, None, why)."""
-    from sinpe.reference.checking import kinds
     try:
-        res = kinds.check(m, "auto", detect=False)
+        res = door.check(m, "auto", detect=False)
     except LoadError as e:
         return None, None, f"detect finds no sinusoid table: {e}"
     det = res.detected or {}
@@ -247,8 +257,6 @@ def sinusoid_share(m: Any, rows: int | None = None) -> float:
 
 
 def _check(row: Row, m: Matrix) -> None:
-    from sinpe.reference.checking import kinds
-    from sinpe.spec.profiles import PRESETS
     big = m.size > SCREEN_ENTRIES
     s = sinusoid_share(m, SCREEN_ROWS if big else None)
     if s < SINUSOID_SHARE:  # the cheap screen: detect's readings cost seconds per tensor
@@ -267,12 +275,12 @@ def _check(row: Row, m: Matrix) -> None:
         row.reason = why  # not a sinusoid table: never judged
         return
     if res.kind == "1d" and res.profile is None and det.get("profile") in PRESETS:
-        res = kinds.check(table, det["profile"], detect=False)  # a preset with deviations: the entries say where
-    row.verdict, row.kind = res.verdict, res.kind
-    row.plan = res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)"
-    row.max_abs_error = float(res.max_abs_error)
-    row.unjudged_share = float(res.unjudged["share"])
-    row.reason = res.reason
+        auto = res  # a preset with deviations: the entries say where, the detection why
+        res = door.check(table, det["profile"], detect=False)
+        res.cause, res.cause_code = auto.cause, auto.cause_code
+    if res.profile is None:
+        res.profile_flags = det.get("profile_flags") or "(no member)"
+    row.verdict, row.result, row.reason = res.verdict, res, res.reason
     zero = np.flatnonzero(~np.any(table, axis=1))
     if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
         row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
@@ -354,8 +362,9 @@ def render(s: Scan) -> str:
     for r in s.rows:
         name = escape(r.name if len({x.file for x in s.rows}) == 1 else f"{os.path.basename(r.file)}:{r.name}")
         err = f"{r.max_abs_error:.3g}" if r.max_abs_error is not None else "-"
-        unj = f"{100 * r.unjudged_share:.3g}%" if r.unjudged_share is not None else "-"
-        what = r.plan if r.verdict == "conforms" else (f"{r.plan}: {r.reason}" if r.plan else r.reason)
+        unj = f"{100 * r.unjudged['share']:.3g}%" if r.unjudged is not None else "-"
+        plan = r.profile_flags
+        what = plan if r.verdict == "conforms" else with_cause(f"{plan}: {r.reason}" if plan else str(r.reason), r)
         L.append(f"  {name[:40]:40s} {'x'.join(map(str, r.shape)):>14s} {r.kind or '-':6s} {r.verdict:12s} "
                  f"{err:>10s} {unj:>8s}  {escape(str(what))[:160]}")
     c = s.summary()
@@ -371,7 +380,7 @@ def junit_cases(s: Scan) -> list[tuple[str, Any]]:
     for r in s.rows:
         name = f"{os.path.basename(r.file)}:{r.name}"
         if r.verdict in ("fails", "error"):
-            out.append((name, f"{r.verdict}: {r.plan or ''} {r.reason or ''}".strip()))
+            out.append((name, with_cause(f"{r.verdict}: {r.profile_flags or ''} {r.reason or ''}".strip(), r)))
         elif r.verdict in ("skipped", "inconclusive"):
             out.append((name, ("skipped", f"{r.verdict}: {r.reason}")))
         else:
