@@ -119,25 +119,31 @@ def working_format(dtype: str | Format, working: str | None = None) -> Format:
     return w
 
 
-def unjudged(allowed: np.ndarray, reference: np.ndarray, amplitude: float = 1.0) -> np.ndarray:
+def unjudged(allowed: np.ndarray, reference: np.ndarray, amplitude: float | np.ndarray = 1.0) -> np.ndarray:
     """Entries a bound cannot judge (REQ-CHECK-UNJUDGED): ``allowed >= |alpha| + |PE|``, so that every
-    value in [-|alpha|, |alpha|] passes. The check could not have failed any in-range value there.
+    value in [-|alpha|, |alpha|] passes. The check could not have failed any in-range value there. ``amplitude``
+    may be one per entry (broadcast: an amplitude that varies with the position).
 
     >>> unjudged(np.array([0.5, 1.6, 1.0]), np.array([0.9, 0.6, 0.0])).tolist()
     [False, True, True]
     """
-    return np.asarray(allowed) >= abs(float(amplitude)) + np.abs(np.asarray(reference, dtype=np.float64))
+    return np.asarray(allowed) >= _magnitude(amplitude) + np.abs(np.asarray(reference, dtype=np.float64))
+
+
+def _magnitude(amplitude: float | np.ndarray) -> float | np.ndarray:
+    """|alpha|: a float, or per entry (an array)."""
+    return abs(float(amplitude)) if np.ndim(amplitude) == 0 else np.abs(np.asarray(amplitude, dtype=np.float64))
 
 
 def allowed_abs_error(tier: str, dtype: str | Format, reference: np.ndarray, theta: np.ndarray | None,
-                      amplitude: float = 1.0, *, base: float = DEFAULT_BASE,
+                      amplitude: float | np.ndarray = 1.0, *, base: float = DEFAULT_BASE,
                       rounded_frequencies: bool = False, working: str | Format | None = "native",
                       out: np.ndarray | None = None) -> np.ndarray:
     """Per-entry bound on |y - PE| for ``tier`` in ``dtype`` (TOL-EXACT / TOL-FAITHFUL / TOL-PHASE).
 
     ``reference`` is PE (float64 or better; its binade picks the ulp), ``theta`` the phase argument
     sigma*(p+o)*w_k in float64, NaN for a column that is identically zero (its bound is the ulp one),
-    ``amplitude`` the profile's alpha; ``base`` and ``rounded_frequencies`` select c (TOL-PHASE-C).
+    ``amplitude`` the profile's alpha (or one per entry); ``base`` and ``rounded_frequencies`` select c (TOL-PHASE-C).
     Shapes broadcast. ``theta=None`` means every column is identically zero; ``out`` (float64, the
     reference's shape) receives the result in place.
 
@@ -171,7 +177,7 @@ def allowed_abs_error(tier: str, dtype: str | Format, reference: np.ndarray, the
     if tier == "faithful" or theta is None:
         return u1
     w = working if isinstance(working, Format) else working_format(f, working)
-    k = phase_constant(f.dtype, base, rounded_frequencies) * w.unit_roundoff * abs(float(amplitude))
+    k = phase_constant(f.dtype, base, rounded_frequencies) * w.unit_roundoff * _magnitude(amplitude)
     x = np.abs(np.asarray(theta, dtype=np.float64))
     shape = np.broadcast_shapes(x.shape, np.shape(reference))
     if u1.shape != shape:
@@ -270,13 +276,14 @@ def angle_slack(theta_i: np.ndarray, theta_j: np.ndarray, dphase: np.ndarray, dt
 ULP_FLOOR = 2.0 ** -10  # ulp errors are measured at max(|PE|, |alpha| 2^-10) (REQ-CHECK-VERDICT)
 
 
-def error_ulps(err: np.ndarray, reference: np.ndarray, fmt: str | Format, amplitude: float = 1.0) -> np.ndarray:
+def error_ulps(err: np.ndarray, reference: np.ndarray, fmt: str | Format,
+               amplitude: float | np.ndarray = 1.0) -> np.ndarray:
     """|y - PE| in ulps of ``fmt`` at max(|PE|, |alpha| 2^-10): near a zero of sin or cos the ulp of PE
     itself (down to the least subnormal) is no useful unit, and a correct table would read 10^30 ulp.
 
     >>> error_ulps(np.array([2.0**-24, 2.0**-24]), np.array([0.75, 1e-30]), "float32").tolist()
     [1.0, 512.0]
     """
-    scale = np.maximum(np.abs(np.asarray(reference, dtype=np.float64)), abs(float(amplitude)) * ULP_FLOOR)
+    scale = np.maximum(np.abs(np.asarray(reference, dtype=np.float64)), _magnitude(amplitude) * ULP_FLOOR)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(err, dtype=np.float64) / ulp_array(scale, fmt)

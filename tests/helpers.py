@@ -9,8 +9,16 @@ import subprocess
 import sys
 from typing import Any
 
+from sinpe.reference.checking.detect.rotary import rotary_layout  # noqa: F401  (for the tests that read layouts)
+from sinpe.reference.checking.kinds import grid as _grid, rotary as _rotary
+
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# the grid and rotary kinds' checks and readings by the names the tests call them (REQ-CHECK-GRID, REQ-CHECK-ROPE,
+# REQ-DETECT-GRID, REQ-DETECT-ROPE)
+check_grid, detect_grid = _grid.KIND.check_grid, _grid.KIND.read
+check_rotary, detect_rotary = _rotary.KIND.check_cache, _rotary.KIND.read
 
 
 def survey_report() -> Any:

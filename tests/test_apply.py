@@ -17,9 +17,9 @@ import pytest
 import torch
 
 import sinpe
-from sinpe.reference.checking.apply import check_apply
-from sinpe.reference.checking.apply_diagnose import relative
-from sinpe.reference.checking.apply_exact import angles, exact_rotation
+from sinpe import check_apply
+from sinpe.reference.checking.apply.diagnose import relative
+from sinpe.reference.checking.apply.exact import angles, exact_rotation
 from sinpe.spec.rotary import get_rotary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,7 +74,8 @@ def test_each_bug_class_is_rejected_and_named(case):  # REQ-CHECK-APPLY: the cau
     fn, prof, conv, kw, cause = case
     r = check_apply(fn, prof, dim=DIM, convention=conv, **kw)
     assert r.verdict == "fails" and r.exit_code == 1
-    assert r.cause == cause, f"named {r.cause!r}: {r.diagnosis['sentence'] if r.diagnosis else r.reason}"
+    assert r.cause_code == cause, f"named {r.cause_code!r}: {r.diagnosis['sentence'] if r.diagnosis else r.reason}"
+    assert r.cause == r.diagnosis["sentence"]  # the sentence is the result's cause (text, JSON, JUnit)
     assert cause in " ".join(t["cause"] for t in r.diagnosis["tried"])
 
 
@@ -95,7 +96,7 @@ def test_bound_is_tight_a_few_ulps_fail():  # TOL-APPLY is not loose: 8 ulps of 
         qo, ko = F.llama_hf(q, k, cos, sin)
         return qo * (1 + 2.0 ** -20), ko
     bad = check_apply(off, "llama", dim=DIM)
-    assert bad.verdict == "fails" and bad.cause is None and "closest" in bad.diagnosis["sentence"]
+    assert bad.verdict == "fails" and bad.cause_code is None and "closest" in bad.diagnosis["sentence"]
 
 
 def test_exact_rotation_against_mpmath():  # DEF-ROPE-APPLY, computed independently at 50 digits
@@ -155,7 +156,8 @@ def test_cli_runs_the_function_isolated(tmp_path):  # REQ-CHECK-APPLY through RE
                     "--dim", 16, "--json", "--junit", junit, cwd=HERE)
     assert_exit(bad, 1)
     out = json.loads(bad.stdout)
-    assert out["cause"] == "offset" and "<failure" in junit.read_text()
+    assert out["cause_code"] == "offset" and out["cause"].startswith("position offset")
+    assert f"cause: {out['cause']}" in junit.read_text().replace("&lt;", "<").replace("&gt;", ">")
     usage = run_sinpe("check-apply", "apply_functions:llama_hf", "--dim", 15, cwd=HERE)
     assert_exit(usage, 2)
     assert usage.stderr.count("\n") == 1 and "Traceback" not in usage.stderr
@@ -168,6 +170,6 @@ def test_cli_function_that_raises_is_one_line():
 
 
 def test_torch_inputs_are_exact_in_the_dtype():
-    from sinpe.reference.checking.apply import build_inputs
+    from sinpe.reference.checking.apply.inputs import build_inputs
     x = build_inputs(8, 3, "bfloat16")
     assert np.array_equal(torch.from_numpy(x).to(torch.bfloat16).double().numpy(), x)

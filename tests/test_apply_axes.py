@@ -15,9 +15,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from sinpe.reference.checking.apply import check_apply, default_axis_positions
-from sinpe.reference.checking.apply_diagnose import relative
-from sinpe.reference.checking.apply_exact import angles, exact_rotation
+from sinpe import check_apply
+from sinpe.reference.checking.apply.diagnose import relative
+from sinpe.reference.checking.apply.exact import angles, exact_rotation
+from sinpe.reference.checking.apply.inputs import default_axis_positions
 from sinpe.spec.rotary import get_rotary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,7 +42,7 @@ def test_mrope_application_conforms(fn, conv, kw, dtype):  # REQ-CHECK-APPLY, DE
 
 def test_mrope_on_one_axis_is_rejected_and_named():  # the sections ignored: cause 'axes'
     r = check_apply(F.bug_axes_module, "qwen2-vl", dim=DIM, convention="module", mrope_section=SECTIONS)
-    assert r.verdict == "fails" and r.exit_code == 1 and r.cause == "axes", r.reason
+    assert r.verdict == "fails" and r.exit_code == 1 and r.cause_code == "axes", r.reason
     assert "axis 0" in r.diagnosis["sentence"]
 
 
@@ -106,7 +107,7 @@ def test_cli_multi_axis_positions_file(tmp_path):  # --mrope-section with --posi
     assert json.loads(ok.stdout)["positions"][5] == [4, 4, 5]
     bad = run_sinpe("check-apply", "apply_functions:bug_axes_module", *args, cwd=HERE)
     assert_exit(bad, 1)
-    assert json.loads(bad.stdout)["cause"] == "axes"
+    assert json.loads(bad.stdout)["cause_code"] == "axes"
     np.save(p, np.zeros((4, 2), dtype=np.int64))   # 2 coordinates for a 3-axis profile
     usage = run_sinpe("check-apply", "apply_functions:mrope_module", *args, cwd=HERE)
     assert_exit(usage, 2)
@@ -136,4 +137,4 @@ def test_numpy_function_through_the_documented_wrapper(dtype):  # reference/READ
     r = check_apply(wrapped, "llama", dim=16, dtype=dtype)
     assert r.verdict == "conforms" and r.output_dtype == dtype
     bad = check_apply(wrapped_bug, "llama", dim=16, dtype=dtype)
-    assert bad.verdict == "fails" and bad.cause == "sign"
+    assert bad.verdict == "fails" and bad.cause_code == "sign"

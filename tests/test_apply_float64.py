@@ -1,6 +1,6 @@
 """float64 rotary applications are decided (REQ-CHECK-APPLY, TOL-APPLY): where the binary64 reference
 rotation's own error reaches the float64 bound, the entry is settled from certified 256-bit enclosures of
-A cos theta and A sin theta (apply_exact.refine). A correct float64 application conformed nowhere before (it
+A cos theta and A sin theta (apply/exact.refine). A correct float64 application conformed nowhere before (it
 was inconclusive: 19905 entries "within the reference's error of the bound"); one computed in float32 and
 returned as float64, or off by a few ulps at one entry, fails.
 Reproduce: python -m pytest tests/test_apply_float64.py -q
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from sinpe.reference.checking.apply import check_apply
+from sinpe import check_apply
 
 
 def _rotate_half(x):

@@ -141,8 +141,9 @@ def test_a_wrong_copy_instruction_is_caught(monkeypatch):  # DEF-CHANNELS (the t
 
 KERNELS = ["reference/oracles/fast.py", "reference/oracles/interval.py", "reference/oracles/arb.py",
            "reference/oracles/mp.py", "reference/oracles/angles.py", "reference/tables/rounded.py", "reference/tables/progression.py",
-           "reference/tables/build.py", "reference/checking/check.py", "reference/checking/structure.py",
-           "reference/checking/apply_exact.py", "spec/grid.py", "spec/rotary.py"]
+           "reference/tables/build.py", *(f"reference/checking/check/{m}.py" for m in ("table", "reference", "kernel",
+                                                                                        "merge", "conclude")),
+           "reference/checking/structure.py", "reference/checking/apply/exact.py", "spec/grid.py", "spec/rotary.py"]
 PROFILE_FIELDS = {"base", "offset", "amplitude", "phase_scale", "shift", "layout", "odd"}
 PLAN_READERS = {"exponent", "columns", "column_index", "n_frequencies", "denominator", "pairs_exponent",
                 "pairs_denominator", "channel_plan", "plan_of"}

@@ -393,7 +393,7 @@ def test_check_apply_of_a_named_function_imports_no_torch_in_the_parent(in_here)
             cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
             return q * cos + half(q) * sin, k * cos + half(k) * sin
     '''))
-    code = ("import sys; from sinpe.reference.checking.apply import check_apply\n"
+    code = ("import sys; from sinpe import check_apply\n"
             "r = check_apply('rope_fn:apply', 'llama', dim=16)\n"
             "print(r.verdict, 'torch' in sys.modules)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=in_here, capture_output=True, text=True, timeout=120)

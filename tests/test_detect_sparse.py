@@ -10,10 +10,10 @@ import json
 
 import numpy as np
 import pytest
+from helpers import detect_grid
 
-from sinpe.reference.checking.angles import detect_grid
 from sinpe.reference.checking.detect import detect_table
-from sinpe.reference.checking.detect_sparse import detect_sparse
+from sinpe.reference.checking.detect.sparse import detect_sparse
 from sinpe.reference.cli import main
 from sinpe.reference.oracles.angles import grid_plan, reference_f64
 from sinpe.reference.oracles.fast import table_f64
@@ -72,7 +72,7 @@ def test_cli_detect_five_rows(tmp_path, capsys):
 def test_candidates_that_cannot_fit_skip_the_certified_check(monkeypatch):  # REQ-DETECT-SPARSE
     """A wide sparse table with one wrong entry: the float64 screen rules every candidate out before its certified
     frequency enclosures are built (a 4 x 65536 table took minutes); the right table still reaches and passes it."""
-    import sinpe.reference.checking.detect_sparse as S
+    import sinpe.reference.checking.detect.sparse as S
     calls = []
     real = S.check_plan
     monkeypatch.setattr(S, "check_plan", lambda *a, **k: calls.append(1) or real(*a, **k))

@@ -29,14 +29,14 @@ def corrupt(t: np.ndarray, row: int, col: int, by: float = 0.02) -> np.ndarray:
 def test_internal_error_is_exit_3_not_a_usage_error(tmp_path, monkeypatch, capsys):
     """A NumPy error raised while sinpe computes (here planted in the rotary reading) is an internal error: exit 3,
     one line saying so, the JSON error object with exit_code 3; a value sinpe refuses stays exit 2."""
-    from sinpe.reference.checking import angles
+    from sinpe.reference.checking.kinds import rotary
     cos, _ = L.rope_cache(L.inv_freq_default(16), 64)
     path = tmp_path / "cos.npy"
     np.save(path, cos)
 
     def broken(*a, **k):
         return np.ones(32) + np.ones(2)  # "operands could not be broadcast together"
-    monkeypatch.setattr(angles, "detect_rotary", broken)
+    monkeypatch.setattr(rotary, "detect_rotary", broken)
     assert cli.main(["detect", "--cos", str(path)]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("sinpe detect: internal error") and "broadcast" in err[0]
@@ -95,7 +95,8 @@ def test_grids_with_any_number_of_cls_rows(make, profile, shape, cls):
 def test_the_3d_grid_preset_is_diffusers_get_3d_sincos_pos_embed():
     """DEF-GRID-PRESET-DIFFUSERS-3D: the preset equals the library formula (float32), other scales or the (W, H)
     order fail."""
-    from sinpe.reference.checking.angles import check_grid
+    from helpers import check_grid
+
     from sinpe.spec.grid import get_grid
     t = L.diffusers_3d(64, (6, 4), 3, 1.875, 1.0)  # spatial_size = (W, H) = (6, 4), T = 3: CogVideoX's scale
     assert check_grid(t, get_grid("diffusers-3d", 64, (3, 4, 6), interpolation_scale="15/8")).verdict == "conforms"

@@ -19,8 +19,8 @@ import library_formulas as L
 import mpmath
 import numpy as np
 import pytest
+from helpers import check_grid, check_rotary, detect_grid, detect_rotary, rotary_layout
 
-from sinpe.reference.checking.angles import check_grid, check_rotary, detect_grid, detect_rotary, rotary_layout
 from sinpe.reference.oracles.angles import enclose, grid_plan, reference_f64, rotary_plan, rounded_table
 from sinpe.spec.grid import Grid, GridAxis, get_grid, grid_columns
 from sinpe.spec.profiles import get_profile

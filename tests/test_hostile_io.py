@@ -286,13 +286,13 @@ def test_a_tensor_numpy_cannot_open_is_a_row_and_exit_3(tmp_path):
 
 
 def test_an_internal_failure_of_a_check_is_exit_3_never_1(tmp_path, monkeypatch):
-    from sinpe.reference.checking import kinds
+    from sinpe.reference.checking import door
     from sinpe.reference.checking.scan import scan
     H.safetensors(tmp_path / "w.safetensors", {"pe": H.f64(_pe())})
 
     def broken(*a, **k):
         raise RuntimeError("an internal failure")
-    monkeypatch.setattr(kinds, "check", broken)
+    monkeypatch.setattr(door, "check", broken)
     s = scan(str(tmp_path / "w.safetensors"))
     assert [r.verdict for r in s.rows] == ["error"] and "internal failure" in s.rows[0].reason
     assert s.exit_code == 3

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from helpers import assert_exit, run_sinpe
 
-from sinpe.reference.checking import check as check_module, loaders
+from sinpe.reference.checking import loaders
+from sinpe.reference.checking.check import table as check_module
 from sinpe.reference.tables import table
 
 

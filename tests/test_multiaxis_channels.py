@@ -17,11 +17,10 @@ import shlex
 import library_formulas as L
 import numpy as np
 import pytest
-from helpers import perturb
+from helpers import check_rotary, perturb
 from test_loaders import assert_one_line_exit_2, run_clean
 
 import sinpe
-from sinpe.reference.checking.angles import check_rotary
 from sinpe.spec.rotary import get_rotary
 
 F32 = np.float32

@@ -12,9 +12,11 @@ import json
 import library_formulas as L
 import numpy as np
 import pytest
+from helpers import check_rotary
 
 import sinpe
-from sinpe.reference.checking import angles, check, decide, report
+from sinpe.reference.checking import check, decide, judge, report
+from sinpe.reference.checking.check import conclude
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.angles import _Certified, rotary_plan, rounded_table as angle_rounded
@@ -58,7 +60,7 @@ def test_every_kind_is_checked_into_one_result_type(results):
     assert {type(r) for r in results.values()} == {CheckResult}
     assert [results[k].kind for k in ("1d", "grid", "rotary", "channels")] == ["1d", "grid", "rotary", "channels"]
     assert {type(p) for p in results["rotary"].parts.values()} == {CheckResult}
-    assert not hasattr(angles, "AngleResult") and not hasattr(report, "angle_report")
+    assert not hasattr(judge, "AngleResult") and not hasattr(report, "angle_report")
 
 
 def test_to_json_has_the_same_keys_everywhere(results):
@@ -118,7 +120,7 @@ def _check_1d(t: np.ndarray, tier: str) -> CheckResult:
 
 
 def _check_rotary(t: np.ndarray) -> CheckResult:
-    return angles.check_rotary(get_rotary("llama"), 8, sin=t, tier="exact")
+    return check_rotary(get_rotary("llama"), 8, sin=t, tier="exact")
 
 
 @pytest.fixture()
@@ -150,13 +152,13 @@ def test_near_bound_entries_of_both_kinds_are_decided_by_one_escalation(spy):
 def _blur(monkeypatch, width: float) -> None:
     """Both oracles' enclosures widened by ``width`` at every precision: no entry near its bound is decidable."""
     grow = (lambda lo_hi: (lo_hi[0] - width, lo_hi[1] + width))
-    entry = check.oracle_entry
-    monkeypatch.setattr(check, "oracle_entry", lambda *a, **k: grow(entry(*a, **k)))
+    entry = conclude.oracle_entry
+    monkeypatch.setattr(conclude, "oracle_entry", lambda *a, **k: grow(entry(*a, **k)))
 
     class Blurred(_Certified):
         def enclose(self, r, j, prec):
             return grow(super().enclose(r, j, prec))
-    monkeypatch.setattr(angles, "_Certified", Blurred)
+    monkeypatch.setattr(judge, "_Certified", Blurred)
 
 
 def test_an_entry_the_oracle_cannot_decide_is_inconclusive_in_both_kinds(spy, monkeypatch):

@@ -77,7 +77,7 @@ def test_scan_judges_padding_and_corrupted_tables(tmp_path):
     np.savez(tmp_path / "ckpt.npz", good=t, bad=bad)
     from sinpe.reference.checking.scan import scan
     rows = {r.name: r for r in scan(str(tmp_path / "ckpt.npz")).rows}
-    assert (rows["good"].verdict, rows["good"].plan) == ("conforms", "--profile t2t --zero-rows 1")
+    assert (rows["good"].verdict, rows["good"].profile_flags) == ("conforms", "--profile t2t --zero-rows 1")
     assert rows["bad"].verdict == "fails"                                # was skipped: "no sinusoid reading"
 
 

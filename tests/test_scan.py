@@ -45,7 +45,7 @@ def test_twenty_tensors_found_judged_and_skipped(ckpt, tmp_path):  # REQ-SCAN
         if want == "skipped":
             assert rows[name]["reason"] and rows[name]["max_abs_error"] is None and rows[name]["kind"] is None
     assert {rows[n]["kind"] for n in ("encoder.pe", "vit.pos_embed", "rope.cos_cached")} == {"1d", "grid", "rotary"}
-    assert rows["vit.pos_embed"]["plan"].startswith("--profile mae") and rows["gptj.cos"]["plan"] == "--profile gptj"
+    assert rows["vit.pos_embed"]["profile_flags"].startswith("--profile mae") and rows["gptj.cos"]["profile_flags"] == "--profile gptj"
     assert "3 of 32768 entries" in rows["bad.pe_corrupted"]["reason"] and rows["bad.pe_corrupted"]["max_abs_error"] > 0.04
     s = out["summary"]
     assert (s["found"], s["conforms"], s["fails"], s["skipped"], s["exit_code"]) == (10, 8, 2, 10, 1)

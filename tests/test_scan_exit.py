@@ -39,7 +39,7 @@ def test_inconclusive_table_exits_3(tmp_path):  # REQ-SCAN: found, nothing fails
     res, out = _scan(tmp_path, "long", long)
     assert_exit(res, 3)
     pe = next(t for t in out["tensors"] if t["name"] == "pe")
-    assert pe["verdict"] == "inconclusive" and pe["plan"] == "--profile vaswani" and 0.001 < pe["unjudged_share"] < 0.05
+    assert pe["verdict"] == "inconclusive" and pe["profile_flags"] == "--profile vaswani" and 0.001 < pe["unjudged"]["share"] < 0.05
     assert out["summary"]["found"] == 1 and out["summary"]["inconclusive"] == 1 and out["summary"]["exit_code"] == 3
     short = long[:400_000]          # every entry judged: the same table conforms, exit 0
     assert_exit(_scan(tmp_path, "short", short)[0], 0)
@@ -60,7 +60,7 @@ def test_zeroed_padding_row_is_judged_exactly(tmp_path):  # REQ-SCAN, REQ-CHECK-
     res, out = _scan(tmp_path, "pad", t)
     assert_exit(res, 0)
     pe = next(r for r in out["tensors"] if r["name"] == "pe")
-    assert (pe["verdict"], pe["plan"]) == ("conforms", "--profile vaswani --zero-rows 1")
+    assert (pe["verdict"], pe["profile_flags"]) == ("conforms", "--profile vaswani --zero-rows 1")
     t[40, 3] += 0.01
     res, out = _scan(tmp_path, "pad_wrong", t)
     assert_exit(res, 1)

@@ -11,8 +11,8 @@ import json
 
 import library_formulas as L
 import numpy as np
+from helpers import check_grid, detect_grid
 
-from sinpe.reference.checking.angles import check_grid, detect_grid
 from sinpe.reference.cli import main
 from sinpe.spec.grid import get_grid
 

@@ -12,8 +12,8 @@ from fractions import Fraction
 import library_formulas as L
 import numpy as np
 import pytest
+from helpers import check_rotary, detect_rotary
 
-from sinpe.reference.checking.angles import check_rotary, detect_rotary
 from sinpe.reference.cli import main
 from sinpe.spec.rotary import ROTARY_PRESETS, RotaryProfile
 

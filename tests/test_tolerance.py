@@ -141,7 +141,7 @@ def test_phase_bound_vacuous_threshold(dtype: str, theta_c0: float) -> None:
 def test_the_streaming_bound_is_the_spec_bound():  # TOL-WORKING, TOL-PHASE: one formula, two factorizations
     """check's chunk kernel evaluates spec.tolerance.phase_bound_into with x = |p + o| and a per-column rate;
     allowed_abs_error with x = |theta|: the same bound up to the float64 rounding of theta = (p + o) w."""
-    from sinpe.reference.checking.check import _fused_allowed
+    from sinpe.reference.checking.check.kernel import _fused_allowed
     from sinpe.spec.formats import get_format
     from sinpe.spec.tolerance import phase_constant, ulp_array
     rng = np.random.default_rng(5)

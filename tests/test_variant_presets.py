@@ -17,12 +17,11 @@ import shlex
 import library_formulas as L
 import numpy as np
 import pytest
-from helpers import perturb
+from helpers import check_grid, detect_grid, perturb
 from test_loaders import assert_one_line_exit_2, run_clean
 
 import sinpe
-from sinpe.reference.checking.angles import check_grid, detect_grid
-from sinpe.reference.checking.channels import read_channels
+from sinpe.reference.checking.detect.channels import read_channels
 from sinpe.spec.grid import get_grid
 from sinpe.spec.grid_rotary_sources import get_grid_source
 

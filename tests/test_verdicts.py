@@ -204,8 +204,8 @@ def _rope_emb(pos, dim, dtype):
 
 def test_rotary_caches_follow_the_working_precision_and_unjudged_rules():  # REQ-CHECK-UNJUDGED, TOL-WORKING
     import torch
+    from helpers import check_rotary
 
-    from sinpe.reference.checking.angles import check_rotary
     from sinpe.spec.rotary import get_rotary
     llama = get_rotary("llama")
     pos = np.arange(3000, 3064)

@@ -7,6 +7,8 @@ This package is the Python API; the ``sinpe`` command and the pytest plugin are 
 - :func:`table` -- the correctly rounded table of any configuration (REQ-TABLE-API);
 - :func:`check` -- does a table, file or callable implement a profile? (REQ-CHECK-CONFORM, -VERDICT);
 - :func:`detect` -- which member of the family is it? (REQ-DETECT-FIT);
+- :func:`check_apply` -- does a function apply the rotary encoding right? (REQ-CHECK-APPLY);
+- :func:`scan` -- every sinusoid table in a checkpoint, found and judged (REQ-SCAN);
 - :func:`golden_cases` -- the golden vectors (REQ-GOLDEN-SCHEMA);
 - :func:`prove` -- the proof suite or a claim of your own (REQ-PROVE, REQ-PROVE-CLAIM);
 - :func:`verify` -- proofs, golden self-certification, implementation certification (REQ-VERIFY).
@@ -51,9 +53,8 @@ from sinpe.spec.profiles import PRESETS, Profile, get_profile
 if __name__ != "sinpe":
     raise ImportError(f"reference/api/ is the package sinpe, not {__name__!r}: import sinpe")
 __version__ = SPEC_VERSION
-__all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile", "prove", "table",
-           "table_torch", "verify", "write_table"]
-
+__all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect", "get_profile", "golden_cases", "profile",
+           "prove", "scan", "table", "table_torch", "verify", "write_table"]
 
 
 def __getattr__(name: str) -> Any:
@@ -72,7 +73,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
 
 
-_OVERRIDES = ("layout", "shift", "base", "phase_scale", "amplitude", "offset", "odd")
+_OVERRIDES = tuple(PRESETS["vaswani"].params())  # a 1-D profile's parameters (DEF-FAMILY), as the flags name them
 
 
 def profile(name: str | Profile = "vaswani", **overrides: Any) -> Profile:
@@ -130,9 +131,10 @@ def check(target: Any = None, profile_: str | Profile | None = None, **keywords:
     Returns a ``CheckResult`` for every kind (``kind``: 1d, grid, rotary, channels): ``verdict`` (conforms / fails /
     inconclusive), ``conformant`` (True only for conforms), ``exit_code``, ``failures``, ``unjudged``
     (``{count, share, from_position}``), ``to_json()`` with the same keys for every kind (REQ-CHECK-VERDICT,
-    REQ-CHECK-KINDS); ``json.dumps(result.to_json())`` is its JSON text (the ``--json`` output). A float32 table
-    all of whose values are bfloat16 (float16) values is checked as one (a note says so; ``dtype=`` overrides)."""
-    from sinpe.reference.checking.kinds import check as _check
+    REQ-CHECK-KINDS), ``cause`` (why it does not conform, in one sentence, and ``cause_code`` in one word);
+    ``json.dumps(result.to_json())`` is its JSON text (the ``--json`` output). A float32 table all of whose values
+    are bfloat16 (float16) values is checked as one (a note says so; ``dtype=`` overrides)."""
+    from sinpe.reference.checking.door import check as _check
     if "profile" in keywords:  # sinpe.check(cos=c, sin=s, profile="llama"): the profile by keyword
         if profile_ is not None:
             raise TypeError("give the profile once: positionally or as profile=")
@@ -151,12 +153,11 @@ def api_words() -> Iterator[None]:
     ...
     sinpe.reference.checking.loaders.LoadError: numpy:eye: pass d=, the width to ask the callable for (it cannot be inferred from a function; call="buffer" reads a module's table at its own width)
     """
-    import dataclasses
     import re
 
-    from sinpe.reference.checking.kinds import Request
+    from sinpe.reference.checking.door import OPTIONS
     from sinpe.reference.checking.loaders import LoadError
-    names = {f.name for f in dataclasses.fields(Request)}
+    names = set(OPTIONS)
 
     def word(m: re.Match[str]) -> str:
         key = m.group(1).replace("-", "_")
@@ -174,10 +175,22 @@ def check_apply(fn: Any, profile_: Any = "llama", **keywords: Any) -> Any:
     """Does ``fn`` -- ``"module:function"`` (run isolated) or a Python callable -- rotate q and k as the rotary
     profile says (REQ-CHECK-APPLY)? Keywords: ``dim`` (required), ``convention`` (hf, hf-ids, module, freqs),
     ``dtype``, ``positions``, ``rotary_dim``/``rotary_fraction``, ``timeout`` and the profile's overrides
-    (``layout``, ``base``, ``rule``, ``factor``, ...). Returns an ``ApplyResult``: ``verdict``, ``cause``
-    (pairing, sign, swap, dtype, slice, offset, scaling or None), ``relative`` (THM-ROPE-REL), ``to_json()``."""
-    from sinpe.reference.checking.apply import check_apply as _check_apply
-    return _check_apply(fn, profile_, **keywords)
+    (``layout``, ``base``, ``rule``, ``factor``, ...). Returns an ``ApplyResult`` (a ``CheckResult`` of kind
+    ``apply``): ``verdict``, ``cause`` (the bug named, in one sentence) and ``cause_code`` (pairing, sign, swap,
+    dtype, slice, offset, scaling, axes or None), ``relative`` (THM-ROPE-REL), ``to_json()``."""
+    from sinpe.reference.checking.door import check_apply as _check_apply
+    with api_words():
+        return _check_apply(fn, profile_, **keywords)
+
+
+def scan(path: str, *, workers: int = 1) -> Any:
+    """Every tensor of a checkpoint (``.safetensors``, a sharded index, ``.npz``, ``.pt``, or a directory of them)
+    skipped with the reason or judged against what detect names (REQ-SCAN): a ``Scan`` whose ``rows`` are views of
+    each tensor's check result (the same keys: ``verdict``, ``profile_flags``, ``cause``, ``unjudged``, ...),
+    ``exit_code`` and ``to_json()``."""
+    from sinpe.reference.checking.scan import scan as _scan
+    with api_words():
+        return _scan(path, workers=workers)
 
 
 def detect(target: Any = None, *, against: str | Profile = "vaswani", **keywords: Any) -> Any:
@@ -186,7 +199,7 @@ def detect(target: Any = None, *, against: str | Profile = "vaswani", **keywords
     ``sentence``, ``readings``, ``exit_code`` and ``to_json()``; a 1-D reading's ``Detection`` attributes
     (``layout``, ``deviations``, ...) are read through it. Keywords as :func:`check`'s (``shape=`` or
     ``channels_first=``: the table is a grid); 1-D deviations are listed ``against`` a profile."""
-    from sinpe.reference.checking.kinds import detect as _detect
+    from sinpe.reference.checking.door import detect as _detect
     with api_words():
         return _detect(target, against=against, **keywords)
 

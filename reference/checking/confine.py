@@ -419,9 +419,10 @@ def _network_words(held: dict[str, Any]) -> str:
 
 # --- the child's entry point -----------------------------------------------------------------------
 
-def child_main(argv: list[str]) -> int:
-    """``python -P -c ... SCRATCH CTL RES``: read the plan, confine, answer what held, then serve calls
-    (:func:`sinpe.reference.checking.isolate.serve`)."""
+def child_setup(argv: list[str]) -> tuple[str, str, Any, Any] | None:
+    """``SCRATCH CTL RES`` of the child (:mod:`sinpe.reference.checking.child`): read the plan, confine, answer what
+    held; (target, scratch, inbox, outbox) to serve calls on, or None when the confinement failed (said on the
+    outbox)."""
     scratch, ctl, res = argv[0], int(argv[1]), int(argv[2])
     if sys.platform.startswith("linux"):
         load_libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # die with the parent (set after the identity change)
@@ -434,8 +435,7 @@ def child_main(argv: list[str]) -> int:
     except (OSError, KeyError, ValueError) as e:
         outbox.write(json.dumps({"confine_error": f"{type(e).__name__}: {e}"}) + "\n")
         outbox.flush()
-        return 0
+        return None
     outbox.write(json.dumps({"held": held}) + "\n")
     outbox.flush()
-    from sinpe.reference.checking.isolate import serve
-    return serve(setup["target"], scratch, inbox, outbox)
+    return setup["target"], scratch, inbox, outbox

@@ -33,9 +33,10 @@ import os
 import re
 import stat
 from array import array
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def open_regular(path: str, *, follow: bool = True, what: str = "") -> BinaryIO:
             raise LoadError(f"{p}: {why}, not a regular file")
         return fd
     try:
-        return open(path, "rb", opener=opener)  # noqa: SIM115 -- the caller closes it
+        return open(path, "rb", opener=opener)
     except LoadError:
         raise
     except FileNotFoundError:
@@ -96,7 +97,7 @@ def open_regular(path: str, *, follow: bool = True, what: str = "") -> BinaryIO:
 
 
 @contextmanager
-def opened(src: "str | os.PathLike[str] | BinaryIO") -> Iterator[BinaryIO]:
+def opened(src: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
     """``src`` itself when it is an open file, else :func:`open_regular` of it (closed afterwards)."""
     if isinstance(src, (str, os.PathLike)):
         with open_regular(os.fspath(src)) as fh:

@@ -12,7 +12,7 @@ every kind, so the scan judges it instead of skipping it:
 - each candidate's binary64 reference (``oracles.angles.reference_f64``) is compared with the table: a row
   *matches* when every entry is within :data:`MATCH` of the largest |value|; the first candidate that every row
   but at most max(1, 5%) matches (the 1-D rule's share) is the reading, with the rows that do not;
-- the check (``kinds.check`` with the reading's flags) then gives the verdict: the corrupted entries fail.
+- the check (``door.check`` with the reading's flags) then gives the verdict: the corrupted entries fail.
 
 None when nothing matches so: the scan reports the tensor inconclusive with the reason (exit 3), never skipped.
 
@@ -29,8 +29,9 @@ None when nothing matches so: the scan reports the tensor inconclusive with the 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -55,10 +56,10 @@ class Reading:
 
     def check(self, table: Any) -> Any:
         """The check of ``table`` against this reading (the one check pipeline, REQ-CHECK-KINDS)."""
-        from sinpe.reference.checking import kinds
+        from sinpe.reference.checking import door
         if self.kind == "rotary":
-            return kinds.check(**{"target" if self.cache == "cos" else "sin": table}, profile=self.profile)
-        return kinds.check(table, self.profile, **self.keywords)
+            return door.check(**{"target" if self.cache == "cos" else "sin": table}, profile=self.profile)
+        return door.check(table, self.profile, **self.keywords)
 
     @property
     def sentence(self) -> str:
@@ -115,7 +116,7 @@ def _grid_options(name: str) -> list[dict[str, Any]]:
 
 
 def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.kinds import grid_flags, grid_of
+    from sinpe.reference.checking.door import KINDS
     from sinpe.reference.oracles.angles import grid_plan, reference_f64
     from sinpe.spec.grid import GRID_PRESETS
     rows, dim = t.shape
@@ -125,19 +126,19 @@ def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
         for name in GRID_PRESETS:
             for opts in _grid_options(name):
                 try:
-                    g = grid_of(name, dim, shape, cls, **opts)
+                    g = KINDS["grid"].grid(name, dim, shape, cls, **opts)
                     ref = reference_f64(grid_plan(g))[0]
                 except (ValueError, ArithmeticError, TypeError):
                     continue  # the preset does not exist at this width
                 if ref.shape == t.shape:
                     kw = {"shape": shape, "cls": cls, **opts}
-                    yield Reading("grid", name, kw, grid_flags(g, opts)), ref
+                    yield Reading("grid", name, kw, KINDS["grid"].flags(g, opts)), ref
 
 
 # --- rotary caches -------------------------------------------------------------------------------
 
 def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.kinds import rotary_flags
+    from sinpe.reference.checking.door import KINDS
     from sinpe.reference.oracles.angles import reference_f64, rotary_plan
     from sinpe.spec.rotary import RotaryProfile
     rows = min(t.shape[0], max(3, MAX_ENTRIES // max(1, t.shape[1])))
@@ -155,7 +156,7 @@ def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
             except (ValueError, ArithmeticError, TypeError):
                 continue
             if ref.shape == sample.shape:
-                flags = f"--{which} FILE {rotary_flags(rp)}"
+                flags = f"--{which} FILE {KINDS['rotary'].flags(rp)}"
                 yield Reading("rotary", rp if isinstance(rp, RotaryProfile) else rp, {}, flags, cache=which), ref
 
 

@@ -27,8 +27,9 @@ True
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import mpmath
 import numpy as np

@@ -26,30 +26,33 @@ False
 """
 from __future__ import annotations
 
+import importlib.util
 import linecache
 import os
 import sysconfig
 from types import TracebackType
 
-import sinpe
 import sinpe.proofs
 import sinpe.reference
 import sinpe.spec
 
-_ROOTS = tuple(os.path.dirname(os.path.abspath(m.__file__ or "")) + os.sep
-               for m in (sinpe, sinpe.spec, sinpe.proofs, sinpe.reference))
+_API = importlib.util.find_spec("sinpe")  # the API root's folder, found without importing it (only the doors do)
+_ROOTS = tuple(os.path.dirname(os.path.abspath(f or "")) + os.sep
+               for f in (_API.origin if _API else None, sinpe.spec.__file__, sinpe.proofs.__file__,
+                         sinpe.reference.__file__))
 _LIBRARY_ROOTS = tuple(os.path.abspath(p) + os.sep for p in {sysconfig.get_path(k) for k in ("stdlib", "platstdlib",
                                                                                        "purelib", "platlib")} if p)
 # the code that reads the user's input: an exception escaping from it is the input's (a corrupt file, a callable
 # that raises, positions that are not numbers)
-READER_MODULES = ("checking/loaders.py", "checking/isolate.py", "checking/scan_files.py", "numerics/positions.py")
-READER_FUNCTIONS = {"kinds.py": ("load_plain", "load_grid", "load_caches", "axis_positions", "parse_freqs",
-                                 "_freqs_npy", "parse_sections", "parse_channels", "_plan_file", "positive_fraction"),
-                    "targets.py": ("load_target", "_positions")}
+# (checking/values.py: the option values read from text and files: frequencies, sections, channel plans, shapes)
+READER_MODULES = ("checking/loaders.py", "checking/isolate.py", "checking/scan_files.py", "checking/values.py",
+                  "numerics/positions.py")
+READER_FUNCTIONS = {"checking/kinds/base.py": ("load_plain",), "checking/kinds/grid.py": ("load",),
+                    "checking/kinds/rotary.py": ("load",), "checking/targets.py": ("load_target", "_positions")}
 
 
 def _sinpe_file(path: str) -> str | None:
-    """``path`` relative to sinpe's package roots (``checking/kinds.py``), or None for other code."""
+    """``path`` relative to sinpe's package roots (``checking/targets.py``), or None for other code."""
     full = os.path.abspath(path)
     return next((full[len(r):].replace(os.sep, "/") for r in _ROOTS if full.startswith(r)), None)
 
@@ -67,7 +70,7 @@ def _frames(tb: TracebackType | None) -> list[tuple[str | None, str, int, str]]:
 def reading_input(exc: BaseException) -> bool:
     """Did ``exc`` escape from the code that reads the input (READER_MODULES, READER_FUNCTIONS)?"""
     return any(rel is not None and fn != "input_errors"  # (the guard itself is no reader)
-               and (rel in READER_MODULES or fn in READER_FUNCTIONS.get(rel.rsplit("/", 1)[-1], ()))
+               and (rel in READER_MODULES or fn in READER_FUNCTIONS.get(rel, ()))
                for rel, fn, _, _ in _frames(exc.__traceback__))
 
 

@@ -40,8 +40,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from sinpe.reference.checking.containers import (MAX_DECOMPRESSED, fd_path, mapped, open_regular, per_file,
-                                                  size_of, widen_bf16)
+from sinpe.reference.checking.containers import MAX_DECOMPRESSED, fd_path, mapped, open_regular, per_file, size_of, widen_bf16
 from sinpe.reference.checking.loaders import LoadError, _short, escape
 
 MAX_ONNX_BYTES = (2 << 30) - 1   # a model's protobuf (larger models keep their weights as external data)

@@ -60,8 +60,9 @@ def _show(v: Any) -> str:
 def llama3_factors(base: Any, dim: int, factor: Any, original: int, low: Any, high: Any) -> np.ndarray:
     """f_k = w_k(default) / w_k(llama3) for k < dim/2 (DEF-ROPE-FREQ-LLAMA3, binary64)."""
     import mpmath
+
     from sinpe.spec.rotary import RotaryProfile, frequencies
-    exact = lambda x: Fraction(x) if not isinstance(x, float) else Fraction(x).limit_denominator(1 << 24)  # noqa: E731
+    exact = lambda x: Fraction(x) if not isinstance(x, float) else Fraction(x).limit_denominator(1 << 24)
     plain = RotaryProfile(None, "halves", exact(base))
     scaled = plain.replace(rule="llama3", factor=exact(factor), original_max=int(original),
                            low_freq_factor=exact(low), high_freq_factor=exact(high))

@@ -43,13 +43,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import confine, guard
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, escape, _short
+from sinpe.reference.checking import confine, guard, loaders
+from sinpe.reference.checking.loaders import LoadError, Table, _finish, _short, escape
 
 DEFAULT_TIMEOUT = 60.0          # seconds for import + call
 DEFAULT_MEMORY = 4 << 30        # bytes of address space for the child (torch alone maps ~0.7 GiB)
@@ -60,9 +61,9 @@ _MAX_MESSAGE = 1 << 20          # bytes of one message from the child
 _DTYPES = ("float64", "float32", "float16", "bfloat16")
 
 # os._exit: threads or atexit handlers the callable left behind do not hold the child open
-_CHILD = ("import os, sys; from sinpe.reference.checking.confine import child_main; "
-          "os._exit(child_main(sys.argv[1:]))")
-_RUNS: list[dict[tuple[Any, ...], "Worker"]] = []
+_CHILD = ("import os, sys; from sinpe.reference.checking.child import main; "
+          "os._exit(main(sys.argv[1:]))")
+_RUNS: list[dict[tuple[Any, ...], Worker]] = []
 _LIVE: set[int] = set()         # process IDs of the workers alive in this process (spared between calls)
 
 
@@ -98,7 +99,7 @@ def call_isolated(target: str, positions: np.ndarray | None, d: int | None, *, c
 
 
 @contextmanager
-def run() -> Iterator[dict[tuple[Any, ...], "Worker"]]:
+def run() -> Iterator[dict[tuple[Any, ...], Worker]]:
     """A run: every :func:`call_isolated` inside reuses one worker per (target, directory, memory limit);
     all of them are ended when the block is left."""
     workers: dict[tuple[Any, ...], Worker] = {}
@@ -396,9 +397,8 @@ def read_result(path: str, target: str, limit: int) -> np.ndarray:
 # --- the child -----------------------------------------------------------------------------------
 
 def serve(target: str, scratch: str, inbox: Any, outbox: Any) -> int:
-    """The confined child's loop (:func:`confine.child_main`): one request a line, answered once its files
+    """The confined child's loop (:func:`sinpe.reference.checking.child.main`): one request a line, answered once its files
     are written; the named module is imported at the first call."""
-    from sinpe.reference.checking import loaders
     found: list[Any] = []
     for line in inbox:
         req = json.loads(line)

@@ -51,14 +51,14 @@ ends in a bare ``TypeError: empty()``.
 from __future__ import annotations
 
 import errno
-
 import importlib
 import math
 import os
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def _exported(fh: Any, key: str | None) -> Table:
                  streamable=isinstance(a, np.memmap))
 
 
-def read_safetensors(path: "str | os.PathLike[str]", name: str = "table") -> np.ndarray:
+def read_safetensors(path: str | os.PathLike[str], name: str = "table") -> np.ndarray:
     """The tensor ``name`` of a safetensors file as a NumPy array (read whole; BF16 widened exactly to
     float32), its header validated first (REQ-CHECK-LIMITS); no pickle, no safetensors package."""
     from sinpe.reference.checking.containers import open_regular, safetensors_tensor
@@ -436,7 +436,7 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
     mod:f(positions, d=4) raised ZeroDivisionError: division by zero
     """
     if call == "apply" and positions is not None and key is not None:  # a rotary application (REQ-CHECK-APPLY)
-        from sinpe.reference.checking.apply_call import call_apply
+        from sinpe.reference.checking.apply.call import call_apply
         return call_apply(obj, target, positions, key)
     if call not in CALLS:
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
@@ -451,7 +451,7 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
         raise LoadError(f"{target}: a callable needs --d (the width to ask for)")
     pos = np.array(positions, copy=True)  # the callable gets a copy: the checker's own stay as they were
     if call == "positions":
-        res = _invoke(obj, target, "(positions, d={d})".format(d=d), pos, d, call=call)
+        res = _invoke(obj, target, f"(positions, d={d})", pos, d, call=call)
         t = _finish(_as_table(res, f"{target}(positions, d={d})"))
     else:  # "n": fn(n, d) gives positions 0..n-1
         if pos.dtype.kind not in "iu" and not np.all(pos == np.rint(pos)) or np.any(pos < 0):

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 INDEX_SUFFIX = ".index.json"
 

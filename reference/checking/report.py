@@ -1,13 +1,17 @@
-"""Reports of a check (SPEC.md REQ-CHECK-CLI, REQ-CHECK-VERDICT, REQ-CHECK-KINDS): the human text (one
-renderer, :func:`render`, for every kind's :class:`~sinpe.reference.checking.result.CheckResult`) and the
-JUnit XML. ``sinpe check`` prints these; the JSON is ``CheckResult.to_json()``.
+"""Reports of a check (SPEC.md REQ-CHECK-CLI, REQ-CHECK-VERDICT, REQ-CHECK-KINDS, REQ-CHECK-APPLY): the human text
+(one renderer of a table check, :func:`render`, for every kind's :class:`~sinpe.reference.checking.result.
+CheckResult`; :func:`render_apply` for an application) and the JUnit XML (one writer, :func:`junit_xml`, for check,
+check-apply and scan). Every report prints the result's cause (``cause:``, :mod:`sinpe.reference.checking.cause`)
+and every JUnit failure message ends with it. ``sinpe check`` prints these; the JSON is ``CheckResult.to_json()``.
 """
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any
 
 from sinpe.reference.checking.loaders import escape, is_callable_target
+from sinpe.reference.checking.outputs import write_atomic
 
 
 def profile_words(name: str | None, flags: str) -> str:
@@ -26,30 +30,16 @@ def finite_figure(x: float) -> str:
     return f"{x:.3g}" if x == x and abs(x) < 1e300 else "non-finite"
 
 
-def precision_words(precision: str) -> str:
-    """detect's precision reading in words: ``positions-float16`` -> ``positions in float16 (precision loss)``."""
-    return f"{precision.replace('-', ' in ')} (precision loss)"
-
-
 def cause(res: Any) -> str | None:
-    """The likeliest cause of a failing verdict in one sentence, from detect's reading of the table
-    (REQ-CHECK-CLI): the precision finding first, then the parameters in which the table differs from the
-    profile, then NaN/Inf entries; None when the table conforms or detect names no deviation."""
-    det = getattr(res, "detected", None) or {}
-    dev = det.get("deviations") or {}
-    if res.verdict == "conforms" or not dev:
-        return None
-    out = [precision_words(str(dev["precision"]))] if "precision" in dev else []
-    words = {"layout": "layout", "shift": "schedule shift", "base": "base", "phase_scale": "phase scale",
-             "amplitude": "amplitude", "offset": "position offset", "odd": "odd rule", "width": "width"}
-    out += [f"{w} {dev[k]}" for k, w in words.items() if k in dev]
-    if dev.get("zeroed_rows"):
-        out.append(f"{len(dev['zeroed_rows'])} zeroed rows (padding)")
-    if dev.get("non_finite"):
-        out.append(f"{dev['non_finite']} NaN/Inf entries")
-    other = [k for k in dev if k not in words and k not in ("precision", "zeroed_rows", "non_finite")]
-    out += [k.replace("_", " ") for k in other]
-    return "the table reads as " + ", ".join(out) if out else None
+    """The likeliest cause of a verdict that is not ``conforms``, in one sentence (REQ-CHECK-CLI): the result's own
+    (:mod:`sinpe.reference.checking.cause`), None when it names none."""
+    return getattr(res, "cause", None)
+
+
+def with_cause(message: str, res: Any) -> str:
+    """A failure message and, when the result names one, its cause (every JUnit failure of sinpe)."""
+    why = cause(res)
+    return f"{message}; cause: {why}" if why else message
 
 
 def check_command(res: Any, target: str) -> str:
@@ -177,7 +167,7 @@ def write_junit(path: str, res: Any, target: str) -> None:
 def _band_cases(res: Any) -> list[tuple[str, Any]]:
     cases: list[tuple[str, Any]] = []
     if res.reason and not res.bands:
-        cases.append(("shape", res.reason))
+        cases.append(("shape", with_cause(res.reason, res)))
     for b in res.bands:
         msg: Any = None  # a failure message, or ("skipped", message)
         if b.unjudged and not b.failures:
@@ -188,6 +178,7 @@ def _band_cases(res: Any) -> list[tuple[str, Any]]:
             msg = f"{b.failures} entries exceed the {res.tier} tolerance; max |error| {b.max_abs_error:.3g}"
             if fl:
                 msg += f"; first: position {fl[0].position} column {fl[0].column}; reproduce: {fl[0].repro}"
+            msg = with_cause(msg, res)
         cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
     if res.structural["violations"]:
         f = res.structural["findings"][0]
@@ -204,7 +195,7 @@ def _entry_cases(res: Any) -> list[tuple[str, Any]]:
     """A grid or rotary check: one testcase, failing, skipped (inconclusive) or passing."""
     msg: Any = None
     if res.verdict == "fails":
-        msg = f"{res.reason}; reproduce: {res.reproduce}"
+        msg = with_cause(f"{res.reason}; reproduce: {res.reproduce}", res)
     elif res.verdict == "inconclusive":
         msg = ("skipped", res.reason)
     return [(f"{res.kind} entries ({res.rows}x{res.d})", msg)]
@@ -243,18 +234,16 @@ def xml_attribute(text: Any) -> str:
     >>> xml_attribute("pe\\x1b[31m\\x00\\x07 & <x>")
     '"pe\\\\x1b[31m\\\\x00\\\\x07 &amp; &lt;x&gt;"'
     """
-    from xml.sax.saxutils import quoteattr  # local: it pulls urllib and email (20 ms), only JUnit needs it
+    from xml.sax.saxutils import quoteattr  # local: it pulls urllib and email (20 ms), only JUnit needs it (issue 28)
     return quoteattr(escape(str(text)))
 
 
 def write_cases(path: str, suite: str, cases: Any, seconds: float = 0.0, classname: str = "sinpe") -> None:
     """:func:`junit_xml` written whole or not at all (:func:`~sinpe.reference.checking.outputs.write_atomic`)."""
-    from sinpe.reference.checking.outputs import write_atomic
     write_atomic(path, junit_xml(suite, cases, seconds, classname))
 
 
 def _num(s: str) -> float:
-    from fractions import Fraction
     return float(Fraction(s))
 
 
@@ -280,3 +269,42 @@ def render_detection(found: Any, target: str) -> str:
         name = against if isinstance(against, str) else (against.name or against.cli_flags())
         L.append(f"  deviations from {name}: {json.dumps(det.deviations)}")
     return "\n".join(L)
+
+
+def render_apply(res: Any) -> str:
+    """The human report of ``sinpe check-apply`` (an :class:`~sinpe.reference.checking.result.ApplyResult`)."""
+    part = f", rotary dim {res.rotary_dim} of {res.d}" if res.rotary_dim != res.d else ""
+    L = [f"sinpe check-apply {escape(res.target)}: convention {res.convention}, profile {res.profile} "
+         f"({res.profile_flags}), dim {res.d}{part}, dtype {res.dtype}, {len(res.positions)} positions "
+         f"({res.positions[0]}..{max(res.positions)})"]
+    L += [f"  note: {n}" for n in res.notes]
+    L.append(f"{VERDICT_WORDS[res.verdict]}: {res.reason or 'every entry within TOL-APPLY and THM-ROPE-REL holds'}")
+    if res.cause:
+        L.append(f"cause: {res.cause}")
+    L.append(f"max |error| {res.max_abs_error:.3g} ({res.max_bound_ratio:.3g} of its bound); {res.n_failures} of "
+             f"{res.entries} entries fail; unjudged {res.unjudged['count']} ({100 * res.unjudged['share']:.3g} %)")
+    rel = res.relative
+    L.append(f"THM-ROPE-REL (q.k depends only on m - n): {rel.get('comparisons', 0)} comparisons, "
+             f"{rel.get('violations', 0)} violations" + (f"; first: (m, n) = {tuple(rel['first']['m_n'])} vs "
+             f"{tuple(rel['first']['m_n_ref'])}, gap {rel['first']['gap']:.3g} > slack {rel['first']['slack']:.3g}"
+             if rel.get("first") else ""))
+    L += [f"  pairing: {leak}" for leak in res.leaks]
+    for f in res.failures:
+        L.append(f"  {f.label} position {f.position} channel {f.column}: {f.value!r} vs exact {f.reference!r} "
+                 f"(error {finite_figure(f.abs_error)} > {finite_figure(f.allowed)})")
+    if res.diagnosis and not res.cause:
+        L.append(f"diagnosis: {res.diagnosis['sentence']}")
+    L.append(f"({res.seconds:.2f} s)")
+    return "\n".join(L)
+
+
+def apply_cases(res: Any) -> list[tuple[str, Any]]:
+    """The JUnit cases of an application check: the pointwise comparison (TOL-APPLY) and THM-ROPE-REL."""
+    point: Any = None
+    if res.n_failures:
+        point = with_cause(res.reason, res)
+    elif res.verdict == "inconclusive":
+        point = ("skipped", res.reason or "inconclusive")
+    rel = res.relative
+    rel_case: Any = None if rel.get("holds") is not False else f"{rel['violations']} THM-ROPE-REL violations"
+    return [(f"TOL-APPLY {res.convention} {res.dtype}", point), ("THM-ROPE-REL", rel_case)]

@@ -1,11 +1,13 @@
 """The report of a check, of every kind (SPEC.md REQ-CHECK-VERDICT, REQ-CHECK-KINDS, REQ-CHECK-UNJUDGED).
 
-One type, :class:`CheckResult`, for 1-D tables (:func:`sinpe.reference.checking.check.check_table`),
-2-D grids, rotary caches and explicit channel plans (:func:`sinpe.reference.checking.angles.check_plan`):
-the same verdicts, ``conformant`` (True only for ``conforms``), ``unjudged`` as ``{count, share,
-from_position}``, ``undecided`` (entries the oracle left open: the verdict is then at best inconclusive),
-``parts`` (a rotary pair's cos and sin caches, each a CheckResult) and one ``to_json()``, the ``sinpe check
---json`` contract, with the same keys for every kind.
+One type, :class:`CheckResult`, for every kind: 1-D tables (:func:`sinpe.reference.checking.check.check_table`),
+grids, rotary caches and explicit channel plans (:func:`sinpe.reference.checking.judge.judge`), rotary applications
+(:class:`sinpe.reference.checking.apply.result.ApplyResult`, a CheckResult) and the rows of a scan (views of one):
+the same verdicts and exit codes (:data:`EXIT`), ``conformant`` (True only for ``conforms``), ``unjudged`` as
+``{count, share, from_position}``, ``undecided`` (entries the oracle left open: the verdict is then at best
+inconclusive), ``cause`` and ``cause_code`` (:mod:`sinpe.reference.checking.cause`), ``parts`` (a rotary pair's cos
+and sin caches, each a CheckResult) and one ``to_json()``, the ``sinpe check --json`` contract, with the same keys
+for every kind (:data:`SUMMARY_KEYS` in every result and every scan row).
 
 >>> r = CheckResult("mae", "--profile mae", {}, "phase", "float32", 8, 4, kind="grid")
 >>> r.verdict, r.conformant, r.exit_code, r.fits
@@ -22,6 +24,28 @@ from typing import Any
 from sinpe.reference.checking.jsonout import json_float, profile_params_json, with_exact
 
 VERDICTS = ("conforms", "fails", "inconclusive")  # exit 0, 1, 3 (REQ-CHECK-VERDICT)
+EXIT = {"conforms": 0, "fails": 1, "inconclusive": 3, "skipped": 0, "error": 3}  # a scan row: skipped, error too
+WORSE_FIRST = ("fails", "error", "inconclusive", "skipped", "conforms")
+# the keys every result's JSON and every scan row carries (REQ-CHECK-KINDS, REQ-SCAN)
+SUMMARY_KEYS = ("kind", "verdict", "conformant", "exit_code", "profile", "profile_flags", "dtype", "reason", "cause",
+                "cause_code", "entries", "n_failures", "max_abs_error", "max_bound_ratio", "unjudged", "undecided",
+                "seconds")
+
+
+def worst(verdicts: Any) -> str:
+    """The worst of ``verdicts`` (fails, then error, inconclusive, skipped, conforms; none: conforms).
+
+    >>> worst(["conforms", "inconclusive"]), worst([]), combined_exit(["conforms", "error", "fails"])
+    ('inconclusive', 'conforms', 1)
+    """
+    vs = list(verdicts)
+    return min(vs, key=WORSE_FIRST.index) if vs else "conforms"
+
+
+def combined_exit(verdicts: Any) -> int:
+    """The exit status of several results (a rotary pair, a scan): 1 when one fails, else 3 when one is
+    inconclusive or an error, else 0."""
+    return EXIT[worst(verdicts)]
 
 
 @dataclass
@@ -101,9 +125,11 @@ class CheckResult:
     profile_source: str = "given"  # "detected" under --profile auto (REQ-CHECK-AUTO)
     kind: str = "1d"       # REQ-CHECK-KINDS: "1d", "grid", "rotary" or "channels"
     undecided: int = 0     # entries the oracle left open (its precision cap or budget, REQ-CHECK-DECIDE)
-    parts: dict[str, "CheckResult"] = field(default_factory=dict)  # the cos and sin caches of a rotary check
+    parts: dict[str, CheckResult] = field(default_factory=dict)  # the cos and sin caches of a rotary check
     reproduce: str = ""    # the sinpe check command of this check
     non_finite: int = 0    # NaN/Inf entries (REQ-CHECK-FINITE); a 1-D ``worst`` is then the first of them
+    cause: str | None = None       # why it fails, in one sentence (REQ-CHECK-CLI: :mod:`cause`)
+    cause_code: str | None = None  # the cause in one word (precision, base, axes, offset, pairing, ...)
 
     @property
     def conformant(self) -> bool:
@@ -113,7 +139,7 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """0 conforms, 1 fails, 3 inconclusive (REQ-CHECK-VERDICT)."""
-        return {"conforms": 0, "fails": 1, "inconclusive": 3}[self.verdict]
+        return EXIT[self.verdict]
 
     @property
     def entries(self) -> int:
@@ -126,8 +152,13 @@ class CheckResult:
         cannot judge, REQ-CHECK-UNJUDGED, name nothing; a reading judged nowhere would fit any table)."""
         return self.verdict != "fails" and self.unjudged["count"] < self.entries
 
+    def summary(self) -> dict[str, Any]:
+        """The :data:`SUMMARY_KEYS` of :meth:`to_json` (a scan row's keys)."""
+        out = self.to_json()
+        return {k: out[k] for k in SUMMARY_KEYS}
+
     def to_json(self) -> dict[str, Any]:
-        out = {"conformant": self.conformant, **asdict(self)}
+        out = {"conformant": self.conformant, "exit_code": self.exit_code, "entries": self.entries, **asdict(self)}
         out["failures"] = [f.to_json() for f in self.failures]
         out["bands"] = [asdict(b) for b in self.bands]
         out["parts"] = {k: p.to_json() for k, p in self.parts.items()}
@@ -141,3 +172,29 @@ class CheckResult:
         with_exact(out["worst"], ("position",))
         with_exact(out["unjudged"], ("from_position",))
         return out
+
+
+@dataclass
+class ApplyResult(CheckResult):
+    """The report of a rotary application check (REQ-CHECK-APPLY): a CheckResult of kind ``apply`` (tier ``apply``:
+    TOL-APPLY), with the function's ``target``, its ``convention``, the rotary dim, the positions, the diagnosis of a
+    failure (every hypothesis tried), the unit vectors that leak into other channels and THM-ROPE-REL's figures."""
+
+    target: str = ""
+    convention: str = ""
+    rotary_dim: int = 0
+    layout: str = ""
+    positions: list[Any] = field(default_factory=list)  # ints, or one list of coordinates per row (DEF-ROPE-AXES)
+    compared: int = 0       # the entries compared: 2 (q, k) x heads x positions x dim
+    diagnosis: dict[str, Any] | None = None
+    leaks: list[str] = field(default_factory=list)
+    relative: dict[str, Any] = field(default_factory=dict)
+    output_dtype: str = ""
+
+    @property
+    def entries(self) -> int:
+        return self.compared
+
+    @property
+    def dim(self) -> int:
+        return self.d

@@ -3,11 +3,10 @@
 Each tensor (:mod:`scan_files`, one at a time) is either **skipped** with the reason -- not floating point,
 not 2-D once singleton axes are dropped, non-finite, all zeros, or screened out: by the screen
 (:func:`sinusoid_share`) not a sinusoid -- and never judged, or **judged**: checked against what detect names, by
-the one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO), which gives the verdict, the plan (the
-``sinpe check`` flags), the max error and the unjudged share. A tensor the screen reads as a sinusoid and detect
-names nothing is never skipped (REQ-SCAN-NO-SKIP): it is read with corrupted rows (:mod:`corrupted`, the 1-D rule
-for every kind) and judged, or reported ``inconclusive`` with the reason. A tensor that cannot be read is an
-``error``.
+the one check pipeline (``sinpe check --profile auto``, REQ-CHECK-AUTO): its row is a view of that check's result
+(the same keys; the cause named). A tensor the screen reads as a sinusoid and detect names nothing is never
+skipped (REQ-SCAN-NO-SKIP): it is read with corrupted rows (:mod:`corrupted`, the 1-D rule for every kind) and
+judged, or reported ``inconclusive`` with the reason. A tensor that cannot be read is an ``error``.
 :func:`scan` runs the tensors on ``workers`` processes (each reads and judges one tensor at a time).
 
 >>> import os, tempfile, numpy as np
@@ -15,7 +14,7 @@ for every kind) and judged, or reported ``inconclusive`` with the reason. A tens
 >>> d = tempfile.mkdtemp(); p = os.path.join(d, "ckpt.npz")
 >>> np.savez(p, pe=table("vaswani", 16, 64, "float32"), w=np.random.default_rng(0).normal(size=(64, 16)))
 >>> s = scan(p)
->>> [(r.name, r.verdict, r.plan) for r in s.rows]
+>>> [(r.name, r.verdict, r.profile_flags) for r in s.rows]
 [('pe', 'conforms', '--profile vaswani'), ('w', 'skipped', None)]
 >>> s.exit_code
 0
@@ -24,20 +23,24 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking import door
 from sinpe.reference.checking.containers import widen_bf16
-from sinpe.reference.checking.jsonout import json_float
 from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
+from sinpe.reference.checking.report import with_cause
+from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
 from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
+from sinpe.spec.profiles import PRESETS
 
 JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3
-SCREEN_ENTRIES = 1 << 18  # a bigger tensor is screened on its first SCREEN_ROWS rows (the screen's work is bounded)
-SCREEN_ROWS = 300
+SCREEN_ENTRIES = 1 << 18  # a bigger tensor is first read on its first SCREEN_ROWS rows (memory stays bounded)
+SCREEN_ROWS = 300   # neither a square nor one more (no grid reading of a partial grid)
 SINUSOID_RESIDUAL = 0.05   # a column whose three-term recurrence misses by more (relative) is no sinusoid
 SINUSOID_SHARE = 0.5       # the share of such columns (in either orientation) a table must have
 SCREEN_CHUNK = 1 << 20     # entries the value checks read at a time (memory bounded whatever the tensor)
@@ -47,24 +50,39 @@ MAX_WIDTH = 1 << 16        # columns of a tensor a scan judges (a row is what th
 
 @dataclass
 class Row:
-    """One tensor's line of the scan."""
+    """One tensor's line of the scan: a view of its check's result (``result``, judged tensors), with the same keys
+    (:data:`~sinpe.reference.checking.result.SUMMARY_KEYS`: ``profile_flags`` the ``sinpe check`` flags of what
+    detect named, ``unjudged``, ``cause``, ...), or a tensor skipped or not read (``result`` None)."""
 
     file: str
     name: str
     shape: list[int]
-    dtype: str
+    stored_dtype: str
     verdict: str                 # conforms / fails / inconclusive / skipped / error
-    kind: str | None = None      # 1d / grid / rotary when judged (gguf-rope: a GGUF's rope_freqs vs its metadata)
-    plan: str | None = None      # the sinpe check flags of what detect named
-    max_abs_error: float | None = None
-    unjudged_share: float | None = None
+    result: CheckResult | None = None
     reason: str | None = None
     seconds: float = 0.0
+    figures: dict[str, Any] | None = None  # the SUMMARY_KEYS of a row with no result object (JSON lines merged, GGUF rope)
+
+    def __getattr__(self, key: str) -> Any:
+        """The result's figure ``key`` (kind, profile_flags, max_abs_error, unjudged, cause, ...); None without one."""
+        if key in SUMMARY_KEYS and key != "result":
+            return self.summary().get(key)
+        raise AttributeError(key)
+
+    def summary(self) -> dict[str, Any]:
+        """The :data:`~sinpe.reference.checking.result.SUMMARY_KEYS` of this row's result (None each without one)."""
+        res, figures = self.__dict__.get("result"), self.__dict__.get("figures")
+        if res is not None:
+            return res.summary()
+        return {k: (figures or {}).get(k) for k in SUMMARY_KEYS}
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        if self.max_abs_error is not None:
-            out["max_abs_error"] = json_float(self.max_abs_error)
+        out: dict[str, Any] = {"file": self.file, "name": self.name, "shape": self.shape,
+                               "stored_dtype": self.stored_dtype}
+        out.update(self.summary())
+        out.update(verdict=self.verdict, conformant=self.verdict == "conforms", exit_code=EXIT[self.verdict],
+                   reason=self.reason, seconds=self.seconds)
         return out
 
 
@@ -84,8 +102,7 @@ class Scan:
 
     @property
     def exit_code(self) -> int:
-        c = self.counts()
-        return 1 if c["fails"] else (3 if c["inconclusive"] or c["error"] else 0)
+        return combined_exit(r.verdict for r in self.rows)
 
     def summary(self) -> dict[str, Any]:
         c = self.counts()
@@ -196,7 +213,7 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
     try:
         _check(row, m)
     except Exception as e:  # a failure of the check itself: this tensor is not judged (exit 3), the scan goes on
-        row.verdict, row.kind, row.plan, row.max_abs_error, row.unjudged_share = "error", None, None, None, None
+        row.verdict, row.result = "error", None
         row.reason = _failure("not judged: the check failed", e)
 
 
@@ -211,8 +228,10 @@ def _judge_rope_metadata(row: Row, ref: TensorRef) -> None:
     except Exception as e:
         row.verdict, row.reason = "error", _failure("cannot be read", e)
         return
-    row.verdict, row.kind, row.plan, row.reason = r.verdict, "gguf-rope", r.plan, r.reason or None
-    row.max_abs_error, row.unjudged_share = r.max_rel_error, 0.0
+    row.verdict, row.reason = r.verdict, r.reason or None
+    row.figures = {"kind": "gguf-rope", "verdict": r.verdict, "conformant": r.verdict == "conforms",
+                   "exit_code": EXIT[r.verdict], "profile_flags": r.plan, "reason": r.reason or None,
+                   "max_abs_error": r.max_rel_error, "unjudged": {"count": 0, "share": 0.0}}
 
 
 def _failure(what: str, e: BaseException) -> str:
@@ -225,9 +244,8 @@ def _failure(what: str, e: BaseException) -> str:
 
 def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
     """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, None, why)."""
-    from sinpe.reference.checking import kinds
     try:
-        res = kinds.check(m, "auto", detect=False)
+        res = door.check(m, "auto", detect=False)
     except LoadError as e:
         return None, None, f"detect finds no sinusoid table: {e}"
     det = res.detected or {}
@@ -266,8 +284,6 @@ def sinusoid_share(m: Any, rows: int | None = None) -> float:
 
 
 def _check(row: Row, m: Matrix) -> None:
-    from sinpe.reference.checking import kinds
-    from sinpe.spec.profiles import PRESETS
     s = sinusoid_share(m, SCREEN_ROWS if m.size > SCREEN_ENTRIES else None)
     if s < SINUSOID_SHARE:  # the cheap screen: detect's readings cost seconds per tensor
         row.reason = (f"screened out: {100 * s:.0f}% of its columns (or rows) are sinusoids of the index "
@@ -285,20 +301,16 @@ def _check(row: Row, m: Matrix) -> None:
         _judge_unnamed(row, table, s, why)
         return
     if res.kind == "1d" and res.profile is None and det.get("profile") in PRESETS:
-        res = kinds.check(table, det["profile"], detect=False)  # a preset with deviations: the entries say where
-    _record(row, res, res.profile_flags if res.profile is not None else det.get("profile_flags") or "(no member)")
+        auto = res  # a preset with deviations: the entries say where, the detection why
+        res = door.check(table, det["profile"], detect=False)
+        res.cause, res.cause_code = auto.cause, auto.cause_code
+    if res.profile is None:
+        res.profile_flags = det.get("profile_flags") or "(no member)"
+    row.verdict, row.result, row.reason = res.verdict, res, res.reason
     zero = np.flatnonzero(~np.any(table, axis=1))
     if res.verdict != "conforms" and zero.size:  # fairseq's padding row (FSMT checkpoints): said beside the entries
         row.reason = (f"{row.reason}; the rows at positions {', '.join(map(str, zero[:5].tolist()))}"
                       f"{' ...' if zero.size > 5 else ''} are all zero (padding rows)")
-
-
-def _record(row: Row, res: Any, plan: str) -> None:
-    """A judged tensor's row: the check's verdict, kind, plan, max error, unjudged share and reason."""
-    row.verdict, row.kind, row.plan = res.verdict, res.kind, plan
-    row.max_abs_error = float(res.max_abs_error)
-    row.unjudged_share = float(res.unjudged["share"])
-    row.reason = res.reason
 
 
 def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
@@ -314,7 +326,8 @@ def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
                       f"preset matches it outside a few corrupted rows; check it with explicit flags")
         return
     res = reading.check(table)
-    _record(row, res, reading.flags)
+    res.profile_flags = reading.flags
+    row.verdict, row.result = res.verdict, res
     row.reason = f"{res.reason}; {reading.sentence}" if res.reason else reading.sentence
 
 
@@ -395,8 +408,9 @@ def render(s: Scan) -> str:
     for r in s.rows:
         name = escape(r.name if len({x.file for x in s.rows}) == 1 else f"{os.path.basename(r.file)}:{r.name}")
         err = f"{r.max_abs_error:.3g}" if r.max_abs_error is not None else "-"
-        unj = f"{100 * r.unjudged_share:.3g}%" if r.unjudged_share is not None else "-"
-        what = r.plan if r.verdict == "conforms" else (f"{r.plan}: {r.reason}" if r.plan else r.reason)
+        unj = f"{100 * r.unjudged['share']:.3g}%" if r.unjudged is not None else "-"
+        plan = r.profile_flags
+        what = plan if r.verdict == "conforms" else with_cause(f"{plan}: {r.reason}" if plan else str(r.reason), r)
         L.append(f"  {name[:40]:40s} {'x'.join(map(str, r.shape)):>14s} {r.kind or '-':6s} {r.verdict:12s} "
                  f"{err:>10s} {unj:>8s}  {escape(str(what))[:160]}")
     c = s.summary()
@@ -412,7 +426,7 @@ def junit_cases(s: Scan) -> list[tuple[str, Any]]:
     for r in s.rows:
         name = f"{os.path.basename(r.file)}:{r.name}"
         if r.verdict in ("fails", "error"):
-            out.append((name, f"{r.verdict}: {r.plan or ''} {r.reason or ''}".strip()))
+            out.append((name, with_cause(f"{r.verdict}: {r.profile_flags or ''} {r.reason or ''}".strip(), r)))
         elif r.verdict in ("skipped", "inconclusive"):
             out.append((name, ("skipped", f"{r.verdict}: {r.reason}")))
         else:

@@ -67,7 +67,7 @@ class Shard:
     n: int
 
     @classmethod
-    def of(cls, spec: str) -> "Shard":
+    def of(cls, spec: str) -> Shard:
         k, slash, n = str(spec).partition("/")
         try:
             shard = cls(int(k), int(n)) if slash else None

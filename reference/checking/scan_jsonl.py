@@ -23,16 +23,17 @@ a summary, else one input error naming the file and line.
 from __future__ import annotations
 
 import json
-from dataclasses import fields
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from sinpe.reference.checking.loaders import LoadError, escape
+from sinpe.reference.checking.result import SUMMARY_KEYS
 from sinpe.reference.checking.scan import JUDGED, Row, Scan
 from sinpe.reference.checking.scan_files import Shard  # noqa: F401 -- the doctest's, and the recipe's
 
 MAX_BYTES = 1 << 30     # bytes of JSON lines --merge reads in all
 MAX_LINE = 1 << 20      # bytes of one line
-ROW_KEYS = frozenset(f.name for f in fields(Row)) | {"path"}
+ROW_KEYS = frozenset(Row("", "", [], "", "skipped").to_json()) | {"path"}  # a scan row's JSON keys
 VERDICTS = (*JUDGED, "skipped", "error")
 
 
@@ -95,10 +96,12 @@ def _parsed(line: str, where: str) -> dict[str, Any]:
 
 
 def _row(obj: dict[str, Any]) -> Row:
-    kw = {k: v for k, v in obj.items() if k != "path"}
-    if isinstance(kw.get("max_abs_error"), str):  # json_float's "inf"/"nan"
-        kw["max_abs_error"] = float(kw["max_abs_error"])
-    return Row(**kw)
+    """A row read back: its own fields, and the result's figures as they were printed (no result object)."""
+    figures = {k: obj[k] for k in SUMMARY_KEYS}
+    if isinstance(figures.get("max_abs_error"), str):  # json_float's "inf"/"nan"
+        figures["max_abs_error"] = float(figures["max_abs_error"])
+    return Row(obj["file"], obj["name"], obj["shape"], obj["stored_dtype"], obj["verdict"], reason=obj["reason"],
+               seconds=obj["seconds"], figures=figures)
 
 
 def _number(x: Any) -> float:

@@ -36,12 +36,11 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.numerics.positions import format_position
+from sinpe.reference.oracles import fast as fastref
 from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import angle_slack
-
-from sinpe.reference.numerics.positions import format_position
-from sinpe.reference.oracles import fast as fastref
 
 MAX_PAIRS = 8           # (sin, cos) column pairs used per row
 MAX_FINDINGS = 10       # structural findings listed (all are counted)

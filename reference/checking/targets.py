@@ -16,10 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.spec.profiles import Profile, get_profile
-
 from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, call_table, is_callable_target, load_table
-
+from sinpe.spec.profiles import Profile, get_profile
 
 # --- selection (REQ-CHECK-SELECT) ---------------------------------------------------------------------
 
@@ -257,7 +255,7 @@ def _must_raise(target: Any, profile: Profile, d: int, load: dict[str, Any], ck:
     return res
 
 
-def check_target(target: Any, profile: "Profile | str", *, d: int | None = None, positions: Any = None,
+def check_target(target: Any, profile: Profile | str, *, d: int | None = None, positions: Any = None,
                  dtype: str | None = None, tier: str = "phase", working: str | None = None, key: str | None = None,
                  call: str = "positions", timeout: float | None = None, detect: bool = True, max_failures: int = 10,
                  rows: str | None = None, skip_rows: int | None = None, columns: str | None = None,

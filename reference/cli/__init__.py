@@ -26,8 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("sinpe.reference.cli.detect", "name the variant a table implements"),
     "check-apply": ("sinpe.reference.cli.check_apply", "check how a function applies the rotary encoding to q and k"),
     "scan": ("sinpe.reference.cli.scan", "find and judge every sinusoid table in a checkpoint"),
-    "grid": ("sinpe.reference.cli.grid", "check or detect a 2-D sin-cos grid (MAE, diffusers, timm, DETR)"),
-    "rotary": ("sinpe.reference.cli.rotary", "check or detect a RoPE cos/sin cache (layouts, bases, scalings)"),
+    "grid": ("sinpe.reference.cli.alias", "check or detect a 2-D sin-cos grid (MAE, diffusers, timm, DETR)"),
+    "rotary": ("sinpe.reference.cli.alias", "check or detect a RoPE cos/sin cache (layouts, bases, scalings)"),
     "claims": ("sinpe.reference.cli.claims", "audit the seed chapter's claims"),
     "figures": ("sinpe.reference.cli.figures", "recompute the seed chapter's tables and figures"),
 }

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from sinpe.reference.checking.loaders import CALLS, input_errors
+from sinpe.reference.checking import door
+from sinpe.reference.checking.loaders import input_errors
 from sinpe.reference.checking.report import render, write_junit
 from sinpe.reference.cli.args import (
     add_channels_argument,
-    add_dtype_argument,
     add_grid_arguments,
+    add_options,
     add_profile_arguments,
     add_rotary_arguments,
     add_selection_arguments,
     add_timeout_argument,
+    options,
+    profile_from_args,
     request,
     target_words,
 )
-from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
+from sinpe.spec.grid import GRID_PRESETS
+from sinpe.spec.rotary import ROTARY_PRESETS
 
 OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
 
@@ -32,30 +37,13 @@ OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", nargs="?", help="table file (.npy .npz .safetensors .pt .pth "
                         ".csv .json) or module:callable (a rotary cache may come as --cos/--sin instead)")
-    from sinpe.spec.grid import GRID_PRESETS
-    from sinpe.spec.rotary import ROTARY_PRESETS
     add_profile_arguments(parser, default=None, extra=("auto", *GRID_PRESETS, *ROTARY_PRESETS),
                           extra_help="; default vaswani, llama for --cos/--sin caches; auto: check against what "
                           "detect finds, for every kind (the report says so); "
                           f"2-D grids: {', '.join(GRID_PRESETS)}; rotary caches: {', '.join(ROTARY_PRESETS)}")
     add_angle_arguments(parser)
     add_channels_argument(parser)
-    parser.add_argument("--d", type=int, help="width d (default: the table's or buffer's width; a callable "
-                        "must be given it: it cannot be inferred)")
-    parser.add_argument("--positions", help="position of each row: start:stop, a comma list or a .npy file "
-                        "(default 0..rows-1; callables: 0..2047 plus 2049, 4097, 65519, 65520, 70000, 1e5; "
-                        "--call n: 0..2047; --call forward: 0..L-1, L the module's own length (its max_len, or its "
-                        "table's rows; else 8192); --call buffer: every row)")
-    add_dtype_argument(parser, default=None, help="IEEE format the table claims (default: the one it is stored "
-                       "in; a table stored wider must hold values of this format)")
-    parser.add_argument("--tier", choices=TIERS, default="phase", help="tolerance tier (default phase)")
-    parser.add_argument("--working", choices=WORKING_CHOICES, default=None,
-                        help="precision the table was computed in before its one rounding to --dtype (TOL-WORKING; "
-                        "default float32 for float16/bfloat16 tables, the table's own otherwise; native = the "
-                        "table's own)")
-    parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
-    parser.add_argument("--call", choices=CALLS, default="positions",
-                        help="calling convention of a callable TARGET (default positions: fn(positions, d))")
+    add_options(parser, options("d", "positions", "dtype", "tier", "working", "key", "call"))
     add_selection_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
@@ -63,10 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "band and column group, the bound overlaid, failing entries marked) to FILE.png "
                         "(REQ-CHECK-PLOT; the plot extra: pip install 'sinpe[plot]'; a callable is called once more "
                         "for it)")
-    parser.add_argument("--max-failures", dest="max_failures", type=int, default=10,
-                        help="failures listed (all are counted; default 10)")
-    parser.add_argument("--no-detect", dest="detect", action="store_false",
-                        help="do not run detect on a non-conforming table")
+    add_options(parser, options("max_failures", "detect"))
     add_timeout_argument(parser)
 
 
@@ -78,13 +63,12 @@ def add_angle_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """argparse -> :func:`sinpe.check` (kinds.check) -> the report (text or ``--json``, ``--junit``)."""
-    from sinpe.reference.checking import kinds
+    """argparse -> :func:`sinpe.check` (the door's check) -> the report (text or ``--json``, ``--junit``)."""
     where = target_words(args)
     if args.plot:
         _plot_first(args)
     with input_errors("check", where):  # never a traceback for bad input: one line, exit 2
-        res = kinds.check(args.target, args.profile, **request(args))
+        res = door.check(args.target, args.profile, **request(args))
     if args.json:
         print(json.dumps(dict(res.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
@@ -99,10 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _plot_first(args: argparse.Namespace) -> None:
     """Before any work: matplotlib is there, the kind is 1-D and FILE.png may be written (else exit 2)."""
-    from sinpe.reference import plot
-    from sinpe.reference.checking.kinds import Request, kind_of
+    from sinpe.reference import plot  # local: the plot extra (matplotlib), only --plot needs it
     plot.require("check")
-    kind = kind_of(args.profile, Request.of(request(args)))
+    kind = door.kind_of(args.profile, door.request(request(args)))
     if kind != "1d" or args.profile == "auto":
         raise ValueError(f"--plot draws a 1-D table checked against a named profile; not --profile {args.profile}"
                          f"{'' if kind == '1d' else f' ({kind})'}")
@@ -113,10 +96,7 @@ def _plot_first(args: argparse.Namespace) -> None:
 
 def _plot(args: argparse.Namespace, res: object) -> None:
     """The picture of ``res`` (:func:`sinpe.reference.plot.draw_check`: the target loaded again as the check did)."""
-    import sys
-
-    from sinpe.reference import plot
-    from sinpe.reference.cli.args import profile_from_args
+    from sinpe.reference import plot  # local: the plot extra (matplotlib), only --plot needs it
     load = {k: getattr(args, k) for k in ("positions", "key", "call", "timeout", "rows", "skip_rows", "columns")}
     out = plot.draw_check(res, args.target, args.plot, profile_from_args(args), args.d, load, args.zero_rows,
                           [args.target, args.positions])

@@ -13,34 +13,35 @@ from __future__ import annotations
 import argparse
 import json
 
-from sinpe.reference.checking.loaders import CALLS, input_errors
+from sinpe.reference.checking import door
+from sinpe.reference.checking.loaders import input_errors
 from sinpe.reference.checking.report import render_detection
 from sinpe.reference.cli.args import (
-    add_dtype_argument,
     add_grid_arguments,
+    add_options,
     add_profile_arguments,
     add_rotary_arguments,
     add_selection_arguments,
     add_timeout_argument,
+    options,
     request,
     target_words,
 )
+from sinpe.spec.grid import GRID_PRESETS
+from sinpe.spec.rotary import ROTARY_PRESETS
+
+HELP = {"positions": "position of each row (default 0..rows-1)",
+        "d": "the width the implementation was asked for, when known", "call": "calling convention of a callable",
+        "dtype": "format the grid and rotary readings claim (default: the narrowest holding every value)",
+        "tier": "tier of the grid and rotary readings"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from sinpe.spec.grid import GRID_PRESETS
-    from sinpe.spec.rotary import ROTARY_PRESETS
-    from sinpe.spec.tolerance import TIERS
     parser.add_argument("target", metavar="FILE", nargs="?", help="table file (.npy .npz .safetensors .pt .pth "
                         ".csv .json) or module:callable (rotary caches may come as --cos/--sin instead)")
-    parser.add_argument("--positions", help="position of each row (default 0..rows-1)")
-    parser.add_argument("--d", type=int, help="the width the implementation was asked for, when known")
-    parser.add_argument("--key", help="array name inside .npz/.safetensors/.pt/.json or a module's buffer")
-    parser.add_argument("--call", choices=CALLS, default="positions", help="calling convention of a callable")
+    add_options(parser, options("positions", "d", "key", "call"), HELP)
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    add_dtype_argument(parser, default=None, help="format the grid and rotary readings claim (default: the "
-                       "narrowest holding every value)")
-    parser.add_argument("--tier", choices=TIERS, default="phase", help="tier of the grid and rotary readings")
+    add_options(parser, options("dtype", "tier"), HELP)
     add_selection_arguments(parser)
     add_profile_arguments(parser, extra=(*GRID_PRESETS, *ROTARY_PRESETS),
                           extra_help="; what the table is expected to be (exit 0 when it is)")
@@ -50,11 +51,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """argparse -> :func:`sinpe.detect` (kinds.detect) -> what it names (text or ``--json``)."""
-    from sinpe.reference.checking import kinds
+    """argparse -> :func:`sinpe.detect` (the door's detect) -> what it names (text or ``--json``)."""
     where = target_words(args)
     with input_errors("detect", where):  # never a traceback for bad input: one line, exit 2
-        found = kinds.detect(args.target, against=args.profile, **request(args))
+        found = door.detect(args.target, against=args.profile, **request(args))
     if args.json:
         print(json.dumps(dict(found.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:

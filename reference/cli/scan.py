@@ -131,21 +131,21 @@ def _plots(folder: str, res: object) -> None:
     import sys
 
     from sinpe.reference import plot
-    from sinpe.reference.checking import kinds, scan as scanning, scan_files
+    from sinpe.reference.checking import door, scan as scanning, scan_files
     from sinpe.reference.cli import _Parser, check as cli_check
     from sinpe.reference.cli.args import profile_from_args, request
     refs = {(r.file, r.name): r for r in scan_files.list_tensors(res.path)}  # type: ignore[attr-defined]
     n = 0
     for row in res.rows:  # type: ignore[attr-defined]
-        if row.kind != "1d" or row.verdict not in scanning.JUDGED or not (row.plan or "").startswith("--profile"):
+        if row.kind != "1d" or row.verdict not in scanning.JUDGED or not (row.profile_flags or "").startswith("--profile"):
             continue
         parser = _Parser(prog="sinpe scan --plot")
         cli_check.configure(parser)
-        args, _ = parser.parse_known_args(["table", *shlex.split(row.plan)])
+        args, _ = parser.parse_known_args(["table", *shlex.split(row.profile_flags)])
         matrix, _ = scanning._matrix(scan_files.read_tensor(refs[(row.file, row.name)]))
         assert matrix is not None  # the scan judged it as a table
         m = matrix.full()
-        checked = kinds.check(m, args.profile, **dict(request(args), positions=None))
+        checked = door.check(m, args.profile, **dict(request(args), positions=None))
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{os.path.basename(row.file)}-{row.name}")[:200] + ".png"
         plot.plot_table(checked, m, None, profile_from_args(args), os.path.join(folder, name), [row.file])
         n += 1

@@ -12,16 +12,19 @@ THM-ROPE-REL on the function's own outputs: q . k depends only on m - n, within 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking.apply.exact import Angles, allowed, angles, cache_error, exact_rotation, pairs_of, round_to
+from sinpe.reference.checking.detect.rotary import _plausible
+from sinpe.reference.checking.judge import classify_entries
 from sinpe.spec.formats import get_format
 from sinpe.spec.rotary import RotaryProfile, sections
 
-from sinpe.reference.checking.apply_exact import (Angles, allowed, angles, cache_error, exact_rotation, pairs_of,
-                                                  round_to)
+Candidates = Callable[[str, int, "np.ndarray | None"], Sequence[RotaryProfile]]  # the rotary kind's detect candidates
 
 OTHER = {"halves": "pairs", "pairs": "halves", "single": "halves"}
 NARROW = ("float16", "bfloat16")
@@ -47,15 +50,6 @@ class Case:
         return self.rp.layout
 
 
-def judge(y: np.ndarray, o: np.ndarray, e_ref: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(fails, undecided): certainly beyond the bound, or within the reference's error of it."""
-    with np.errstate(invalid="ignore"):
-        err = np.abs(y - o)
-        fail = ~np.isfinite(y) | (err - e_ref > bound)
-        undecided = ~fail & (err + e_ref > bound)
-    return fail, undecided
-
-
 def bound_for(case: Case, ang: Angles, layout: str, fmt: str | None = None) -> np.ndarray:
     """TOL-APPLY for a correct evaluation of ``layout`` with ``ang`` (``fmt``: cos/sin and products in a
     narrower format than claimed, the dtype hypothesis)."""
@@ -67,7 +61,7 @@ def bound_for(case: Case, ang: Angles, layout: str, fmt: str | None = None) -> n
 
 
 def _fits(case: Case, o: np.ndarray, e: np.ndarray, b: np.ndarray) -> tuple[bool, float]:
-    fail, _ = judge(case.y, o, e, b)
+    fail, _ = classify_entries(case.y, o, e, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(b > 0, np.abs(case.y - o) / b, np.where(case.y == o, 0.0, np.inf))
     return not fail.any(), float(np.nanmax(ratio)) if ratio.size else 0.0
@@ -166,11 +160,12 @@ def _pairs_words(layout: str) -> str:
     return "channel k with k + r/2" if layout == "halves" else "channel 2k with 2k + 1"
 
 
-def diagnose(case: Case) -> dict[str, Any]:
+def diagnose(case: Case, candidates: Candidates) -> dict[str, Any]:
     """``{"cause", "sentence", "tried": [{cause, sentence, fits, max_ratio}]}``: the first hypothesis that
-    explains every entry (cause None when none does; the closest is in ``tried``)."""
+    explains every entry (cause None when none does; the closest is in ``tried``). ``candidates``: the rotary
+    profiles to try for the frequencies measured (the rotary kind's)."""
     tried = []
-    for cause, sentence, predict in hypotheses(case) + _estimated(case):
+    for cause, sentence, predict in hypotheses(case) + _estimated(case, candidates):
         try:
             ok, ratio = _fits(case, *predict())
         except (ValueError, ArithmeticError) as e:
@@ -198,7 +193,8 @@ def _wrap(t: np.ndarray) -> np.ndarray:
     return (t + np.pi) % (2 * np.pi) - np.pi
 
 
-def _estimated(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
+def _estimated(case: Case, candidates: Candidates) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray,
+                                                                                          np.ndarray]]]]:
     """Offset and frequency hypotheses estimated from the unit-vector outputs, each verified in full."""
     if case.unit_heads < case.r or not np.isfinite(case.y).all() or _multi_axis(case.ang.positions):
         return []  # (multi-axis rows: no offset or frequency is estimated)
@@ -206,7 +202,7 @@ def _estimated(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray
     out = []
     for pos, words in _position_candidates(case, phi):
         out.append(("offset", words, (lambda pos=pos: _rotation(case, angles(case.rp, case.r, pos), case.layout))))
-    for rp in _frequency_candidates(case, phi):
+    for rp in _frequency_candidates(case, phi, candidates):
         out.append(("scaling", f"scaling rule or base: the function rotates as {rp.describe()}, not "
                     f"{case.rp.describe()}",
                     (lambda rp=rp: _rotation(case, angles(rp, case.r, case.ang.positions), case.layout))))
@@ -236,16 +232,15 @@ def _few(p: np.ndarray) -> str:
     return ", ".join(str(int(v)) for v in p[:6]) + (", ..." if len(p) > 6 else "")
 
 
-def _frequency_candidates(case: Case, phi: np.ndarray) -> list[RotaryProfile]:
+def _frequency_candidates(case: Case, phi: np.ndarray, candidates: Candidates) -> list[RotaryProfile]:
     """Rotary profiles whose frequencies agree with w_k estimated at the least positive position."""
-    from sinpe.reference.checking.angles import _plausible, _rotary_candidates
     pos = np.array(case.ang.positions, dtype=np.float64)
     if not np.any(pos > 0):
         return []
     s = int(np.argmin(np.where(pos > 0, pos, np.inf)))
     w_est = np.abs(phi[s]) / pos[s]
     out = []
-    for rp in _rotary_candidates(case.layout, case.r, w_est):
+    for rp in candidates(case.layout, case.r, w_est):
         if rp.replace(name=None, layout=case.layout) == case.rp.replace(name=None):
             continue
         if _plausible(rp.replace(layout=case.layout), case.r, w_est, float(pos[s])):

@@ -23,17 +23,20 @@ the float64 reference of :func:`sinpe.reference.oracles.angles.reference_f64` (e
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
+import mpmath
 import numpy as np
 
-from sinpe.spec.formats import get_format
-from sinpe.spec.rotary import RotaryProfile, frequencies
-from sinpe.spec.tolerance import allowed_abs_error
-
+from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.oracles.angles import _at_prec, _mid, reference_f64, rotary_plan
+from sinpe.reference.oracles.angles import _at_prec, _Certified, _mid, reference_f64, rotary_plan
+from sinpe.spec.definition import rotary_data
+from sinpe.spec.formats import get_format
+from sinpe.spec.rotary import RotaryProfile, attention_factor, frequencies
+from sinpe.spec.tolerance import allowed_abs_error
 
 
 @dataclass
@@ -66,14 +69,12 @@ def angles(rp: RotaryProfile, r: int, positions: Sequence[int]) -> Angles:
 
 
 def _amp(rp: RotaryProfile, ctx: Any) -> Any:
-    from sinpe.spec.rotary import attention_factor
     return attention_factor(rp, ctx)
 
 
 def pairs_of(layout: str, r: int) -> tuple[list[int], list[int]]:
     """(a_k, b_k) of DEF-ROPE-APPLY: halves (k, k + r/2); pairs and single (2k, 2k + 1), read off the layout's
     column data (:func:`sinpe.spec.definition.rotary_data`: a_k holds its 'sin' member, b_k its partner)."""
-    from sinpe.spec.definition import rotary_data
     cd = rotary_data("pairs" if layout == "single" else layout, r)
     a, b = [0] * (r // 2), [0] * (r // 2)
     for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels)):
@@ -116,9 +117,7 @@ def refine(x: np.ndarray, ang: Angles, layout: str, y: np.ndarray, o: np.ndarray
     an entry the binary64 rotation's own error left within reach of a float64 bound is decided: (refined mask,
     lower, upper) ends of |y - exact|; o takes the nearest binary64 of the exact value there. At most
     MAX_REFINED entries are refined (the rest stay undecided)."""
-    import mpmath
 
-    from sinpe.reference.oracles.angles import _Certified
     a, b = pairs_of(layout, ang.r)
     single = ang.rp.replace(layout="single")
     cert = {w: _Certified(rotary_plan(single, ang.r, ang.positions, w)) for w in ("cos", "sin")}
@@ -188,7 +187,6 @@ def allowed(x: np.ndarray, ang: Angles, layout: str, dtype: str, e_c: np.ndarray
 def round_to(x: np.ndarray, dtype: str) -> np.ndarray:
     """x rounded to ``dtype`` as torch casts a float64 tensor (round to nearest even; to float16 and bfloat16
     through float32, a double rounding), as float64 -- without importing torch."""
-    from sinpe.reference.numerics.rounding import round_array
     x = np.array(x, dtype=np.float64)
     if dtype == "float64":
         return x

@@ -1,12 +1,12 @@
 """Detection from a few rows at any known positions (SPEC.md REQ-DETECT-SPARSE).
 
-The fit of :mod:`sinpe.reference.checking.detect` estimates frequencies from consecutive rows. With
+The fit of :mod:`sinpe.reference.checking.detect.fit` estimates frequencies from consecutive rows. With
 fewer (at least 3 rows, at any exact positions: 0, 1, 1000, 10^5, 10^6), candidates are *checked*
 instead: every column plan of DEF-FAMILY for the table's width, the common bases and offsets 0, 1, 2,
 presets first, are compared entry by entry with the exact values under the phase tier of the
-table's stored format (REQ-CHECK-GRID's comparison: :func:`sinpe.reference.checking.angles.check_plan`).
+table's stored format (the one judge: :func:`sinpe.reference.checking.judge.check_plan`).
 The first that conforms is named; the others that conform too are listed (these rows cannot tell
-them apart). Grids at given cells: :func:`sinpe.reference.checking.angles.detect_grid` with ``cells``.
+them apart). Grids at given cells: :func:`sinpe.reference.checking.detect.grid.detect_grid` with ``cells``.
 
 >>> import numpy as np
 >>> from sinpe.spec.profiles import get_profile
@@ -19,17 +19,19 @@ them apart). Grids at given cells: :func:`sinpe.reference.checking.angles.detect
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking.detect.ladder import stored_dtype
+from sinpe.reference.checking.detect.reading import Detection
+from sinpe.reference.checking.judge import check_plan
+from sinpe.reference.oracles.angles import profile_plan
 from sinpe.spec.definition import column_data
 from sinpe.spec.profiles import PRESETS, Profile
-
-from sinpe.reference.checking.angles import check_plan, stored_dtype
-from sinpe.reference.oracles.angles import profile_plan
+from sinpe.spec.tolerance import allowed_abs_error
 
 MIN_ROWS = 3
 BASES = (Fraction(10000), Fraction(1000), Fraction(100000), Fraction(500))
@@ -52,7 +54,6 @@ class SparseDetection:
     residual: float = float("nan")  # max |y - PE| / |alpha| of the named candidate
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
         return asdict(self)
 
 
@@ -95,8 +96,6 @@ def _may_fit(y: np.ndarray, prof: Profile, w: int, pos: list[Any], dt: str) -> b
     """A necessary condition of :func:`check_plan`'s ``fits``, in plain float64 (not the candidate's certified
     frequency enclosures, its cost): no entry beyond the phase bound by more than the float64 model's own error
     (|theta| 2^-48 of the amplitude: a generous bound of binary64 sin/cos of a rounded argument) and 2 ulp."""
-    from sinpe.spec.definition import column_data
-    from sinpe.spec.tolerance import allowed_abs_error
     try:
         cd = column_data(prof, w)
     except ValueError:
@@ -152,8 +151,7 @@ def detect_sparse(table: Any, positions: Any, dtype: str | None = None, max_equi
 
 
 def as_detection(sd: SparseDetection, w: int, against: Profile, zeroed: list[str]) -> Any:
-    """The :class:`~sinpe.reference.checking.detect.Detection` ``sinpe detect`` reports for a sparse result."""
-    from sinpe.reference.checking.detect import Detection
+    """The :class:`~sinpe.reference.checking.detect.reading.Detection` ``sinpe detect`` reports for a sparse result."""
     p = sd.params
     dev: dict[str, Any] = {}
     if p["layout"] != against.layout:

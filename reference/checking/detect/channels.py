@@ -3,13 +3,13 @@
 For rows at consecutive integer positions p, column j is modelled as ``R_j sin(w_j p + phi_j)``:
 
 1. ``w_j`` starts from the three-term recurrence ``x(p+1) + x(p-1) = 2 cos(w) x(p)`` (the shift theorem
-   for one column, :func:`sinpe.reference.checking.detect.column_frequencies`), on the first rows;
+   for one column, :func:`sinpe.reference.checking.detect.fit.column_frequencies`), on the first rows;
 2. it is refined by least squares over more and more rows (64, 256, 1024, 4096): for fixed w the model is
    linear in (R cos phi, R sin phi), and a Gauss-Newton step on w follows (all columns at once, NumPy);
 3. ``phi_j`` names the function: 0 sin, pi/2 cos, pi -sin, -pi/2 -cos (else ``phase``); an all-zero column is
    ``zero``.
 
-:func:`explicit_rotary` turns a reading whose columns are all cos (or all sin) of frequencies in a rotary
+:func:`sinpe.reference.checking.detect.rotary.explicit_rotary` turns a reading whose columns are all cos (or all sin) of frequencies in a rotary
 layout into DEF-ROPE-FREQ-EXPLICIT: the recovered frequencies (each snapped to the nearest float32 where
 that fits no worse, as a float32 ``inv_freq`` is) and amplitude, checked before it is named, so that
 ``sinpe check --cos FILE --freqs ...`` accepts it. Work is bounded: at most MAX_ROWS rows and MAX_COLUMNS
@@ -26,9 +26,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
+
+from sinpe.reference.checking.detect.fit import column_frequencies
 
 MIN_ROWS = 8
 MAX_ROWS = 4096
@@ -93,7 +95,6 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
         raise ValueError("the table has NaN/Inf entries: channels are not read")
     p0 = 0.0 if positions is None else float(positions[int(run[0])])
     p = p0 + np.arange(len(run), dtype=np.float64)
-    from sinpe.reference.checking.detect import column_frequencies
     with np.errstate(all="ignore"):
         w, _ = column_frequencies(y[: min(len(run), 128)])
         w = np.nan_to_num(w, nan=0.0)
@@ -148,8 +149,6 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
     return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
 
 
-# --- an explicit rotary plan from a reading ------------------------------------------------------------
-
 def _per_frequency(values: np.ndarray, layout: str) -> np.ndarray:
     n = len(values)
     if layout == "halves":
@@ -194,100 +193,6 @@ def _refine_fixed(y: np.ndarray, p: np.ndarray, w: np.ndarray, amp: float, which
     return w
 
 
-def explicit_rotary(cos: Any, sin: Any, positions: Any, layouts: Sequence[str], dtype: str | None,
-                    tier: str = "phase") -> dict[str, Any] | None:
-    """DEF-ROPE-FREQ-EXPLICIT read from a cos cache, a sin cache or both: the first layout (of ``layouts``) whose
-    explicit plan of the recovered frequencies and amplitude conforms, as a ``detect_rotary`` answer, or None."""
-    from sinpe.reference.checking.angles import check_rotary
-    from sinpe.spec.rotary import RotaryProfile
-    which = "cos" if cos is not None else "sin"
-    t = np.asarray(cos if cos is not None else sin)
-    try:
-        rd = read_channels(t, positions)
-    except ValueError:
-        return None
-    turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
-    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns) if t_} != {which}:
-        return None
-    amp = float(np.median(rd.amplitude[turns]))
-    run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
-    y = np.asarray(t[run], dtype=np.float64)
-    p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
-    fn = np.cos if which == "cos" else np.sin
-    w = _refine_fixed(y, p, rd.omega, amp, which)
-    m = fn(p[:, None] * w[turns])
-    amp = float((y[:, turns] * m).sum() / (m * m).sum())  # one amplitude, least squares over the turning columns
-    rd.omega = _refine_fixed(y, p, np.where(turns, w, _slow(y, p, amp, which, w)), amp, which)
-    if cos is not None and sin is not None and not turns.all():  # a slow band is read better from sin(w p) ~ w p
-        ys = np.asarray(np.asarray(sin)[run], dtype=np.float64)
-        rd.omega = np.where(turns, rd.omega, _refine_fixed(ys, p, _slow(ys, p, amp, "sin", rd.omega), amp, "sin"))
-    pos = None if positions is None else list(positions)
-    for layout in layouts:
-        n = t.shape[1]
-        if layout != "single" and n % 2:
-            continue
-        w = _per_frequency(rd.omega, layout)
-        idx = np.arange(len(w)) if layout != "pairs" else 2 * np.arange(len(w))
-        w = _snap_f32(w, y, p, amp, fn, idx)
-        for a in _amplitudes(amp):
-            try:
-                rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
-                                   attention_factor=None if a == 1 else a)
-                dim = 2 * len(w)
-                r = check_rotary(rp, dim, cos=cos, sin=sin, positions=pos, dtype=dtype, tier=tier)
-            except (ValueError, ArithmeticError):
-                continue
-            if r.fits:
-                return {"found": True, "layout": layout, "dim": dim, "profile": None, "params": rp.params(),
-                        "describe": rp.describe(), "equivalent": [],
-                        "read_from_data": {**rd.to_json(), "nearest": nearest_schedule(w, dim)}}
-    return None
-
-
-def explicit_channels(table: Any, positions: Any, dtype: str | None, tier: str = "phase") -> dict[str, Any] | None:
-    """DEF-CHANNELS-EXPLICIT read from a 1-D table no family member fits (REQ-DETECT-READ): every column sin, cos or
-    zero of its own frequency, one amplitude; each frequency refined with the amplitude and function known and snapped
-    to float32 where that fits no worse. Returned (with the ``--channels`` flags) only if the plan conforms."""
-    from sinpe.reference.checking.angles import check_plan, stored_dtype
-    from sinpe.reference.checking.kinds import channel_flags
-    from sinpe.reference.oracles.angles import channels_plan
-    t = np.asarray(table)
-    try:
-        rd = read_channels(t, positions)
-    except ValueError:
-        return None
-    live = np.array([k != "zero" for k in rd.kinds])
-    if any(k not in ("sin", "cos", "zero") for k in rd.kinds) or not live.any():
-        return None
-    run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
-    y = np.asarray(t[run], dtype=np.float64)
-    p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
-    turns = live & (rd.omega * rd.rows > 2 * np.pi)
-    amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
-    w = rd.omega.copy()
-    for which, fn in (("sin", np.sin), ("cos", np.cos)):
-        idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
-        if idx.size:
-            yk = y[:, idx]
-            wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp, which)
-            w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
-    pos = list(range(t.shape[0])) if positions is None else list(positions)
-    dt = dtype or stored_dtype(t)
-    for a in _amplitudes(amp):
-        chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w)]
-        try:
-            r = check_plan(t, channels_plan(chans, pos, amplitude=a), "channels", dtype=dt, tier=tier)
-        except (ValueError, ArithmeticError):
-            continue
-        if r.fits:
-            extra = {} if a == 1 else {"amplitude": a}
-            plan = channel_flags(chans).split(" ", 1)[1]
-            return {"found": True, "profile_flags": channel_flags(chans, None, extra), "plan": plan, "columns": len(chans),
-                    "frequencies": len({c[1] for c in chans if c[1] is not None}),
-                    "read_from_data": rd.to_json(), "amplitude": str(a), "verdict": r.verdict}
-    return None
-
-
 def _amplitudes(amp: float) -> list[Fraction]:
     """Amplitude readings to try, simplest first: 1, the float32 nearest, the float64 estimate."""
     out = [Fraction(1)] if abs(amp - 1) <= 1e-6 else []
@@ -311,8 +216,6 @@ def nearest_schedule(w: np.ndarray, dim: int) -> dict[str, Any]:
     return {"base": float(math.exp(slope)), "scale": float(math.exp(icept)),
             "max_rel_deviation": float(np.max(np.abs(ratio - 1))), "ratios": [float(x) for x in ratio[:64]]}
 
-
-# --- an explicit multi-axis rotary plan (DEF-ROPE-AXES) from a reading ------------------------------------------
 
 def _function_of(t: np.ndarray, x: np.ndarray, tol: float) -> np.ndarray:
     """Per column of ``t``: is it a function of ``x`` (rows with equal x hold equal values, within ``tol``)?"""
@@ -351,7 +254,6 @@ def _axis_frequencies(v: np.ndarray, u: np.ndarray, amp: float, which: str) -> n
     coordinates ``u`` of one axis: the three-term recurrence along the (equally spaced) coordinates, then
     Gauss-Newton with the function and amplitude known, slow columns from the row where their angle is about 1 rad.
     None when the coordinates are not equally spaced or fewer than 3."""
-    from sinpe.reference.checking.detect import column_frequencies
     step = np.diff(u)
     if len(u) < 3 or not np.allclose(step, step[0], rtol=1e-9, atol=0) or step[0] <= 0:
         return None
@@ -364,54 +266,6 @@ def _axis_frequencies(v: np.ndarray, u: np.ndarray, amp: float, which: str) -> n
         if slow.any():
             w[slow] = _refine_fixed(v[:, slow], u, _slow(v[:, slow], u, amp, which, w[slow]), amp, which)
     return w
-
-
-def explicit_axes(cos: Any, sin: Any, positions: Sequence[Sequence[Any]], layouts: Sequence[str], dtype: str | None,
-                  tier: str = "phase") -> dict[str, Any] | None:
-    """DEF-ROPE-FREQ-EXPLICIT over several position axes (DEF-ROPE-AXES) read from a cos cache, a sin cache or both
-    at given multi-axis positions (a (rows, m) positions file, or a grid's cells): each column's axis is the one it
-    is a function of; the axes, in frequency order, give the sections; each frequency is read along its axis's
-    distinct coordinates (:func:`_axis_frequencies`) and snapped to float32 where that fits no worse. Returned (a
-    ``detect_rotary`` answer) only if the plan conforms (REQ-CHECK-ROPE), else None."""
-    from sinpe.reference.checking.angles import check_rotary
-    from sinpe.spec.rotary import MAX_AXES, RotaryProfile
-    which = "cos" if cos is not None else "sin"
-    t = np.asarray(cos if cos is not None else sin, dtype=np.float64)
-    p = np.asarray([[float(x) for x in row] for row in positions], dtype=np.float64)
-    if t.ndim != 2 or p.ndim != 2 or p.shape[0] != t.shape[0] or not 2 <= p.shape[1] <= MAX_AXES \
-            or t.shape[0] < 3 or t.shape[1] > MAX_COLUMNS or not np.all(np.isfinite(t)):
-        return None
-    tol = 1e-6 * max(float(np.max(np.abs(t))), 1e-300)
-    reads = np.array([_function_of(t, p[:, a], tol) for a in range(p.shape[1])])  # (axes, columns)
-    constant = np.ptp(t, axis=0) <= tol
-    for layout in layouts:
-        if layout != "single" and t.shape[1] % 2:
-            continue
-        cols = _frequency_columns(layout, t.shape[1])
-        allowed = [{a for a in range(p.shape[1]) if reads[a, c].all()} if not constant[c].all()
-                   else set(range(p.shape[1])) for c in cols]
-        sec = _sections(allowed, p.shape[1])
-        if sec is None:
-            continue
-        for a in _axes_amplitudes(cos, sin):
-            w = _axes_plan_frequencies(t, p, cols, sec, float(a), which)
-            if w is not None and cos is not None and sin is not None:  # slow bands: read better from sin(w x) ~ w x
-                ws = _axes_plan_frequencies(np.asarray(sin, dtype=np.float64), p, cols, sec, float(a), "sin")
-                span = np.array([np.max(np.abs(p[:, i])) for i, n in enumerate(sec) for _ in range(n)])
-                w = w if ws is None else np.where(w * span < 1, ws, w)
-            if w is None:
-                continue
-            try:
-                rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
-                                   attention_factor=None if a == 1 else a, mrope_section=sec)
-                r = check_rotary(rp, 2 * len(w), cos=cos, sin=sin, positions=[tuple(row) for row in positions],
-                                 dtype=dtype, tier=tier)
-            except (ValueError, ArithmeticError):
-                continue
-            if r.fits:
-                return {"found": True, "layout": layout, "dim": 2 * len(w), "profile": None, "params": rp.params(),
-                        "describe": rp.describe(), "equivalent": [], "sections": list(sec)}
-    return None
 
 
 def _axes_plan_frequencies(t: np.ndarray, p: np.ndarray, cols: list[list[int]], sec: tuple[int, ...], amp: float,

@@ -1,0 +1,120 @@
+"""The precision fingerprint of a 1-D table (SPEC.md REQ-DETECT-PRECISION): the fitted plan evaluated in float64,
+in float32 and with positions or frequencies rounded to float16/bfloat16 (or float32 frequencies in a float64 table);
+the closest evaluation names how the table was computed, when the residuals separate it from the others.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from sinpe.reference.checking.detect.plans import _Cand
+from sinpe.reference.numerics.rounding import narrowest_format
+
+PRECISIONS = ("float64", "float32", "positions-float16", "positions-bfloat16", "frequencies-float16",
+              "frequencies-bfloat16", "frequencies-float32")
+
+
+def _bf16(x: np.ndarray) -> np.ndarray:
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32)
+
+
+def _narrow(x: np.ndarray, fmt: str) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return x.astype(np.float16).astype(np.float32) if fmt == "float16" else _bf16(x)
+
+
+def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: str,
+                       out_dtype: Any = np.float64) -> np.ndarray:
+    """The plan evaluated the usual way with one precision choice (``PRECISIONS``), cast to ``out_dtype``."""
+    w64 = params["sigma"] * params["base"] ** (-c.e)
+    pp = p + params["offset"]
+    wt = np.float64 if how in ("float64", "frequencies-float32") else np.float32
+    w = w64.astype(np.float32).astype(wt) if how == "frequencies-float32" else w64.astype(wt)
+    if how.startswith("frequencies-float16") or how.startswith("frequencies-bfloat16"):
+        w = _narrow(w64.astype(np.float32), how.split("-")[1])
+    pp = pp.astype(wt)
+    if how.startswith("positions-"):
+        pp = _narrow(pp.astype(np.float32), how.split("-")[1])
+    with np.errstate(invalid="ignore", over="ignore"):
+        th = pp[:, None] * w[None, :]
+        m = np.where(c.kinds == 0, np.sin(th), np.where(c.kinds == 1, np.cos(th), 0.0))
+    return (params["amplitude"] * m).astype(wt).astype(out_dtype)
+
+
+def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float]) -> tuple[str, dict[str, float]]:
+    cols = c.kinds >= 0
+    dtype = y.dtype if y.dtype in (np.float64, np.float32, np.float16) else np.float64
+    y = y.astype(np.float64)
+    res = {}
+    for how in PRECISIONS:
+        if how == "frequencies-float32" and y.dtype != np.float64:
+            continue
+        m = evaluate_precision(c, p, params, how, dtype)[:, cols].astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            dif = np.abs(y[:, cols] - m)
+        both_nan = ~np.isfinite(y[:, cols]) & ~np.isfinite(m)
+        dif = np.where(both_nan, 0.0, dif)
+        dif = np.where(np.isnan(dif), np.inf, dif)
+        res[how] = float(dif.max()) if dif.size else 0.0
+    return res
+
+
+AMBIGUOUS = 2.0  # a precision is named alone only when the runner-up's residual is at least this factor larger
+
+
+WIDE_EVALUATIONS = ("float64", "frequencies-float32")  # computed in float64, then rounded once to the table's format
+
+
+def decide_precision(res: dict[str, float], table_dtype: Any, amplitude: float) -> tuple[str, float, str]:
+    """(precision, margin, note) from the fingerprint's residuals (REQ-DETECT-PRECISION).
+
+    A table stored in a format F narrower than float64 that was computed in float64 and rounded once is
+    within about 1 ulp_F of the float64 evaluation: a float64 residual above 4 ulp_F(|alpha|) rules it out,
+    whatever the other residuals. Among the rest the smallest residual wins when the next different one is
+    at least :data:`AMBIGUOUS` times larger; otherwise both are named (``"float32 or float64"``).
+    Evaluations with identical residuals are indistinguishable at these positions: the simplest is named.
+
+    >>> decide_precision({"float64": 5.8e-5, "float32": 6.1e-5, "positions-float16": 6.1e-5}, np.float32, 1.0)[:2]
+    ('float32', inf)
+    >>> decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)[:2]
+    ('float64 or float32', 1.33...)
+    """
+    cands = dict(res)
+    note = ""
+    f = np.dtype(table_dtype)
+    if f != np.float64 and f in (np.float32, np.float16):
+        tol = 4 * float(np.spacing(f.type(abs(amplitude) or 1.0)))
+        ruled = [h for h in WIDE_EVALUATIONS if h in cands and cands[h] > tol]
+        for h in ruled:
+            del cands[h]
+        if ruled:
+            note = (f"not computed in float64: its residual {res['float64']:.2g} exceeds 4 ulp of {f.name} "
+                    f"({tol:.2g}), which one rounding of a float64 evaluation cannot reach")
+    order = sorted(cands, key=lambda k: (cands[k], PRECISIONS.index(k)))
+    best = order[0]
+    other = next((k for k in order[1:] if cands[k] != cands[best]), None)
+    if other is None:
+        return best, math.inf, note
+    margin = cands[other] / cands[best] if cands[best] > 0 else math.inf
+    if margin < AMBIGUOUS:
+        note = (note + "; " if note else "") + (f"residuals {cands[best]:.2g} ({best}) and {cands[other]:.2g} "
+                                                f"({other}) do not separate the two")
+        return f"{best} or {other}", margin, note
+    return best, margin, note
+
+
+def _noise_floor(data: Any, y: np.ndarray, p: np.ndarray) -> float:
+    """The residual below which plans do not discriminate (simplicity decides), relative to alpha: a correct
+    table's error, TOL-WORKING's size at these positions: 64 u_W (1 + max|p|) for the working format W (float32
+    for a float16/bfloat16 table, the table's own otherwise, TOL-WORKING's default) plus two ulps of the
+    table's format F at 1 (its final rounding). With u_F in place of u_W a float16 table at positions up to 255
+    had a floor of 8: every plan 'fit' and the simplest won (float16 t2t tables read as vaswani-concat)."""
+    prec = {np.dtype(np.float64): 53, np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(np.dtype(data.dtype), 24)
+    if prec == 24 and narrowest_format(y, ("bfloat16", "float16")) is not None:
+        prec = 8 if narrowest_format(y, ("bfloat16",)) else 11  # half-precision values stored as float32
+    u_w = 2.0 ** -max(prec, 24) if prec < 53 else 2.0 ** -53
+    return 64 * u_w * (1 + float(np.max(np.abs(p)))) + 2 * 2.0 ** (1 - prec)
