@@ -190,9 +190,9 @@ def test_gguf_tensors_and_rope_metadata_conform(tmp_path):
     rows = _rows(path)
     assert (rows["rope_freqs.weight"].verdict, rows["rope_freqs.weight"].kind) == ("conforms", "gguf-rope")
     assert rows["rope_freqs.weight"].max_abs_error < 1e-6
-    assert rows["rope.cos_cache"].verdict == "conforms" and rows["rope.cos_cache"].plan.endswith("--base 500000")
+    assert rows["rope.cos_cache"].verdict == "conforms" and rows["rope.cos_cache"].profile_flags.endswith("--base 500000")
     assert {rows[k].verdict for k in ("token_embd.weight", "blk.0.attn_q.weight")} == {"skipped"}
-    assert rows["token_embd.weight"].shape == [1000, 128] and rows["token_embd.weight"].dtype == "F16"
+    assert rows["token_embd.weight"].shape == [1000, 128] and rows["token_embd.weight"].stored_dtype == "F16"
     assert run_sinpe("scan", path).returncode == 0
     res = run_sinpe("check", path, "--key", "rope.cos_cache", "--profile", "llama", "--base", "500000")
     assert res.returncode == 0, res.stdout

@@ -19,6 +19,7 @@ import pytest
 from helpers import run_sinpe
 
 from sinpe.reference.checking.scan_files import Shard, list_tensors
+from sinpe.reference.checking.scan_jsonl import ROW_KEYS
 from sinpe.reference.tables import table
 
 README = Path(__file__).resolve().parents[1] / "reference" / "README.md"
@@ -99,9 +100,7 @@ def test_sharded_scan_merges_to_the_single_scan(fleet, tmp_path):
 def test_merge_input_is_untrusted(tmp_path):
     """--merge reads regular files of row or summary lines only: anything else is one line, exit 2."""
     cases = {"not-json.jsonl": "{nope\n", "wrong-keys.jsonl": '{"file": "a", "name": "b"}\n',
-             "verdict.jsonl": json.dumps({k: "x" for k in ("file", "name", "shape", "dtype", "verdict", "kind", "plan",
-                                                           "max_abs_error", "unjudged_share", "reason", "seconds",
-                                                           "path")}) + "\n"}
+             "verdict.jsonl": json.dumps(dict.fromkeys(ROW_KEYS, "x")) + "\n"}  # every key, a verdict of none
     for name, text in cases.items():
         (tmp_path / name).write_text(text)
         res = run_sinpe("scan", "--merge", str(tmp_path / name))

@@ -49,7 +49,7 @@ def test_corrupted_mae_decoder_fails_naming_the_tensor(tmp_path, fmt):
     rows = {r["name"]: r for r in json.loads(res.stdout)["tensors"]}
     row = rows["decoder.pos_embedding"]
     assert (row["verdict"], row["kind"]) == ("fails", "grid"), row
-    assert row["plan"] == "--profile mae --shape 14x14 --cls 1", row
+    assert row["profile_flags"] == "--profile mae --shape 14x14 --cls 1", row
     assert "corrupted rows 50" in row["reason"] and "1 of 100864 entries" in row["reason"], row["reason"]
     assert rows["decoder.embed.weight"]["verdict"] == "skipped"
     text = run_sinpe("scan", bad)
@@ -74,9 +74,9 @@ def test_corrupted_rotary_cache_fails(tmp_path):
     np.savez(tmp_path / "rope.npz", cos_cached=cos, cos_500k=cos5, sin_cached=sin)
     rows = {r.name: r for r in scan(str(tmp_path / "rope.npz")).rows}
     assert (rows["cos_cached"].verdict, rows["cos_cached"].kind) == ("fails", "rotary"), rows["cos_cached"]
-    assert rows["cos_cached"].plan == "--cos FILE --profile llama" and "corrupted rows 100" in rows["cos_cached"].reason
+    assert rows["cos_cached"].profile_flags == "--cos FILE --profile llama" and "corrupted rows 100" in rows["cos_cached"].reason
     assert (rows["cos_500k"].verdict, rows["cos_500k"].kind) == ("fails", "rotary"), rows["cos_500k"]
-    assert rows["cos_500k"].plan == "--cos FILE --profile llama --base 500000", rows["cos_500k"].plan
+    assert rows["cos_500k"].profile_flags == "--cos FILE --profile llama --base 500000", rows["cos_500k"].profile_flags
     assert rows["sin_cached"].verdict == "fails", rows["sin_cached"]
 
 

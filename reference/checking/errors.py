@@ -54,7 +54,8 @@ READER_FUNCTIONS = {"checking/kinds/base.py": ("load_plain",), "checking/kinds/g
 def _sinpe_file(path: str) -> str | None:
     """``path`` relative to sinpe's package roots (``checking/targets.py``), or None for other code."""
     full = os.path.abspath(path)
-    return next((full[len(r):].replace(os.sep, "/") for r in _ROOTS if full.startswith(r)), None)
+    roots = [r for r in _ROOTS if full.startswith(r)]  # the innermost: the API root's folder may hold the others
+    return full[len(max(roots, key=len)):].replace(os.sep, "/") if roots else None
 
 
 def _frames(tb: TracebackType | None) -> list[tuple[str | None, str, int, str]]:
