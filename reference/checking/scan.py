@@ -410,9 +410,11 @@ def render(s: Scan) -> str:
         err = f"{r.max_abs_error:.3g}" if r.max_abs_error is not None else "-"
         unj = f"{100 * r.unjudged['share']:.3g}%" if r.unjudged is not None else "-"
         plan = r.profile_flags
-        what = plan if r.verdict == "conforms" else with_cause(f"{plan}: {r.reason}" if plan else str(r.reason), r)
+        what = plan if r.verdict == "conforms" else (f"{plan}: {r.reason}" if plan else str(r.reason))
         L.append(f"  {name[:40]:40s} {'x'.join(map(str, r.shape)):>14s} {r.kind or '-':6s} {r.verdict:12s} "
                  f"{err:>10s} {unj:>8s}  {escape(str(what))[:160]}")
+        if r.verdict != "conforms" and r.cause:  # the cause in full, on its own line (REQ-CHECK-CAUSE)
+            L.append(f"  {'':40s} cause: {escape(str(r.cause))}")
     c = s.summary()
     L.append(f"{c['found']} sinusoid tables found ({c['conforms']} conform, {c['fails']} fail, {c['inconclusive']} "
              f"inconclusive), {c['skipped']} skipped, {c['error']} errors; {s.seconds:.2f} s "

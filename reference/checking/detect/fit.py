@@ -52,7 +52,7 @@ from sinpe.reference.checking.detect.plans import (
     _prefer_against,
     plan_arrays,
 )
-from sinpe.reference.checking.detect.precision import PRECISIONS, _fingerprint, _noise_floor, decide_precision, evaluate_precision
+from sinpe.reference.checking.detect.precision import PRECISIONS, UNREAD, _fingerprint, _noise_floor, decide_precision, evaluate_precision
 from sinpe.reference.checking.detect.reading import NO_FIT, Detection, _assemble, _empty, _named, _unexplained_zero_rows
 from sinpe.reference.checking.detect.snap import _is_simple, _snap, _str_num
 from sinpe.reference.checking.detect.sparse import as_detection, detect_sparse
@@ -62,6 +62,7 @@ from sinpe.spec.profiles import PRESETS, Profile
 
 SAMPLE_ROWS = 128       # consecutive rows used for the structural fit
 PRECISION_ROWS = 512    # rows used for the precision fingerprint
+EXPLAINS = 4.0         # an evaluation names the precision only within this many noise floors of the rows
 UNSNAPPED_PENALTY = 100.0
 MAX_ROWS = 4096         # rows read for the fit of a bigger table (zero rows are scanned in full)
 MAX_ENTRIES = 1 << 21   # ... and at most this many entries
@@ -273,10 +274,15 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     yp = np.asarray(data[sel])
     pres = _fingerprint(best, yp, pos[sel], params)
     precision, pmargin, pnote = decide_precision(pres, yp.dtype, params["amplitude"])
+    floor = _noise_floor(data, y, p)
+    if min(pres.values(), default=0.0) > EXPLAINS * _noise_floor(data, yp, pos[sel]) * abs(params["amplitude"] or 1.0):
+        # no evaluation reproduces the rows (a corrupted entry, another formula): no precision is read off them
+        precision, pnote = UNREAD, (f"no evaluation fits the rows within {EXPLAINS:g} times the noise "
+                                                  f"floor (best residual {min(pres.values()):.2g}): no precision named")
     zeroed = _unexplained_zero_rows(best, params, zeroed)
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
     det.precision_margin, det.precision_note = pmargin, pnote
-    return _named(det, best, params, _noise_floor(data, y, p), bad_rows, corrupted, against, pos, rows)
+    return _named(det, best, params, floor, bad_rows, corrupted, against, pos, rows)
 
 
 def _scan_rows(data: Any, scan: dict[str, int]) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from sinpe.reference.checking.detect.plans import _Cand, _denominator, _model
 from sinpe.reference.checking.detect.snap import _str_num
+from sinpe.reference.checking.detect.precision import UNREAD
 from sinpe.reference.checking.jsonout import PARAMS, exact_number, json_float, rename_odd, shift_json, with_exact
 from sinpe.spec.profiles import ODD_RULES, PRESETS, Profile, to_fraction
 
@@ -123,7 +124,7 @@ def _assemble(c: _Cand, params: dict[str, float], snapped: bool, w: int, zeroed:
         dev["width"] = w
     if zeroed:
         dev["zeroed_rows"] = [int(float(z)) if float(z).is_integer() else z for z in zeroed]
-    clean = ("float64", "float32", "float64 or float32", "float32 or float64")
+    clean = ("float64", "float32", "float64 or float32", "float32 or float64", UNREAD)
     if precision not in clean:
         dev["precision"] = precision
     nearest = name
@@ -208,7 +209,8 @@ def _sentence(det: Detection, c: _Cand) -> str:
         parts.append(f"phase scale {det.phase_scale}")
     if det.zeroed_rows:
         parts.append(f"rows at positions {', '.join(det.zeroed_rows[:5])} zeroed (padding)")
-    prec = {"float64": "computed in float64", "float32": "computed in float32"}.get(det.precision or "")
+    prec = {"float64": "computed in float64", "float32": "computed in float32",
+            UNREAD: "precision not read (no evaluation fits the rows)"}.get(det.precision or "")
     if prec is None and " or " in (det.precision or ""):
         prec = f"computed in {det.precision} (the residuals do not separate them)"
     elif prec is None:
