@@ -118,6 +118,21 @@ def split_into(x: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
     np.subtract(x, hi, out=lo)      # lo = x - hi
 
 
+def two_product_into(a: np.ndarray, ah: np.ndarray, al: np.ndarray, b: np.ndarray, bh: np.ndarray, bl: np.ndarray,
+                     p: np.ndarray, err: np.ndarray, t: np.ndarray) -> None:
+    """p + err = a * b exactly (Dekker; ah + al and bh + bl the 26-bit halves of :func:`split_into`; ``t`` a
+    scratch buffer; broadcasting)."""
+    np.multiply(a, b, out=p)
+    np.multiply(ah, bh, out=err)
+    err -= p
+    np.multiply(ah, bl, out=t)
+    err += t
+    np.multiply(al, bh, out=t)
+    err += t
+    np.multiply(al, bl, out=t)
+    err += t
+
+
 _TWO_PI = None
 
 

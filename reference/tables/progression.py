@@ -236,26 +236,12 @@ def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hi, lo
 
 
-def _two_prod_into(x: np.ndarray, x1: np.ndarray, x2: np.ndarray, y: np.ndarray, y1: np.ndarray, y2: np.ndarray,
-                   p: np.ndarray, e: np.ndarray, t: np.ndarray) -> None:
-    """p + e = x y exactly (Dekker; x1 + x2, y1 + y2 the 26-bit halves; broadcasting)."""
-    np.multiply(x, y, out=p)
-    np.multiply(x1, y1, out=e)
-    e -= p
-    np.multiply(x1, y2, out=t)
-    e += t
-    np.multiply(x2, y1, out=t)
-    e += t
-    np.multiply(x2, y2, out=t)
-    e += t
-
-
 def _dd_dot_into(x: tuple, y: tuple, z: tuple, w: tuple, sign: int, h: np.ndarray, t: np.ndarray,
                  bufs: list[np.ndarray]) -> None:
     """h + t = x y + sign z w within K_DD M^2 (module docstring); each operand (hi, lo, hi1, hi2). bufs: 5 arrays."""
     p1, e1, p2, e2, tmp = bufs[:5]
-    _two_prod_into(x[0], x[2], x[3], y[0], y[2], y[3], p1, e1, tmp)
-    _two_prod_into(z[0], z[2], z[3], w[0], w[2], w[3], p2, e2, tmp)
+    fast.two_product_into(x[0], x[2], x[3], y[0], y[2], y[3], p1, e1, tmp)
+    fast.two_product_into(z[0], z[2], z[3], w[0], w[2], w[3], p2, e2, tmp)
     if sign < 0:
         np.negative(p2, out=p2)
         np.negative(e2, out=e2)
@@ -361,7 +347,7 @@ def _small_angle(x: np.ndarray, y: np.ndarray) -> Turns:
     fast._two_sum_into(rh, tail, s_hi, s_lo, np.empty_like(x))
     r1, r2 = _halves(rh)
     p, e, t = np.empty_like(x), np.empty_like(x), np.empty_like(x)
-    _two_prod_into(rh, r1, r2, rh, r1, r2, p, e, t)  # p + e = rh^2
+    fast.two_product_into(rh, r1, r2, rh, r1, r2, p, e, t)  # p + e = rh^2
     cml = (e + 2.0 * rh * rl) * -0.5 + z * z * C4
     c0, c1 = np.empty_like(x), np.empty_like(x)
     fast._two_sum_into(np.ones_like(x), p * -0.5, c0, c1, t)

@@ -209,20 +209,6 @@ def _workspace() -> Workspace:
     return ws
 
 
-def _dekker(a: np.ndarray, ah: np.ndarray, al: np.ndarray, b: np.ndarray, bh: np.ndarray, bl: np.ndarray,
-            p: np.ndarray, err: np.ndarray, t: np.ndarray) -> None:
-    """p + err = a * b exactly (Dekker; ah + al and bh + bl the 26-bit halves)."""
-    np.multiply(a, b, out=p)
-    np.multiply(ah, bh, out=err)
-    err -= p
-    np.multiply(ah, bl, out=t)
-    err += t
-    np.multiply(al, bh, out=t)
-    err += t
-    np.multiply(al, bl, out=t)
-    err += t
-
-
 def _two_sum(a: np.ndarray, b: np.ndarray, s: np.ndarray, e: np.ndarray, t: np.ndarray) -> None:
     fast._two_sum_into(a, b, s, e, t)
 
@@ -278,8 +264,8 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     sm *= rh
     # split rh (halves into xh, xl), exact products ca_hi rh = ph + pl, sa_hi rh = qh + ql
     fast.split_into(rh, xh, xl)
-    _dekker(cah, cahh, cahl, rh, xh, xl, ph, pl, t)
-    _dekker(sah, sahh, sahl, rh, xh, xl, qh, ql, t)
+    fast.two_product_into(cah, cahh, cahl, rh, xh, xl, ph, pl, t)
+    fast.two_product_into(sah, sahh, sahl, rh, xh, xl, qh, ql, t)
     # sin: head sa_hi + ph, tail in order small -> large
     _two_sum(sah, ph, hs, es, t)
     es += pl
