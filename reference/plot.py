@@ -18,12 +18,13 @@ device or directory, never an input).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
+
+from sinpe.reference.files import atomic_file
 
 PLOT_INSTALL = "pip install 'sinpe[plot]'"
 SIZE = (10.0, 7.0)   # inches
@@ -61,18 +62,8 @@ def write_png(fig: Any, path: str, inputs: Sequence[Any] = ()) -> str:
     if problem:
         raise ValueError(problem)
     full = os.path.abspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".sinpe-plot-", suffix=".png", dir=os.path.dirname(full))
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 would make a picture no one else may read
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=DPI)
-        os.replace(tmp, full)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(full, suffix=".png") as f:
+        fig.savefig(f, format="png", dpi=DPI)
     return full
 
 

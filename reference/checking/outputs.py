@@ -139,22 +139,12 @@ def write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file with a random name created
     ``O_CREAT | O_EXCL`` (``mkstemp``: never a symlink followed) beside it, then renamed over it. A
     ``path`` that exists and is not a regular file (a device, a FIFO) is refused, never replaced."""
-    import tempfile
+    from sinpe.reference.files import atomic_file
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
         mode = None
     if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
         raise OSError(f"{path}: exists and is not a regular file; not replaced")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".sinpe-tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # the mode open() would have given, not mkstemp's 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with atomic_file(path, text=True) as fh:
+        fh.write(text)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
@@ -29,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.files import atomic_file
 from sinpe.reference.numerics.positions import PositionSource, parse_position_source
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import progression
@@ -362,33 +362,23 @@ def write_table(path: str | Path, profile: str | Profile, d: int, positions: Any
     free = shutil.disk_usage(path.parent).free
     if nbytes + (1 << 20) > free:
         raise ValueError(f"the table needs {nbytes / 2**30:.2f} GiB; {str(path.parent)!r} has {free / 2**30:.2f} GiB free")
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if path.suffix == ".npy":
-                np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(store.newbyteorder("<")),
-                                                          "fortran_order": False, "shape": shape})
-            else:
-                head = json.dumps({"table": {"dtype": SAFETENSORS_DTYPE[pl.fmt.name], "shape": list(shape),
-                                             "data_offsets": [0, nbytes]},
-                                   "__metadata__": {"profile": pl.profile.cli_flags(), "format": pl.fmt.name,
-                                                    "rounding": "correctly rounded (nearest, ties to even)"}},
-                                  separators=(",", ":")).encode()
-                head += b" " * (-len(head) % 8)
-                fh.write(len(head).to_bytes(8, "little") + head)
-            for blk in iter_blocks(pl, src, workers, stats, progress):
-                arr = blk.astype(store.newbyteorder("<"))
-                if bf16_raw:
-                    arr = (arr.view(np.uint32) >> 16).astype("<u2")
-                fh.write(arr.tobytes())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 would surprise; a plain open() honours the umask
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, suffix=".part") as fh:
+        if path.suffix == ".npy":
+            np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(store.newbyteorder("<")),
+                                                      "fortran_order": False, "shape": shape})
+        else:
+            head = json.dumps({"table": {"dtype": SAFETENSORS_DTYPE[pl.fmt.name], "shape": list(shape),
+                                         "data_offsets": [0, nbytes]},
+                               "__metadata__": {"profile": pl.profile.cli_flags(), "format": pl.fmt.name,
+                                                "rounding": "correctly rounded (nearest, ties to even)"}},
+                              separators=(",", ":")).encode()
+            head += b" " * (-len(head) % 8)
+            fh.write(len(head).to_bytes(8, "little") + head)
+        for blk in iter_blocks(pl, src, workers, stats, progress):
+            arr = blk.astype(store.newbyteorder("<"))
+            if bf16_raw:
+                arr = (arr.view(np.uint32) >> 16).astype("<u2")
+            fh.write(arr.tobytes())
     return shape
 
 
