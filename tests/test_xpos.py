@@ -189,3 +189,30 @@ def test_cli_exit_codes_and_reproduce_line(tmp_path, capsys):
     assert main(["check", "--cos", str(fc), "--profile", "llama", "--xpos-downscale"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "xPos" in err
+
+
+@pytest.mark.parametrize("fmt", ["binary64", "binary32", "binary16"])
+def test_golden_cases_independently(fmt):
+    """REQ-REF-ROPE: the golden xPos cases (data/angles/golden-angles-v1.json) equal the 50-digit formulas rounded
+    once: torchscale's queries (centred on n = 7) and audiocraft's keys (decay inverted), down to float16."""
+    from sinpe.reference.golden import angles_vectors as G
+    from sinpe.reference.numerics.rounding import round_to_format
+    want_t, want_a = [], []
+    with mpmath.workdps(50):
+        def zeta(k):
+            return (mpmath.mpf(2 * k) / 8 + mpmath.mpf(2) / 5) / (1 + mpmath.mpf(2) / 5)
+
+        def w(k):
+            return mpmath.mpf(10000) ** (-mpmath.mpf(2 * k) / 8)
+        for p in range(7):
+            want_t.append([round_to_format(zeta(j // 2) ** (mpmath.mpf(p - 4) / 512) * mpmath.cos(p * w(j // 2)), fmt)
+                           for j in range(8)])
+        for p in (0, 1, 2, 1000, 4096):
+            want_a.append([round_to_format(zeta(k) ** (-mpmath.mpf(p) / 512) * mpmath.sin(p * w(k)), fmt)
+                           for k in range(4)])
+    assert np.array_equal(G.load("rope-xpos-torchscale-d8-cos", fmt), np.array(want_t))
+    assert np.array_equal(G.load("rope-xpos-audiocraft-keys-d8-sin", fmt), np.array(want_a))
+    underflow = G.load("rope-xpos-audiocraft-d8-cos", fmt)[3]  # (2/7)^(65535/512) ~ 1e-70: 0 with cos's sign
+    with mpmath.workdps(50):
+        assert [round_to_format(zeta(k) ** (mpmath.mpf(65535) / 512) * mpmath.cos(65535 * w(k)), fmt)
+                for k in range(4)] == underflow.tolist()
