@@ -26,6 +26,7 @@ caller raises the precision).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,7 +57,8 @@ class RotaryProfile:
     per-band rescale factors f_k (rule ``longrope``: the short or the long list, whichever the cache used).
     ``mrope_section``: DEF-ROPE-AXES, frequency k reads position axis a(k), the section holding k (Qwen2-VL
     M-RoPE: (16, 24, 24) over t, h, w; None: one axis, or two equal ones for rule ``pixel``). ``max_res`` and
-    ``linear_bands``: DEF-ROPE-FREQ-PIXEL (timm's pixel-mode bands).
+    ``linear_bands``: DEF-ROPE-FREQ-PIXEL (timm's pixel-mode bands). ``xpos_scale_base`` (None: no xPos),
+    ``xpos_gamma``, ``xpos_centred``, ``xpos_downscale``: DEF-ROPE-XPOS's sb, gamma, centring and sign.
     """
 
     name: str | None = None
@@ -76,6 +78,10 @@ class RotaryProfile:
     mrope_section: tuple[int, ...] | None = None
     max_res: Fraction = Fraction(224)
     linear_bands: bool = False
+    xpos_scale_base: Fraction | None = None
+    xpos_gamma: Fraction = Fraction(2, 5)
+    xpos_centred: bool = False
+    xpos_downscale: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in ROTARY_LAYOUTS:
@@ -100,6 +106,7 @@ class RotaryProfile:
             raise ValueError(f"explicit frequencies given with rule {self.rule!r}; use rule 'explicit'")
         self._check_ext_factors()
         self._check_sections()
+        self._check_xpos()
         if self.rule == "llama3" and self.high_freq_factor <= self.low_freq_factor:
             raise ValueError("llama3 needs high_freq_factor > low_freq_factor")
 
@@ -124,6 +131,19 @@ class RotaryProfile:
         if not 0 < len(sec) <= MAX_AXES or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sec):
             raise ValueError(f"mrope_section must be 1..{MAX_AXES} positive integers; got {self.mrope_section!r}")
         object.__setattr__(self, "mrope_section", sec)
+
+    def _check_xpos(self) -> None:
+        """DEF-ROPE-XPOS: sb > 0, gamma > 0 (every zeta_k positive), one position axis."""
+        object.__setattr__(self, "xpos_gamma", to_fraction(self.xpos_gamma, "xpos_gamma"))
+        if self.xpos_scale_base is None:
+            if self.xpos_centred or self.xpos_downscale:
+                raise ValueError("xpos_centred / xpos_downscale need xPos: give xpos_scale_base (DEF-ROPE-XPOS)")
+            return
+        object.__setattr__(self, "xpos_scale_base", to_fraction(self.xpos_scale_base, "xpos_scale_base"))
+        if self.xpos_scale_base <= 0 or self.xpos_gamma <= 0:
+            raise ValueError(f"xPos needs scale_base > 0 and gamma > 0; got {self.xpos_scale_base}, {self.xpos_gamma}")
+        if self.mrope_section is not None or self.rule == "pixel":
+            raise ValueError("xPos (DEF-ROPE-XPOS) reads one position axis: not with mrope_section or rule pixel")
 
     def replace(self, **changes: object) -> RotaryProfile:
         changes.setdefault("name", None)  # a changed preset is no longer the preset
@@ -151,6 +171,11 @@ class RotaryProfile:
         extra = "" if self.attention_factor is None else f", attention factor {self.attention_factor}"
         if self.mrope_section is not None:
             extra += f", sections {list(self.mrope_section)} (frequency k reads axis a(k))"
+        if self.xpos_scale_base is not None:
+            sign = "-" if self.xpos_downscale else ""
+            at = "p - ceil(n/2)" if self.xpos_centred else "p"
+            extra += (f", xPos zeta_k^({sign}({at})/{self.xpos_scale_base}), zeta_k = (2k/dim + {self.xpos_gamma})/"
+                      f"(1 + {self.xpos_gamma})")
         return f"rotary {lay}, {rule}{extra}"
 
     def params(self) -> dict[str, object]:
@@ -175,6 +200,9 @@ class RotaryProfile:
             out["mrope_section"] = list(self.mrope_section)
         if self.rule == "pixel":
             out.update(max_res=str(self.max_res), linear_bands=self.linear_bands)
+        if self.xpos_scale_base is not None:
+            out.update(xpos_scale_base=str(self.xpos_scale_base), xpos_gamma=str(self.xpos_gamma),
+                       xpos_centred=self.xpos_centred, xpos_downscale=self.xpos_downscale)
         return out
 
 
@@ -394,6 +422,35 @@ def attention_factor(rp: RotaryProfile, ctx: Any) -> Any:
     return ctx.mpf(1)
 
 
+def xpos_zeta(rp: RotaryProfile, dim: int) -> list[Fraction]:
+    """DEF-ROPE-XPOS: zeta_k = (2k/dim + gamma)/(1 + gamma), k < dim/2, exact (torchscale's (2k + 0.4 dim)/(1.4 dim),
+    audiocraft's (k/(dim/2) + 0.4)/1.4).
+
+    >>> [str(z) for z in xpos_zeta(get_rotary("xpos-torchscale"), 8)]
+    ['2/7', '13/28', '9/14', '23/28']
+    """
+    h = check_dim(rp, dim)
+    g = rp.xpos_gamma
+    return [(Fraction(2 * k, dim) + g) / (1 + g) for k in range(h)]
+
+
+def xpos_exponent(rp: RotaryProfile, positions: Sequence[Any]) -> tuple[Fraction, Fraction]:
+    """DEF-ROPE-XPOS: (o, s/sb) such that row p's scale exponent is q = s (p + o)/sb: o = -ceil(n/2) with
+    n = 1 + the largest position when centred (torchscale's min_pos = -(length + offset) // 2), else 0; s = -1 for
+    the keys' cache (downscale), else 1.
+
+    >>> xpos_exponent(get_rotary("xpos-torchscale"), range(5)), xpos_exponent(get_rotary("xpos-audiocraft"), range(5))
+    ((Fraction(-3, 1), Fraction(1, 512)), (Fraction(0, 1), Fraction(1, 512)))
+    """
+    if rp.xpos_scale_base is None:
+        raise ValueError("not an xPos profile (no xpos_scale_base)")
+    o = Fraction(0)
+    if rp.xpos_centred and len(positions):
+        n = 1 + max(Fraction(p) for p in positions)
+        o = Fraction(-math.ceil(n / 2))
+    return o, (-1 if rp.xpos_downscale else 1) / rp.xpos_scale_base
+
+
 # DEF-ROPE-PRESET-*: which public code ships each one is in spec/sources.py (ROTARY_SOURCES).
 ROTARY_PRESETS: Mapping[str, RotaryProfile] = {
     "llama": RotaryProfile("llama", "halves"),
@@ -402,6 +459,9 @@ ROTARY_PRESETS: Mapping[str, RotaryProfile] = {
                               original_max=8192, low_freq_factor=Fraction(1), high_freq_factor=Fraction(4)),
     "qwen2-vl": RotaryProfile("qwen2-vl", "halves", Fraction(10**6), mrope_section=(16, 24, 24)),
     "timm-pixel": RotaryProfile("timm-pixel", "pairs", rule="pixel"),
+    # DEF-ROPE-PRESET-XPOS: audiocraft's complex rotation * decay (h columns), torchscale's duplicate_interleave'd
+    "xpos-audiocraft": RotaryProfile("xpos-audiocraft", "single", xpos_scale_base=Fraction(512)),
+    "xpos-torchscale": RotaryProfile("xpos-torchscale", "pairs", xpos_scale_base=Fraction(512), xpos_centred=True),
 }
 
 
@@ -413,7 +473,7 @@ def get_rotary(name: str = "llama", **overrides: object) -> RotaryProfile:
     >>> get_rotary("rope")
     Traceback (most recent call last):
     ...
-    ValueError: unknown rotary profile 'rope'; presets: llama, gptj, llama3.1, qwen2-vl, timm-pixel
+    ValueError: unknown rotary profile 'rope'; presets: llama, gptj, llama3.1, qwen2-vl, timm-pixel, xpos-audiocraft, xpos-torchscale
     """
     if name not in ROTARY_PRESETS:
         raise ValueError(f"unknown rotary profile {name!r}; presets: {', '.join(ROTARY_PRESETS)}")

@@ -428,6 +428,21 @@ def ret_rope(d, n, dtype):
         f"f = RotaryEmbedding({d}).to(torch.{dtype})(torch.arange({n}, dtype=torch.{dtype})); (f.cos(), f.sin())")
 
 
+def torchscale_xpos(d, n, dtype):
+    """torchscale XPOS (DEF-ROPE-PRESET-XPOS) through its forward on x = (1, 0, 1, 0, ...): its even columns are
+    x * duplicate_interleave(cos * scale) = cos * scale, its odd ones rotate_every_two(x) * (sin * scale) =
+    sin * scale, exactly (products with 1 and sums with 0); each read once per pair and repeated (pairs layout)."""
+    import torch
+    from torchscale.component.xpos_relative_position import XPOS
+    m = XPOS(d).to(_t(dtype))
+    x = torch.zeros(1, n, d, dtype=_t(dtype))
+    x[..., ::2] = 1
+    out = m(x)[0]
+    cos, sin = out[:, ::2].repeat_interleave(2, -1), out[:, 1::2].repeat_interleave(2, -1)
+    return (cos, sin), (f"x = zeros(1, {n}, {d}); x[..., ::2] = 1; y = XPOS({d}).to(torch.{dtype})(x)[0]; "
+                        "(y[:, ::2], y[:, 1::2]).repeat_interleave(2, -1)")
+
+
 # ---------------------------------------------------------------- others
 
 
@@ -663,6 +678,9 @@ CASES: list[Case] = [
     Case("rotary-embedding-torch/RotaryEmbedding", "rotary-embedding-torch", "rotary_embedding_torch.RotaryEmbedding",
          "rotary", "gptj", ret_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
+    Case("torchscale/XPOS", "torchscale", "torchscale.component.xpos_relative_position.XPOS", "rotary",
+         "xpos-torchscale", torchscale_xpos, d_odd=None, odd_note="rotate_every_two needs even d",
+         claim="xPos (Sun et al. 2022): scale (arange(0, d, 2) + 0.4 d)/(1.4 d) to the power of centred positions / 512"),
     # others
     Case("torch_geometric/nn.encoding.PositionalEncoding", "torch_geometric",
          "torch_geometric.nn.encoding.PositionalEncoding", "1d", "vaswani", pyg,

@@ -14,7 +14,7 @@ import pytest
 from sinpe.reference.golden import angles_vectors as G
 from sinpe.reference.numerics.rounding import round_to_format
 
-SHA256 = "a5d93191b598081739af0fe862dedbca24d678a62f158b87994e2916957ad347"
+SHA256 = "62afdef8ce6815da2d25f4c874ee89f10cfdeee6ae952adaa978396e38f20702"
 
 
 def test_file_is_pinned():

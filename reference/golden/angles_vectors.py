@@ -46,6 +46,12 @@ CASES: list[dict[str, Any]] = [
      "positions": [0, 1, 8191, 100000], "options": {}},
     {"id": "rope-yarn-s4-d16-sin", "kind": "rotary", "preset": "llama", "dim": 16, "which": "sin",
      "positions": [0, 1, 4096], "options": {"rule": "yarn", "factor": 4, "original_max": 2048}},
+    {"id": "rope-xpos-torchscale-d8-cos", "kind": "rotary", "preset": "xpos-torchscale", "dim": 8, "which": "cos",
+     "positions": [0, 1, 2, 3, 4, 5, 6], "options": {}},
+    {"id": "rope-xpos-audiocraft-d8-cos", "kind": "rotary", "preset": "xpos-audiocraft", "dim": 8, "which": "cos",
+     "positions": [0, 1, 1000, 65535], "options": {}},
+    {"id": "rope-xpos-audiocraft-keys-d8-sin", "kind": "rotary", "preset": "xpos-audiocraft", "dim": 8,
+     "which": "sin", "positions": [0, 1, 2, 1000, 4096], "options": {"xpos_downscale": True}},
 ]
 
 

@@ -38,11 +38,38 @@ from sinpe.spec.definition import column_data, frequency
 from sinpe.spec.formats import Format, get_format
 from sinpe.spec.grid import Grid, axis_phase_factor, grid_columns, grid_positions
 from sinpe.spec.profiles import Profile
-from sinpe.spec.rotary import RotaryProfile, Undecided, attention_factor, axis_of, frequencies, frequency_index, sections, width
+from sinpe.spec.rotary import (
+    RotaryProfile,
+    Undecided,
+    attention_factor,
+    axis_of,
+    frequencies,
+    frequency_index,
+    sections,
+    width,
+    xpos_exponent,
+    xpos_zeta,
+)
 
 KINDS = {"sin": 0, "cos": 1, "zero": 2}
+MAX_GROWTH = 700.0  # |ln| of a per-entry scale past which binary64 over- or underflows (DEF-ROPE-XPOS)
 MAX_PREC = 1 << 13
 WORD_PREC = 330
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A per-entry amplitude (DEF-ROPE-XPOS): entry (r, j) is multiplied by exp(rates[f] * q_r), f its frequency,
+    q_r = slope * (x_r + shift) from the row's coordinate x_r on the column's axis; ``rates(ctx)`` gives each
+    frequency's rate (ln zeta_f) as values of an mpmath context."""
+
+    rates: Callable[[Any], list[Any]]
+    shift: Fraction
+    slope: Fraction
+
+    def exponent(self, x: Fraction) -> Fraction:
+        """q of a row at coordinate x (exact)."""
+        return self.slope * (x + self.shift)
 
 
 @dataclass
@@ -52,7 +79,8 @@ class AnglePlan:
     Row r: coordinate ``coords[a][index[r, a]]`` on axis a (exact rationals), or a zero row where
     ``zero_rows[r]``. ``omega(ctx)`` gives every frequency and ``amplitude(ctx)`` every axis's A as
     values of an mpmath context (``mpmath.iv`` for enclosures). ``base`` is the base the phase
-    tier's constant uses (TOL-PHASE-C); ``labels`` name the columns in reports.
+    tier's constant uses (TOL-PHASE-C); ``labels`` name the columns in reports; ``growth`` (None: none) a
+    per-entry amplitude exp(rate_f q_r) on top of A (DEF-ROPE-XPOS).
     """
 
     kinds: np.ndarray
@@ -67,6 +95,7 @@ class AnglePlan:
     labels: list[str]
     row_labels: list[str]
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # reference_f64, once per plan
+    growth: Growth | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -166,7 +195,16 @@ def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: st
     return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, axes, coords,
                      np.tile(np.arange(rows, dtype=np.intp)[:, None], (1, n_axes)), np.zeros(rows, dtype=bool),
                      lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)] * n_axes,
-                     float(rp.base), labels, [_row_label(p) for p in positions])
+                     float(rp.base), labels, [_row_label(p) for p in positions], growth=xpos_growth(rp, dim, coords))
+
+
+def xpos_growth(rp: RotaryProfile, dim: int, coords: list[list[Fraction]]) -> Growth | None:
+    """DEF-ROPE-XPOS as a plan's growth: rates ln zeta_k, q = s (p + o)/sb (None for a profile without xPos)."""
+    if rp.xpos_scale_base is None:
+        return None
+    shift, slope = xpos_exponent(rp, coords[0])
+    zeta = xpos_zeta(rp, dim)
+    return Growth(lambda ctx: [ctx.log(_q(ctx, z)) for z in zeta], shift, slope)
 
 
 def _exact(p: Any) -> Fraction:
@@ -323,7 +361,38 @@ def _reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
                 cc = cols[sel]
                 vals[np.ix_(live, cc)] = src[np.ix_(ridx, where[sel])] * amps[a]
                 theta[np.ix_(live, cc)] = th[np.ix_(ridx, where[sel])]
+    if plan.growth is not None:
+        factor, q, _ = growth_f64(plan)
+        vals *= factor
+        theta = np.abs(theta) + np.abs(q)
     return vals, theta
+
+
+def growth_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(factor, q, rel) of a plan with a growth (DEF-ROPE-XPOS), each (rows, d): exp(rate_f q_r) in float64, the
+    exponent q_r (its |q| is added to |theta| in the phase bound), and a bound on the relative error the factor
+    adds to the reference (rate and q rounded, their product, exp: (3|y| + 8) 2^-53 with y = rate q, plus twice
+    fast.ERROR_ULPS ulps for the sin/cos bound read in the scaled value's binade). Once per plan (``plan.memo``)."""
+    if "growth" in plan.memo:
+        return plan.memo["growth"]
+    g = plan.growth
+    assert g is not None
+    rates = np.array([float(_mid(r)) for r in _at_prec(g.rates, 128)])
+    rows, d = plan.shape
+    q = np.zeros((rows, d))
+    for a in range(len(plan.coords)):
+        cols = np.nonzero(plan.axes == a)[0]
+        qa = np.array([float(g.exponent(x)) for x in plan.coords[a]])
+        q[:, cols] = qa[plan.index[:, a]][:, None]
+    y = rates[plan.fids][None, :] * q
+    if np.abs(y).max(initial=0.0) > MAX_GROWTH:
+        raise ValueError(f"the per-entry scale reaches e^{np.abs(y).max():.4g}, past binary64's range (DEF-ROPE-XPOS)")
+    rel = (3 * np.abs(y) + 8) * 2.0 ** -53 + 2 * fastref.ERROR_ULPS * 2.0 ** -52
+    out = (np.exp(y), q, rel)
+    for x in out:
+        x.setflags(write=False)
+    plan.memo["growth"] = out
+    return out
 
 
 def _sincos(coords: list[Fraction], fw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -354,18 +423,20 @@ class _Certified:
 
     def __init__(self, plan: AnglePlan) -> None:
         self.plan = plan
-        self.cache: dict[int, tuple[list[Any], list[Any]]] = {}
+        self.cache: dict[int, tuple[list[Any], list[Any], list[Any]]] = {}
 
-    def consts(self, prec: int) -> tuple[list[Any], list[Any]]:
+    def consts(self, prec: int) -> tuple[list[Any], list[Any], list[Any]]:
         if prec not in self.cache:
-            self.cache[prec] = (_at_prec(self.plan.omega, prec), _at_prec(self.plan.amplitude, prec))
+            g = self.plan.growth
+            self.cache[prec] = (_at_prec(self.plan.omega, prec), _at_prec(self.plan.amplitude, prec),
+                                [] if g is None else _at_prec(g.rates, prec))
         return self.cache[prec]
 
     def enclose(self, r: int, j: int, prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
         p = self.plan
         if p.zero_rows[r] or p.kinds[j] == 2:
             return mpmath.mpf(0), mpmath.mpf(0)
-        om, amps = self.consts(prec)
+        om, amps, rates = self.consts(prec)
         a = int(p.axes[j])
         x = p.coords[a][int(p.index[r, a])]
         old = mpmath.iv.prec
@@ -373,6 +444,8 @@ class _Certified:
         try:
             th = _q(mpmath.iv, x) * om[int(p.fids[j])]
             v = (mpmath.iv.sin(th) if p.kinds[j] == 0 else mpmath.iv.cos(th)) * amps[a]
+            if p.growth is not None:  # DEF-ROPE-XPOS: times exp(ln zeta_f * q), q exact
+                v = v * mpmath.iv.exp(rates[int(p.fids[j])] * _q(mpmath.iv, p.growth.exponent(x)))
             return ends(v)
         finally:
             mpmath.iv.prec = old

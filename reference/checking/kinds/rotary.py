@@ -17,6 +17,7 @@ candidates`); the reading itself is :func:`~sinpe.reference.checking.detect.rota
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -27,14 +28,14 @@ import numpy as np
 
 from sinpe.reference.checking.cause import attach, of_rotary
 from sinpe.reference.checking.detect.rotary import detect_rotary
-from sinpe.reference.checking.judge import MAX_LISTED, check_plan, unjudged_figures
+from sinpe.reference.checking.judge import MAX_LISTED, check_plan, judge, plan_reference, unjudged_figures
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
 from sinpe.reference.checking.loaders import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
 from sinpe.reference.checking.values import axis_positions, grid_shape, parse_freqs, parse_sections
-from sinpe.reference.oracles.angles import rotary_plan
+from sinpe.reference.oracles.angles import AnglePlan, growth_f64, rotary_plan
 from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RULES, RotaryProfile, default_positions, get_rotary
 
@@ -66,12 +67,20 @@ PARAMETERS = (  # a rotary profile's (DEF-ROPE-FREQ-*, DEF-ROPE-SCALE, DEF-ROPE-
     Option("ext_factors", ROTARY, "LongRoPE per-band rescale factors f_0..f_{h-1} (rule longrope, "
            "DEF-ROPE-FREQ-LONGROPE: w_k = b^(-2k/dim) / f_k; the short or the long list): a comma list of exact "
            "decimals or a .npy file", parameter=True, detected=True),
+    Option("xpos_scale_base", ROTARY, "xPos (DEF-ROPE-XPOS): scale_base sb; entries times zeta_k^(s (p + o)/sb)",
+           parameter=True, detected=True, exact=True),
+    Option("xpos_gamma", ROTARY, "xPos: gamma of zeta_k = (2k/dim + gamma)/(1 + gamma) (default 2/5)", parameter=True,
+           detected=True, exact=True),
+    Option("xpos_centred", ROTARY, "xPos: torchscale's centred scale, o = -ceil(n/2), n = 1 + the last position",
+           store=True, parameter=True, detected=True),
+    Option("xpos_downscale", ROTARY, "xPos: the keys' cache, s = -1 (zeta_k^(-(p + o)/sb))", store=True,
+           parameter=True, detected=True),
 )
 OPTIONS = CACHES + PARAMETERS
 # the RotaryProfile fields the flags set directly (freqs and ext_factors are parsed into explicit / ext_factors)
 PROFILE_FIELDS = ("layout", "base", "rule", "factor", "original_max", "seq_len", "low_freq_factor",
                   "high_freq_factor", "beta_fast", "beta_slow", "attention_factor", "mrope_section", "max_res",
-                  "linear_bands")
+                  "linear_bands", "xpos_scale_base", "xpos_gamma", "xpos_centred", "xpos_downscale")
 COMMON_BASES = (10000, 500000, 1000000, 100000, 50000, 1000, 25000, 75000)
 FACTORS = (2, 4, 8, 16, 32)
 ORIGINAL_MAX = tuple(1 << k for k in range(8, 18))  # 256 .. 131072: every power of two a config names (Llama 3.1 8192)
@@ -106,8 +115,9 @@ class RotaryKind:
         parameters that differ."""
         def differ(base: RotaryProfile) -> list[str]:
             return [k for k in PROFILE_FIELDS if getattr(rp, k) != getattr(base, k)]
-        # a preset with a parameter the profile has not (None) cannot be the base: no flag unsets it
-        bases = [(n, p) for n, p in ROTARY_PRESETS.items() if all(getattr(rp, k) is not None for k in differ(p))]
+        # a preset with a parameter (or a switch) the profile has not (None, False) cannot be the base: no flag unsets it
+        bases = [(n, p) for n, p in ROTARY_PRESETS.items()
+                 if all(getattr(rp, k) is not None and getattr(rp, k) is not False for k in differ(p))]
         name, base = min(bases, key=lambda kv: len(differ(kv[1])))
         out = [f"--profile {name}"]
         for k in differ(base):
@@ -154,9 +164,8 @@ class RotaryKind:
         for which, t in given.items():
             arr = np.asarray(t)
             pos = default_positions(rp, dim, arr.shape[0], shape) if positions is None else list(positions)
-            parts[which] = p = check_plan(arr, rotary_plan(rp, dim, pos, which), rp.name or rp.describe(),
-                                          kind="rotary", dtype=dtype, tier=tier, working=working,
-                                          max_failures=max_failures)
+            parts[which] = p = _judged(arr, rotary_plan(rp, dim, pos, which), rp.name or rp.describe(), dtype=dtype,
+                                       tier=tier, working=working, max_failures=max_failures)
             for f in p.failures:
                 f.cache = which
         return _pair(parts, f"{rp.describe()}, dim {dim}", max_failures)
@@ -243,7 +252,8 @@ class RotaryKind:
 def overrides(req: Request) -> dict[str, Any]:
     """The RotaryProfile fields the request sets (None: not set), its frequency lists and sections parsed."""
     over = req.keywords(PROFILE_FIELDS)
-    over["linear_bands"] = True if req.linear_bands else None
+    for k in ("linear_bands", "xpos_centred", "xpos_downscale"):
+        over[k] = True if req.values.get(k) else None
     over["mrope_section"] = parse_sections(req.mrope_section)
     if req.freqs is not None:
         over["explicit"] = parse_freqs(req.freqs)
@@ -261,6 +271,17 @@ def reading_request(r: dict[str, Any]) -> dict[str, str]:
     if r.get("start"):
         out["positions"] = f"{r['start']}:{r['start'] + r['rows']}"
     return out
+
+
+def _judged(table: Any, plan: AnglePlan, profile: str, **kw: Any) -> CheckResult:
+    """:func:`check_plan`; for a plan with a growth (DEF-ROPE-XPOS) the judge's amplitude is each entry's
+    A * exp(rate_f q_r) and the reference's error bound grows by the factor's own (:func:`growth_f64`)."""
+    if plan.growth is None or np.shape(table) != plan.shape:
+        return check_plan(table, plan, profile, kind="rotary", **kw)
+    ref = plan_reference(plan)
+    factor, _, rel = growth_f64(plan)
+    ref = dataclasses.replace(ref, amplitude=ref.amplitude * factor, error=ref.error + np.abs(ref.values) * rel)
+    return judge(table, ref, profile, kind="rotary", **kw)
 
 
 def _pair(parts: dict[str, CheckResult], describe: str, max_failures: int) -> CheckResult:
