@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from helpers import check_rotary
 
+import sinpe
 from sinpe.reference.cli import main
 from sinpe.reference.oracles.angles import enclose, reference_f64, rotary_plan
 from sinpe.spec.rotary import get_rotary
@@ -216,3 +217,23 @@ def test_golden_cases_independently(fmt):
     with mpmath.workdps(50):
         assert [round_to_format(zeta(k) ** (mpmath.mpf(65535) / 512) * mpmath.cos(65535 * w(k)), fmt)
                 for k in range(4)] == underflow.tolist()
+
+
+@pytest.mark.parametrize("library,words", [("torchscale", "--profile xpos-torchscale"),
+                                           ("torchscale-keys", "--profile xpos-torchscale --xpos-downscale"),
+                                           ("audiocraft", "--profile xpos-audiocraft")])
+def test_detect_names_the_xpos_preset(library, words):  # REQ-DETECT-ROPE, DEF-ROPE-XPOS
+    """detect reads an xPos cache as its preset (the growth biases the frequency estimate: xPos candidates are
+    checked, not filtered by it; a centred plan is not screened on a subset of rows, whose largest position would
+    centre it elsewhere)."""
+    if library == "audiocraft":
+        cos, _ = audiocraft_caches(256, 64, dtype=np.float32)
+    else:
+        cos, _ = torchscale_caches(256, 64, downscale=library.endswith("keys"), dtype=np.float32)
+    found = sinpe.detect(cos=cos.astype(np.float32))
+    assert found.profile_flags == words, found.sentence
+
+
+def test_a_plain_rotary_cache_is_not_read_as_xpos():  # REQ-DETECT-ROPE
+    ang = np.outer(np.arange(256.0), 10000.0 ** (-np.arange(0, 64, 2) / 64))
+    assert sinpe.detect(cos=np.repeat(np.cos(ang), 2, axis=1).astype(np.float32)).profile_flags == "--profile gptj"

@@ -203,8 +203,8 @@ class RotaryKind:
         return detect_rotary(self, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=tier)
 
     def candidates(self, layout: str, dim: int, w: np.ndarray | None) -> list[RotaryProfile]:
-        """The profiles detect tries, simplest first: the common bases and the base the frequencies point to, then
-        linear scalings, then llama3 and yarn scalings of the first three bases at every original length."""
+        """The profiles detect tries, simplest first: the common bases and the base the frequencies point to, the
+        xPos presets of this layout (queries' and keys' scale), then linear scalings, then llama3 and yarn scalings of the first three bases at every original length."""
         bases: list[Fraction] = [Fraction(b) for b in COMMON_BASES]
         if w is not None and len(w) > 1 and 0 < w[1] < 1:
             lf = -dim / 2 * math.log(float(w[1]))  # an estimate near 0 (noise) overflows: no fitted base
@@ -217,6 +217,8 @@ class RotaryKind:
         out: list[RotaryProfile] = []
         for b in bases:
             out.append(RotaryProfile(None, layout, b))
+        out += [rp.replace(name=None, xpos_downscale=down) for rp in ROTARY_PRESETS.values()  # DEF-ROPE-XPOS: q, k
+                if rp.xpos_scale_base is not None and rp.layout == layout for down in (False, True)]
         for b in bases:
             out += [RotaryProfile(None, layout, b, "linear", factor=Fraction(s)) for s in FACTORS]
         for b in bases[:3]:
