@@ -125,3 +125,34 @@ def _acb(e: sp.Expr, env: dict) -> flint.acb:
             out += _acb(e.function, {**env, j: flint.acb(i)})
         return sign * out
     raise NotEvaluable(f"cannot evaluate {e.func.__name__}")
+
+
+# ------------------------------------------------------------------------------ points of a symbol's domain
+
+_REAL = [sp.Rational(-7, 3), sp.Integer(-1), sp.Rational(-1, 2), sp.Integer(0), sp.Rational(1, 3), sp.Integer(1),
+         sp.Rational(11, 7), sp.Rational(5, 2), sp.Integer(4)]
+_COMPLEX = [sp.Integer(-2), sp.Integer(-1) + sp.I, sp.Rational(1, 2) - sp.Rational(3, 2) * sp.I, 2 * sp.I,
+            sp.Rational(3, 2) + sp.I / 3, sp.Integer(-3) - sp.I / 2, sp.Integer(1), sp.Rational(-5, 2) + 3 * sp.I, 1 + 4 * sp.I, -sp.Rational(7, 2) * sp.I]
+
+
+def candidates(s: sp.Symbol) -> list[sp.Expr]:
+    """Exact values in the domain ``s``'s assumptions declare (integers, rationals, reals, imaginary and
+    complex Gaussian rationals; 0 only where allowed): the points witnesses and refutations are drawn from."""
+    if s.is_integer:
+        base = [sp.Integer(v) for v in (-3, -1, 0, 1, 2, 3, 4, 7)]
+    elif s.is_rational or s.is_real:
+        base = list(_REAL)
+    elif s.is_imaginary:
+        return [sp.I * v for v in _REAL if v != 0]
+    else:
+        base = list(_COMPLEX) + list(_REAL[:3])
+    keep = [v for v in base if all(getattr(v, f"is_{a}") is not False for a in
+                                   ("positive", "nonnegative", "negative", "nonzero") if getattr(s, f"is_{a}"))
+            and not (s.is_zero is False and v == 0)]
+    return keep or [sp.Integer(1)]
+
+
+def exact_ball(v: sp.Expr) -> flint.acb:
+    """The exact complex ball of a Gaussian rational."""
+    re_, im = v.as_real_imag()
+    return flint.acb(flint.arb(int(re_.p)) / int(re_.q), flint.arb(int(im.p)) / int(im.q))

@@ -1363,15 +1363,26 @@ def _at_n0(segs: list[dict]) -> list[tuple]:
     return sorted((s["kind"], s["a"] * i + s["c"][1], i) for s in segs for i in range(s["lo"][1], s["hi"][1]))
 
 
+def _nonnegative_width(r: dict) -> bool:
+    """Rule row r holds hi - lo >= 0 labels for every n >= 0."""
+    w = _minus(r["hi"], r["lo"])
+    return _at_least(w, 0) and w[1] >= 0
+
+
 def check_conformance(plan: object, rules: object, claim: object) -> None:
     """A conformance step (THM-LIFT's DEF-LAYOUT table, THM-ROPE-*'s DEF-ROPE-LAYOUT table), decided with integers
     as the prover decides it: a plan segment inside a rule of its function with the same column map; the plan and
-    the table holding as many labels of a function (equal linear forms); the same labels at n = 0 (d = 1)."""
+    the table holding as many labels of a function (equal linear forms; no row of the table of negative width);
+    the same labels at n = 0 (d = 1)."""
     segs, table = _segments(plan)[0], _rule_table(rules)
     what = _conform_claim(claim, segs)
     if what[0] == "segment" and not any(_inside(segs[what[1]], r) for r in table):
         s = segs[what[1]]
         raise Failed(f"the {s['kind']} segment {what[1]} lies inside no rule of its function with its column map")
+    short = [r for r in table if r["kind"] == what[1] and not _nonnegative_width(r)] if what[0] == "labels" else []
+    if short:  # a row lo <= i < hi with hi < lo would offset a row claiming labels the plan does not hold
+        raise Failed(f"the table's {what[1]} row {_lin(*short[0]['lo'])} <= i < {_lin(*short[0]['hi'])} has a negative "
+                     "width: the count says nothing")
     if what[0] == "labels" and _labels(segs, what[1]) != _labels(table, what[1]):
         raise Failed(f"the plan holds {_lin(*_labels(segs, what[1]))} {what[1]} labels, the table "
                      f"{_lin(*_labels(table, what[1]))}")
@@ -1937,9 +1948,21 @@ def read_file(path: str) -> bytes:
         os.close(fd)
 
 
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object whose keys are distinct: with a key twice, readers disagree on which value is the file's
+    (Python keeps the last, others the first), so a certificate could show one statement and be checked on another."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        keys = [k for k, _ in pairs]
+        twice = next(k for j, k in enumerate(keys) if k in keys[:j])
+        raise Malformed(f"the key {str(twice)[:40]!r} appears twice in one object")
+    return out
+
+
 def parse(raw: bytes, name: str) -> object:
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=_refuse_big_int, parse_float=_refuse, parse_constant=_refuse)
+        return json.loads(raw.decode("utf-8"), parse_int=_refuse_big_int, parse_float=_refuse, parse_constant=_refuse,
+                          object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
         if isinstance(exc, Malformed):
             raise Malformed(f"{name}: {exc}") from None
@@ -1947,6 +1970,13 @@ def parse(raw: bytes, name: str) -> object:
 
 
 DOC_FIELDS = {"schema", "theorem", "status", "decided", "syntactic", "entries", "witness", "about", "trusted"}
+# What a certificate says is not certified (written by the prover, required here word for word: a certificate
+# that drops it claims more than its entries show)
+TRUSTED = (("that the entries are the theorem's obligations and steps and together prove its statement (the "
+            "proof's structure: which statements a theorem needs, each entry's name and the 'about' description "
+            "are the prover's)"),
+           "the axioms the result names (AX-CHARACTERS, AX-PI-IRRATIONAL, AX-EXP-KERNEL, AX-PI-GT-3, RULE-FLOOR)",
+           "entries of kind 'uncertified' (none in the suite: counted, never verified)")
 
 
 def check_file(path: str, theorem: str) -> dict:
@@ -1966,6 +1996,8 @@ def check_file(path: str, theorem: str) -> dict:
         fail(f"{name}: unknown field(s) {sorted(set(doc) - DOC_FIELDS)[:5]}")
     if doc.get("status") != "proven":
         fail(f"{name}: the theorem is {str(doc.get('status'))[:40]!r}, not proven")
+    if doc.get("trusted") != list(TRUSTED):
+        fail(f"{name}: its 'trusted' list is not the one every certificate carries (what is not certified, word for word)")
     if not doc["entries"]:
         fail(f"{name}: no entries: nothing is certified")
     if doc.get("decided") != len(doc["entries"]):

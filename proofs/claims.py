@@ -47,7 +47,7 @@ import flint
 import sympy as sp
 
 from . import claim_rules, claim_sos, groebner
-from .balls import NotEvaluable, acb_value
+from .balls import NotEvaluable, acb_value, candidates, exact_ball
 
 MAX_CHARS = 2000
 MAX_NODES = 400
@@ -322,43 +322,17 @@ class ClaimResult:
 
 # ------------------------------------------------------------------------------ refutation
 
-_REAL = [sp.Rational(-7, 3), sp.Integer(-1), sp.Rational(-1, 2), sp.Integer(0), sp.Rational(1, 3), sp.Integer(1),
-         sp.Rational(11, 7), sp.Rational(5, 2), sp.Integer(4)]
-_COMPLEX = [sp.Integer(-2), sp.Integer(-1) + sp.I, sp.Rational(1, 2) - sp.Rational(3, 2) * sp.I, 2 * sp.I,
-            sp.Rational(3, 2) + sp.I / 3, sp.Integer(-3) - sp.I / 2, sp.Integer(1), sp.Rational(-5, 2) + 3 * sp.I, 1 + 4 * sp.I, -sp.Rational(7, 2) * sp.I]
-
-
-def _candidates(s: sp.Symbol) -> list[sp.Expr]:
-    if s.is_integer:
-        base = [sp.Integer(v) for v in (-3, -1, 0, 1, 2, 3, 4, 7)]
-    elif s.is_rational or s.is_real:
-        base = list(_REAL)
-    elif s.is_imaginary:
-        return [sp.I * v for v in _REAL if v != 0]
-    else:
-        base = list(_COMPLEX) + list(_REAL[:3])
-    keep = [v for v in base if all(getattr(v, f"is_{a}") is not False for a in
-                                   ("positive", "nonnegative", "negative", "nonzero") if getattr(s, f"is_{a}"))
-            and not (s.is_zero is False and v == 0)]
-    return keep or [sp.Integer(1)]
-
-
-def _ball(v: sp.Expr) -> flint.acb:
-    re_, im = v.as_real_imag()
-    return flint.acb(flint.arb(int(re_.p)) / int(re_.q), flint.arb(int(im.p)) / int(im.q))
-
-
 def find_counterexample(lhs: sp.Expr, rel: str, rhs: sp.Expr, points: int = POINTS, seed: int = SEED) -> dict[str, Any] | None:
     """A point of the declared domains where Arb certifies the claim false; None if none found."""
     syms = sorted((lhs - rhs).free_symbols, key=lambda s: s.name)
     rng = random.Random(seed)
     tried: set[tuple] = set()
     for _ in range(points):
-        point = tuple(rng.choice(_candidates(s)) for s in syms)
+        point = tuple(rng.choice(candidates(s)) for s in syms)
         if point in tried:
             continue
         tried.add(point)
-        env = {s: _ball(v) for s, v in zip(syms, point, strict=False)}
+        env = {s: exact_ball(v) for s, v in zip(syms, point, strict=False)}
         try:
             a, b = acb_value(lhs, env), acb_value(rhs, env)
         except (NotEvaluable, ZeroDivisionError, ValueError):

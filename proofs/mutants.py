@@ -37,6 +37,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 MUTANT_TIMEOUT = 600.0  # seconds for one definition mutant's child (fingerprint and proofs); past it: a survivor
@@ -136,9 +137,43 @@ DEFINITION_MUTANTS: tuple[DefinitionMutant, ...] = (
     DefinitionMutant("scale-offset-swapped", "the profile's phase scale and offset read into each other's place",
                      "return Definition(plan, schedule(profile, bool(odd)), profile.base, profile.phase_scale, profile.offset,",
                      "return Definition(plan, schedule(profile, bool(odd)), profile.base, profile.offset, profile.phase_scale,"),
-    DefinitionMutant("odd-flag-inverted", "plan_of reads even d as odd (only the 'error' rule and N use it)",
+    DefinitionMutant("odd-flag-inverted", "plan_of reads d = 1 as even (n_frequencies(P, 1) = 0; the 'error' rule)",
                      'return channel_plan(profile.layout, profile.odd if d % 2 else "trailing-sin", bool(d % 2))',
                      'return channel_plan(profile.layout, profile.odd if d % 2 else "trailing-sin", bool(d % 2) and d > 1)'),
+    # --- what only the kernels, the oracles and the public helpers read (found by the red team, issue 25)
+    DefinitionMutant("partner-same-kind", "the partner column looked up with the column's own function (the application "
+                     "check's rotated pairs: transformers' LLaMA RoPE 'fails')",
+                     'where.get(("cos" if f == "sin" else "sin", k))', 'where.get(("sin" if f == "sin" else "cos", k))'),
+    DefinitionMutant("weight-raw-fractions", "the weight hands the profile's Fractions to the backend's pow unconverted "
+                     "(SymPy converts them, mpmath refuses: rotary references and grids raise)",
+                     "return geometric(e, lambda x: ops.pow(_num(ops, base), _num(ops, x)), _num(ops, Fraction(1)))",
+                     "return geometric(e, lambda x: ops.pow(base, x), _num(ops, Fraction(1)))"),
+    DefinitionMutant("shift-truncated", "a fractional shift read as its integer part (--shift 1/2 tables)",
+                     "return Schedule(Fraction(1), -profile.shift)", "return Schedule(Fraction(1), -Fraction(int(profile.shift)))"),
+    DefinitionMutant("domain-refusal-late", "D <= 0 refused only with three frequencies or more (--shift 3 at d = 4 "
+                     "gives a table with w_1 = b^(+1))",
+                     "if nf > 1 and self.schedule.denominator(n) <= 0:", "if nf > 2 and self.schedule.denominator(n) <= 0:"),
+    DefinitionMutant("rotary-dim-2-refused", "rotary column data refused at dim = 2",
+                     "or not isinstance(dim, int) or dim < 2 or dim % 2:", "or not isinstance(dim, int) or dim < 4 or dim % 2:"),
+    DefinitionMutant("index-int16", "copy index arrays of 16-bit integers (wrong columns at odd concatenated d > 32768)",
+                     "return np.array(js, dtype=np.intp)", "return np.array(js, dtype=np.int16)"),
+    DefinitionMutant("exponents-at-768", "the kernels' exponents with D + 1 at d = 768 only (BERT's width)",
+                     "        den = self.denominator(n)\n", "        den = self.denominator(n) + (1 if n == 384 else 0)\n"),
+    DefinitionMutant("unpaired-cos-uncounted", "an unpaired cos column (cos-sin under ceil-split) not counted as a frequency",
+                     '        return n + int(self.unpaired() in ("sin", "cos"))', '        return n + int(self.unpaired() == "sin")'),
+    DefinitionMutant("n-frequencies-ceil", "n_frequencies() counted at ceil(d/2) pairs (the public helper only)",
+                     "return plan_of(profile, d).n_labels(d // 2)", "return plan_of(profile, d).n_labels((d + 1) // 2)"),
+    DefinitionMutant("row-theta0", "row() (the mpmath oracle's rows) evaluates every column at the phase of label 0",
+                     "        out.append(value(cd, kind, thetas.get(k), ops))",
+                     "        out.append(value(cd, kind, thetas.get(0, thetas.get(k)), ops))"),
+    DefinitionMutant("scale-minus-one-skipped", "a phase scale of -1 taken for 'no scaling' like 1",
+                     "_num(ops, scale) if scale != 1 else None)", "_num(ops, scale) if scale not in (1, -1) else None)"),
+    DefinitionMutant("phase-given-w-no-offset", "phase() drops the offset when the caller passes the frequency (the "
+                     "interval and Arb oracles' path)",
+                     "    return theta(p, frequency(cd, k, ops) if w is None else w, cd.offset, cd.scale, ops)",
+                     "    return theta(p, frequency(cd, k, ops), cd.offset, cd.scale, ops) if w is None else theta(p, w, 0, cd.scale, ops)"),
+    DefinitionMutant("lin-commuted", "q*n + r written r + q*n (the same numbers and expressions: inert)",
+                     "        return self.q * n + self.r\n", "        return self.r + self.q * n\n"),
 )
 
 
@@ -148,7 +183,8 @@ def fingerprint() -> str:
     """A SHA-256 of the values the definition gives: correctly rounded float64 and float16 tables of every preset
     and of a profile away from every preset value (amplitude 1/8, phase scale 3/2, offset -7/2, base 500, each odd
     rule) at widths the golden vectors, the survey and the mutants name; rotary caches of every rotary preset and
-    layout; grids; certified golden entries (the interval oracle, four formats)."""
+    layout; grids; certified golden entries (the interval oracle, four formats); and what else a user reads off the
+    definition (:func:`_fingerprint_more`). An entry that raises is fingerprinted by its error."""
     import numpy as np
 
     from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
@@ -163,6 +199,12 @@ def fingerprint() -> str:
     def put(x: Any) -> None:
         h.update(np.ascontiguousarray(np.asarray(x, dtype=np.float64)).tobytes() if not isinstance(x, str) else x.encode())
 
+    def put_or_error(label: str, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        try:
+            put(f(*args, **kwargs))
+        except Exception as e:  # an edit that makes a value raise changes what the user sees
+            put(f"{label}: {type(e).__name__}: {e}"[:300])
+
     widths = (1, 2, 3, 4, 5, 8, 9, 16, 17, 64, 65, 100, 101, 512, 600, 601, 768)
     pos = [0, 1, 2, 7, 100, 1000, 65535]
     profiles = list(PRESETS.values()) + [get_profile(name, amplitude="1/8", phase_scale="3/2", offset="-7/2", base=500)
@@ -173,17 +215,17 @@ def fingerprint() -> str:
                 continue
             put(" ".join(c.label for c in columns(prof, d)))
             for fmt in ("float64", "float16"):
-                put(table(prof, d, pos, fmt, workers=1))
+                put_or_error(f"{prof.cli_flags()} d={d} {fmt}", table, prof, d, pos, fmt, workers=1)
     for name, rp in ROTARY_PRESETS.items():
         for dim in (8, 64):
             try:
                 rows = [(p, p) if rp.mrope_section or rp.rule == "pixel" else p for p in (0, 1, 5, 1000)]
                 for which in ("cos", "sin"):
                     put(reference_f64(rotary_plan(rp, dim, rows, which))[0])
-            except ValueError as e:  # a preset that needs another dim: its message is the fingerprint
-                put(f"{name} {dim}: {e}")
+            except Exception as e:
+                put(f"{name} {dim}: {type(e).__name__}: {e}"[:300])
     for gname in ("mae", "timm"):
-        put(reference_f64(grid_plan(get_grid(gname, 16, (3, 4))))[0])
+        put_or_error(gname, lambda g: reference_f64(grid_plan(get_grid(g, 16, (3, 4))))[0], gname)
     cert = Certifier()
     for prof in PRESETS.values():
         for d in (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096):
@@ -191,7 +233,77 @@ def fingerprint() -> str:
                 continue
             for fmt_vals in cert.tables(prof, d, [0, 1, 3, 4095], cols=sorted({0, min(1, d - 1), d // 2, d - 1})).values():
                 put(fmt_vals)
+    _fingerprint_more(put_or_error)
     return h.hexdigest()
+
+
+# Schedules away from the presets' (DEF-SCHEDULE-SHIFT with a fractional, a larger or a negative shift) and the
+# widths where a shift leaves D <= 0 (the definition refuses them)
+_MORE_SHIFTS = ("1/2", "5/3", 2, 3, -1)
+_MORE_WIDTHS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 64, 65, 768, 1024, 2048, 4096)
+
+
+def _column_facts(prof: Any, d: int) -> str:
+    """What the column data and the public helpers say at width d (a refusal raises)."""
+    from sinpe.spec import definition as D
+    cd = D.column_data(prof, d)
+    nf = D.n_frequencies(prof, d)
+    return repr((cd.kinds, cd.labels, cd.partner, cd.exponents, nf, D.denominator(prof, d),
+                 [D.exponent(prof, d, k) for k in range(nf)], cd.index.zero))
+
+
+def _oracle_rows(prof: Any, d: int) -> str:
+    """The mpmath and Arb oracles' values of row p = 7 (25 and 20 digits)."""
+    from sinpe.reference.oracles import arb
+    from sinpe.reference.oracles.mp import pe_row
+    return repr(([str(v)[:25] for v in pe_row(prof, d, 7)],
+                 [arb.enclose(prof, d, Fraction(7), j, 128).str(20) for j in range(d)]))
+
+
+def _listed(x: Any) -> Any:
+    """A copy instruction (a slice or an index array) as plain data."""
+    return (x.start, x.stop, x.step) if isinstance(x, slice) else [int(j) for j in x]
+
+
+def _copy_index(prof: Any, d: int) -> str:
+    """The copy instructions of the table at width d."""
+    from sinpe.spec.definition import column_index
+    ci = column_index(prof, d)
+    return repr([_listed(x) for f in ("sin", "cos") for x in (ci.dst[f], ci.src[f])] + [_listed(ci.zero)])
+
+
+def _rotary_facts(layout: str, dim: int) -> str:
+    """The rotary column data at ``dim`` (the caches' and the application check's pairs): kinds, labels, the
+    pairs' partner columns, the exponents."""
+    from sinpe.spec.definition import rotary_data
+    cd = rotary_data(layout, dim)
+    return repr((cd.kinds, cd.labels, cd.partner, cd.exponents))
+
+
+def _fingerprint_more(put_or_error: Callable[..., None]) -> None:
+    """The rest of what a user reads off the definition: every layout under every odd rule and a few schedules
+    away from the presets' (column data, exponents, the refusals where D <= 0), the phase scale -1 and an offset
+    that is no dyadic rational, the copy instructions at wide odd d, the partner columns of 1-D tables and of the
+    rotary layouts (the application check's pairs), the rotary data down to dim = 2, the public helpers
+    (``n_frequencies``, ``denominator``, ``exponent``) and the mpmath and Arb oracles' values."""
+    from sinpe.reference.tables import table
+    from sinpe.spec.profiles import LAYOUTS, ODD_RULES, get_profile
+    profs = [get_profile("vaswani", layout=lay, odd=rule) for lay in LAYOUTS for rule in ODD_RULES if rule != "error"]
+    profs += [get_profile("t2t", shift=s) for s in _MORE_SHIFTS]
+    profs += [get_profile("vaswani-concat", phase_scale=-1, offset="1/3", amplitude="-3/4")]
+    for prof in profs:
+        for d in _MORE_WIDTHS:
+            where = f"{prof.cli_flags()} d={d}"
+            put_or_error(where, _column_facts, prof, d)
+            if d <= 65:
+                put_or_error(f"{where} table", table, prof, d, [0, 3, 1000], "float64", workers=1)
+                put_or_error(f"{where} oracles", _oracle_rows, prof, d)
+    wide = get_profile("vaswani-concat", odd="trailing-sin")
+    for d in (32767, 32769, 65537):  # the copy instructions of wide concatenated odd tables (index arrays)
+        put_or_error(f"index d={d}", _copy_index, wide, d)
+    for layout in ("halves", "pairs"):
+        for dim in (2, 4, 8, 16, 64, 128, 256):
+            put_or_error(f"rotary {layout} {dim}", _rotary_facts, layout, dim)
 
 
 # --------------------------------------------------------------------------------------------- definition mutants

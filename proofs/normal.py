@@ -22,13 +22,12 @@ identity of functions on the common domain of definition:
    opaque atom: equal only to itself.
 
 ``lhs - rhs`` is then a rational function of atoms and symbols; the identity is proven iff the
-numerator of its ``together`` form expands (after step 3's reductions) to 0: the identity then
-holds wherever both sides are defined. Only the *success* direction is a proof; a nonzero residual
+numerator of its ``together`` form expands (after step 3's reductions) to 0 and its denominator does not
+(a denominator that step 3 reduces to 0 is 0 at every point: the statement is defined nowhere): the
+identity then holds wherever both sides are defined. Only the *success* direction is a proof; a nonzero residual
 is "not proven" (atoms need not be independent), never "false".
 
 >>> import sympy as sp
-
-from .canonical import monomial, phase_units  # one definition of the Laurent monomials
 >>> x = sp.Symbol("x")                                   # complex
 >>> decide(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x)).proven
 True
@@ -272,8 +271,8 @@ def _is_monomial(e: sp.Expr) -> bool:
 
 # ------------------------------------------------------------------------------ decide
 
-def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Expr, Table, set[str]]:
-    """The numerator of lhs - rhs in normal form (before the step-3 reductions).
+def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Expr, sp.Expr, Table, set[str]]:
+    """The numerator and the denominator of lhs - rhs in normal form (before the step-3 reductions).
 
     ``at`` (pairs symbol, value) is substituted *after* the rewrite to exponentials, so a statement such
     as cos(-x) = cos(x) is decided by the normal form, not by SymPy's evaluation of cos(-x) when it is built.
@@ -283,8 +282,49 @@ def normal_difference(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Ex
     bad = [f for f in diff.atoms(sp.Function)]
     if bad or diff.has(sp.Sum):
         raise Unsupported(f"a function survived the rewrite: {sorted(map(str, bad))[:3]}")
-    num, _ = sp.fraction(sp.together(diff))
-    return sp.expand(num), table, rules
+    num, den = sp.fraction(sp.together(diff))
+    return sp.expand(num), sp.expand(den), table, rules
+
+
+def _reduced(e: sp.Expr, table: Table, rules: set[str]) -> sp.Expr:
+    """``e`` reduced modulo step 3's relations (cyclotomic polynomials, X**v = x**u)."""
+    for X, rel in table.relations:
+        if e.has(X):
+            e = sp.expand(sp.rem(e, rel, X))
+            rules.add("cyclotomic / log-power reduction")
+    return e
+
+
+def _defined_nowhere(den: sp.Expr, table: Table) -> str:
+    """Why the reduced denominator ``den`` of lhs - rhs may vanish at every point ("" when it cannot).
+
+    ``den`` reduced to 0 vanishes everywhere; a monomial in the exponential atoms and the symbols does not (an
+    exponential is never 0). Any other ``den`` need not be a nonzero function although it is not 0 modulo step
+    3's relations (a root of unity beside a root of a rational define no integral domain: 2 cos(pi/4) - sqrt(2);
+    opaque atoms may be dependent): it must be certified nonzero (a ball excluding 0) at one point of its
+    symbols' domains (:func:`sinpe.proofs.balls.candidates`), else nothing is proven."""
+    from .balls import NotEvaluable, acb_value, candidates, exact_ball
+    if den == 0:
+        return ("the denominator of lhs - rhs vanishes identically (a root-of-unity or power relation): the "
+                "statement is defined nowhere")
+    if _is_monomial(den) and not den.free_symbols & set(table.opaque):
+        return ""
+    value = den.xreplace({**table.meaning, **table.opaque})
+    syms = sorted(value.free_symbols, key=sp.default_sort_key)
+    if any(isinstance(x, sp.Dummy) for x in syms):  # a sum's unknown (RULE-SUM-LINEARITY): no value to evaluate
+        return f"the denominator of lhs - rhs ({str(den)[:60]}) holds a sum: not shown nonzero"
+    cands = [candidates(x) for x in syms]
+    try:
+        for i in range(NONZERO_POINTS):
+            if not acb_value(value, {x: exact_ball(c[(i * 5 + 1) % len(c)]) for x, c in zip(syms, cands, strict=True)}).contains(0):
+                return ""
+    except (NotEvaluable, ZeroDivisionError, ValueError) as exc:
+        return f"the denominator of lhs - rhs ({str(den)[:60]}) could not be evaluated to show it nonzero: {exc}"
+    return (f"the denominator of lhs - rhs ({str(den)[:60]}) is not shown nonzero at any of {NONZERO_POINTS} "
+            "points: the statement may be defined nowhere")
+
+
+NONZERO_POINTS = 4  # points at which a denominator other than a monomial is evaluated (:func:`_defined_nowhere`)
 
 
 def normal_sides(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> tuple[sp.Expr, sp.Expr, Table, dict, set[str]]:
@@ -307,12 +347,12 @@ def decide(lhs: sp.Expr, rhs: sp.Expr, at: tuple = ()) -> Verdict:
     """Decide ``lhs == rhs`` (at ``at``, substituted after the rewrite) by (E); never raises on a false or
     unsupported statement."""
     try:
-        num, table, rules = normal_difference(sp.sympify(lhs), sp.sympify(rhs), at)
+        num, den, table, rules = normal_difference(sp.sympify(lhs), sp.sympify(rhs), at)
         size = len(sp.Add.make_args(num))
-        for X, rel in table.relations:
-            if num.has(X):
-                num = sp.expand(sp.rem(num, rel, X))
-                rules.add("cyclotomic / log-power reduction")
+        num = _reduced(num, table, rules)
+        vacuous = _defined_nowhere(_reduced(den, table, set()), table) if num == 0 else ""
+        if vacuous:  # 0/0: the sides may be defined nowhere, nothing is proven
+            return Verdict(False, size, vacuous, sorted(rules))
     except (Unsupported, sp.PolynomialError, ValueError, TypeError) as exc:
         return Verdict(False, 0, f"outside the decided fragment: {exc}")
     if num == 0:

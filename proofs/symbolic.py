@@ -228,7 +228,11 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[l
     for kind in ("sin", "cos", "zero"):
         mine = sum((s.hi - s.lo for s in plan.segments() if s.kind == kind), sp.Integer(0))
         told = sum((r[2] - r[1] for r in rs if r[0] == kind), sp.Integer(0))
-        out.append((rational_identity(mine, told), 1, f"{plan.name}: {mine} {kind} labels, as {source} says ({told})"))
+        # the count says the rows hold no label twice only if no row has a negative width (a row "lo <= i < hi"
+        # with hi < lo would offset a row claiming one label too many)
+        empty = [r for r in rs if r[0] == kind and not (_nonneg(r[2] - r[1]) and (r[2] - r[1]).subs(N, 0) >= 0)]
+        out.append((rational_identity(mine, told) and not empty, 1, f"{plan.name}: {mine} {kind} labels, as {source} says "
+                    f"({told})" + (f"; a row of negative width: {T.rule_text(tuple(empty))}" if empty else "")))
     if plan.odd:
         at0 = lambda segs: sorted((k, int(a * i + sp.sympify(c).subs(N, 0)), i) for k, lo, hi, a, c in segs
                                   for i in range(int(sp.sympify(lo).subs(N, 0)), int(sp.sympify(hi).subs(N, 0))))
@@ -238,7 +242,7 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[l
     return out, claims
 
 
-CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097)
+CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097, 32767, 32768, 32769, 65535, 65536, 65537)
 
 
 def _linear(e: sp.Expr) -> tuple[int, int]:
@@ -249,16 +253,19 @@ def _linear(e: sp.Expr) -> tuple[int, int]:
     return int(r), int(q)
 
 
-def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS) -> list[Step]:
+def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WIDTHS, data: Any = None,
+                    what: str = "the kernels' column data", partners: Any = lambda d: d <= 64 or d > 1100) -> list[Step]:
     """Cross-check (not the proof): the symbolic segments, read back as integer linear forms in n, give the
-    same columns as the column data the kernels read (``column_data``: kinds and labels) at every width of
-    ``widths`` of the plan's parity."""
+    same columns as the column data the kernels read (``column_data``: kinds, labels, the copy instructions and
+    the partner columns M_k pairs, at the widths ``partners`` selects) at every width of ``widths`` of the plan's
+    parity; ``data(d)`` is the column data compared (by default the 1-D tables')."""
     prof = Profile(layout=plan.layout, odd=plan.odd_rule)
+    data = data or (lambda d: column_data(prof, d))
     forms = [(s.kind, _linear(s.lo), _linear(s.hi), _linear(s.c), s.a) for s in plan.segments()]  # (kind, lo, hi, c, a)
     ds = [d for d in widths if d % 2 == int(plan.odd)]
     bad = []
     for d in ds:
-        n, cd = d // 2, column_data(prof, d)
+        n, cd = d // 2, data(d)
         kinds, labels = [""] * d, [-1] * d
         ok = True
         for kind, (lo0, lo1), (hi0, hi1), (c0, c1), a in forms:
@@ -269,10 +276,19 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
                     ok = False
                     break
                 kinds[j], labels[j] = kind, (0 if kind == "zero" else i)
-        if not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels or not _copies_agree(cd, kinds, labels):
+        if (not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels or not _copies_agree(cd, kinds, labels)
+                or partners(d) and cd.partner != _partners(kinds, labels)):
             bad.append(d)
-    return [(not bad, len(ds), f"{plan.name}: symbolic plan = the kernels' column data at {len(ds)} "
+    return [(not bad, len(ds), f"{plan.name}: symbolic plan = {what} at {len(ds)} "
              f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
+
+
+def _partners(kinds: list[str], labels: list[int]) -> tuple[int | None, ...]:
+    """Per column, the column of the other function with the same label in the plan's columns (None for a zero
+    or an unpaired column): the partner M_k rotates it with, and a rotary layout's other pair member."""
+    where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels, strict=True)) if f != "zero"}
+    other = {"sin": "cos", "cos": "sin"}
+    return tuple(where.get((other[f], k)) if f != "zero" else None for f, k in zip(kinds, labels, strict=True))
 
 
 def _copies_agree(cd: Any, kinds: list[str], labels: list[int]) -> bool:

@@ -20,6 +20,7 @@ from .engine import ObligationTheorem
 from .evidence import step
 from .symbolic import (
     ALPHA_NZ,
+    CROSSCHECK_WIDTHS,
     LOG_B,
     RULE_BLOCK,
     RULE_REINDEX,
@@ -178,7 +179,7 @@ THEOREMS = [
     ObligationTheorem("THM-LIFT", "symbolic column plans: count, range and disjointness by polynomial positivity in n "
                       "=> bijection (pigeonhole); label ranges chain to exactly {sin_i, cos_i : i < n} (+ the odd column); "
                       "every label where DEF-LAYOUT's table puts it; cross-check: plan = column data at every d <= 1100 "
-                      "and 11 wider d up to 65537, M_k block-diagonal at d <= 9",
+                      f"and {len(CROSSCHECK_WIDTHS) - 1100} wider d up to {max(CROSSCHECK_WIDTHS)}, M_k block-diagonal at d <= 9",
                       lambda: [], (), concrete=lift_crosscheck, steps=lift_all_steps, mutations=(),
                       step_mutations=("plan-offset", "plan-stride", "plan-count", "plan-labels", "layout-swap"),
                       rules=(RULE_REINDEX, RULE_BLOCK), describe=describe_layouts),

@@ -34,6 +34,27 @@ def pair_plan_steps(mutation: str | None = None) -> list[tuple[bool, int, str]]:
     return out
 
 
+def rotary_crosscheck() -> list[tuple[bool, int, str]]:
+    """Cross-check (not the proof): the rotary column data the caches and the application check read
+    (``rotary_data``: labels, the pairs' partner columns, the exponents) is the symbolic pairing plan and
+    DEF-ROPE-FREQ-DEFAULT's e_k = k/n at every even dim <= 1100 and at 2048, 4096."""
+    from sinpe.spec.definition import rotary_data, rotary_pairs
+    from sinpe.spec.theorems import symbolic
+
+    from .symbolic import plan_crosscheck
+    dims = tuple(range(2, 1101, 2)) + (2048, 4096)
+    out = []
+    for layout in ("halves", "pairs"):
+        out += [(ok, n, f"{layout}: {what}") for ok, n, what in
+                plan_crosscheck(symbolic(rotary_pairs(layout)), dims, lambda d, lay=layout: rotary_data(lay, d),
+                                "the rotary column data", partners=lambda d: True)]
+        bad = [d for d in dims if not all(e.numerator * (d // 2) == k * e.denominator for k, e in enumerate(rotary_data(layout, d).exponents))
+               or len(rotary_data(layout, d).exponents) != d // 2]
+        out.append((not bad, len(dims), f"{layout}: the rotary exponents are k/(dim/2) at {len(dims)} dims"
+                    + (f"; differ at dim = {bad[:3]}" if bad else "")))
+    return out
+
+
 def describe_pairs() -> str:
     from sinpe.spec.theorems import ROTARY_RULES, rule_text
     return "the rotated pairs (first member 'sin', second 'cos') of a layout of dim = 2n columns: " + "; ".join(
@@ -45,7 +66,8 @@ THEOREMS = (
     ObligationTheorem("THM-ROPE-REL", "laurent", R.rel_obligations, (), per_label=True, steps=pair_plan_steps,
                       step_mutations=("pair-offset", "pairs-swapped", "rotary-schedule"), d=_DIMS, describe=describe_pairs),
     ObligationTheorem("THM-ROPE-ATTN", "laurent per pair + the layouts' plans decided as bijections (THM-LIFT's steps)",
-                      R.attn_pair_obligations, (), per_label=True, concrete=R.attn_obligations, steps=pair_plan_steps,
+                      R.attn_pair_obligations, (), per_label=True, concrete=lambda: R.attn_obligations() + rotary_crosscheck(),
+                      steps=pair_plan_steps,
                       step_mutations=("pair-offset", "pairs-swapped", "rotary-schedule"), d=_DIMS + "; cross-check at " + str(list(R.DIMS)),
                       describe=describe_pairs),
 )

@@ -16,7 +16,7 @@ from fractions import Fraction
 import sympy as sp
 
 from sinpe.spec import theorems as T
-from sinpe.spec.definition import SYMPY, column_data, definition, exponent, n_frequencies, pairs_exponent, weight
+from sinpe.spec.definition import column_data, definition, denominator, exponent, n_frequencies, pairs_exponent, weight
 from sinpe.spec.profiles import PRESETS, Profile, get_profile
 from sinpe.spec.theorems import GENERIC, STATEMENTS, Claim, Instance, K, N, Obligation, P, show, statement_text
 
@@ -128,10 +128,38 @@ def _largest_claim(profile: Profile, odd: bool, d: sp.Expr) -> sp.Expr:
     raise ValueError(f"no closed form claimed for shift {profile.shift}")
 
 
+# The schedules THM-WAVE's cross-check reads the kernels' exponents for: the presets' (half, shift 0, shift 1) and
+# shifts away from them (fractional, larger, negative; DEF-SCHEDULE-SHIFT allows any rational s)
+KERNEL_SHIFTS: tuple[Fraction | None, ...] = (None, Fraction(0), Fraction(1), Fraction(1, 2), Fraction(5, 3),
+                                              Fraction(2), Fraction(3), Fraction(-1))
+
+
+def _schedule_agrees(prof: Profile, d: int, den: Fraction) -> bool:
+    """At width d: the column data's exponents are k/D with DEF-SCHEDULE's D = ``den`` (compared as integers:
+    e_k = u/v is k/D iff u * D.numerator == k * D.denominator * v), N agrees with ``n_frequencies``, and
+    ``denominator`` and (at d <= 64) ``exponent`` give the same; where D <= 0 and N > 1 the definition refuses the
+    width (ValueError), and only there."""
+    nf = d // 2 + int(bool(d % 2) and prof.odd != "zero-pad")
+    if nf > 1 and den <= 0:
+        try:
+            column_data(prof, d)
+        except ValueError:
+            return True
+        return False
+    try:
+        cd = column_data(prof, d)
+    except ValueError:
+        return False
+    es, a, b = cd.exponents, den.numerator, den.denominator
+    ok = len(es) == nf == cd.n_frequencies == n_frequencies(prof, d) and (nf <= 1 or denominator(prof, d) == den)
+    ok = ok and (not es or es[0] == 0) and all(e.numerator * a == k * b * e.denominator for k, e in enumerate(es))
+    return ok and (d > 64 or all(exponent(prof, d, k) == es[k] for k in range(nf)))
+
+
 RULE_FLOOR = "RULE-FLOOR: for an integer i and a real x, i <= x iff i <= floor(x) (the definition of floor)"
 
 
-def _count_steps(st: Steps, mutation: str | None) -> None:
+def _count_steps(st: Steps, mutation: str | None) -> sp.Expr:
     """THM-WAVE (d), every schedule: #{0 <= i < N : lambda_i <= L} = min(N, floor(x) + 1) for L >= 2 pi and 0 for
     L < 2 pi, x = D log_b(L / 2 pi). b = 1 + beta (beta > 0), D > 0, L = 2 pi r (r > 0): decided by the assumption
     engine (signs of logs), a rational identity (the rearrangement), RULE-FLOOR and min evaluated in both cases
@@ -154,6 +182,7 @@ def _count_steps(st: Steps, mutation: str | None) -> None:
         fact("rational-identity", lhs=sp.Min(Nn - 1, m, evaluate=False) + 1, rhs=claim(m, evaluate=False))
         st.check(sp.expand(sp.Min(Nn - 1, m) + 1 - claim(m)) == 0,
                  f"{case}: sum_(i=0)^(min(N-1, m)) 1 = min(N-1, m) + 1 = {claim(sp.Symbol('m'))}")
+    return claim(sp.Symbol("m"), evaluate=False)  # the count claimed for L >= 2 pi, m = floor(D log_b(L / 2 pi))
 
 
 class Wavelengths:
@@ -174,50 +203,61 @@ class Wavelengths:
             raise ValueError(f"mutation {mutation!r} does not apply to {self.id}")
         t0 = time.perf_counter()
         st = Steps()
-        names = []
+        names, domain = [], {}
         for name, prof in PRESETS.items():
             for odd in (False, True):
                 if odd and prof.odd == "error":
                     continue
                 names.append(f"{name} ({'odd' if odd else 'even'} d)")
-                self._preset(st, name, prof, odd, mutation)
-        _count_steps(st, mutation)
+                domain[f"{name} ({'odd' if odd else 'even'} d)"] = self._preset(st, name, prof, odd, mutation)
+        count = _count_steps(st, mutation)
         checked = self._kernel_exponents(st) if mutation is None else 0  # st.crosschecked widths
-        st.says("for b > 1 and L > 0: #{i < N : lambda_i <= L} = 0 if L < 2*pi, else min(N, floor(D*log_b(L/(2*pi))) + 1)",
+        st.says("for b > 1 and L > 0: #{i < N : lambda_i <= L} = 0 if L < 2*pi, else "
+                f"{show(count.subs({sp.Symbol('m'): sp.Symbol('floor(D*log_b(L/(2*pi)))'), N: sp.Symbol('N')}))}",
                 sp.Symbol("b", positive=True), sp.Symbol("D", positive=True))
         wtext = self._witness() if witness else "not run (--no-witness)"
         return _result(self.id, self.method, t0, st, wtext, names, [RULE_FLOOR], mutation, self.params,
-                       "all (each preset's schedule, both parities; tensor2tensor's shifted schedule where D > 0: d >= 4)",
+                       "all (each preset's schedule, both parities; where D > 0: " + "; ".join(
+                           f"{where} d >= {2 * n0}" for where, n0 in domain.items() if n0 > 1) + ")",
                        checked)
 
     @staticmethod
-    def _kernel_exponents(st: Steps, widths: tuple[int, ...] = tuple(range(1, 257)) + (599, 600, 601, 1023, 1024, 1025,
-                                                                         4095, 4096, 4097)) -> int:
-        """Cross-check (not the proof): the exponents the kernels read (``column_data``) are k / D with
-        DEF-SCHEDULE's D, for every schedule of the presets and every d in ``widths``."""
-        seen, checked = set(), 0
-        for name, prof in PRESETS.items():
-            if prof.shift in seen:
-                continue
-            seen.add(prof.shift)
-            for odd in (False, True):
-                q, r = ([0, 0] + sp.Poly(T.schedule_rule(prof.shift, odd), N).all_coeffs())[-2:]
+    def _kernel_exponents(st: Steps) -> int:
+        """Cross-check (not the proof): what the kernels and the public helpers read at each width is DEF-SCHEDULE's
+        (``schedule_rule``, typed apart) for the presets' schedules at every width THM-LIFT cross-checks up to 4097
+        and for schedules away from them (KERNEL_SHIFTS) at d <= 128 and 2047-2049, 4095-4097: every exponent k/D, N,
+        ``n_frequencies``, ``denominator`` (and ``exponent`` at d <= 64), the refusal where D <= 0 with more than
+        one frequency; and, for every layout and odd rule at every width, N = n plus DEF-LAYOUT's unpaired label
+        (``LAYOUT_RULES``)."""
+        from .symbolic import CROSSCHECK_WIDTHS
+        checked = 0
+        for shift in KERNEL_SHIFTS:
+            preset = shift in (None, 0, 1)
+            for odd, rule in ((False, "trailing-sin"), (True, "trailing-sin"), (True, "zero-pad")):
+                q, r = ([0, 0] + sp.Poly(T.schedule_rule(shift, odd), N).all_coeffs())[-2:]  # D = q n + r, typed apart
                 q, r = Fraction(int(q.p), int(q.q)), Fraction(int(r.p), int(r.q))
-                bad = []
-                for d in (w for w in widths if w % 2 == odd):
-                    n = d // 2
-                    den, nf = q * n + r, n + int(odd and prof.odd != "zero-pad")
-                    if nf > 1 and den <= 0:
-                        continue
-                    checked += 1
-                    if column_data(prof, d).exponents != tuple(Fraction(k) / den if k else Fraction(0) for k in range(nf)):
-                        bad.append(d)
-                st.cross_check(not bad, f"{name} ({'odd' if odd else 'even'} d): the kernels' exponents are k/D at "
-                               f"every d <= {widths[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
+                prof = get_profile("t2t", shift="half" if shift is None else shift, odd=rule)
+                ds = [w for w in CROSSCHECK_WIDTHS if w % 2 == odd and w <= 4097
+                      and (w <= 128 or w > 1100 or preset and rule == "trailing-sin")]
+                bad = [d for d in ds if not _schedule_agrees(prof, d, q * (d // 2) + r)]
+                checked += len(ds)
+                st.cross_check(not bad, f"schedule {'half' if shift is None else f'shift {shift}'} ({rule if odd else 'even d'}): "
+                               f"the kernels' exponents, N, D and the D <= 0 refusal are DEF-SCHEDULE's at {len(ds)} widths "
+                               f"d <= {ds[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
+        for (layout, rule, odd), rules in T.LAYOUT_RULES.items():
+            counts = [sum((sp.sympify(hi) - sp.sympify(lo) for k, lo, hi, _, _ in rules if k == f), sp.Integer(0)) for f in ("sin", "cos")]
+            extra = max(int(sp.expand(c - N)) for c in counts)  # N = n + 1 where a function holds label n
+            prof = get_profile("vaswani", layout=layout, odd=rule)
+            bad = [d for d in CROSSCHECK_WIDTHS if d % 2 == odd
+                   and not column_data(prof, d).n_frequencies == n_frequencies(prof, d) == d // 2 + extra]
+            checked += 1
+            st.cross_check(not bad, f"{layout}, {rule if odd else 'even d'}: the kernels' N = n + {extra} (DEF-LAYOUT's "
+                           f"labels) at every width" + (f"; differ at d = {bad[:3]}" if bad else ""))
         return checked
 
     @staticmethod
-    def _preset(st: Steps, name: str, prof: Profile, odd: bool, mutation: str | None) -> None:
+    def _preset(st: Steps, name: str, prof: Profile, odd: bool, mutation: str | None) -> int:
+        """The steps for one preset and parity; the first n of the schedule's domain D(n) > 0 (printed in the scope)."""
         i = sp.Symbol("i", integer=True, nonnegative=True)
         df = definition(prof, odd)
         D = df.schedule.denominator(N)
@@ -230,7 +270,7 @@ class Wavelengths:
         # the schedule's domain, decided before any expression in e_i = i/D is built (SymPy cancels (n-1)/(n-1))
         n0 = 1 if prof.shift is None or mutation == "t2t-every-d" else max(1, int(prof.shift) + 1)
         st.check(positive_from(D, N, n0), f"{name} ({parity}): D = {D} > 0 for n >= {n0}")
-        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, SYMPY)
+        lam = lambda j: 2 * sp.pi / weight(df.schedule.exponent(N, j), T.BASE, T.STRICT)
         b, where = T.BASE, f"{name}, {parity}" + (f", n >= {n0}" if n0 > 1 else "")
         ratio = 2 / D_claim if mutation == "ratio" else 1 / D_claim
         st.claim(Claim("lambda_i = 2*pi/w_i", lam(i), 2 * sp.pi * b ** (i / D_claim), plan=where))
@@ -250,6 +290,7 @@ class Wavelengths:
         if n0 > 1:  # below the domain: n = 1 (d = 2, 3) holds one frequency, w_0 = 1
             one = df.plan.n_labels(1) - 1
             st.claim(Claim("lambda_(N-1), the largest", lam(sp.Integer(one)).subs(N, 1), 2 * sp.pi, plan=f"{name}, {parity}, n = 1"))
+        return n0
 
     @staticmethod
     def _witness() -> str:

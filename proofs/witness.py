@@ -4,7 +4,7 @@ A witness can only *refute*: a ball of ``lhs - rhs`` that excludes 0 (or of ``|l
 certified positive, for a bound) means the statement is false or the symbolic pipeline is broken; balls
 that contain 0 prove nothing and are never reported as the proof. Every obligation is evaluated (not a
 prefix), at ``points`` points each; symbols are drawn from their declared domains (integers, positive
-rationals, reals, imaginary and complex Gaussian rationals: :func:`sinpe.proofs.claims._candidates`);
+rationals, reals, imaginary and complex Gaussian rationals: :func:`sinpe.proofs.balls.candidates`);
 symbolic sums are expanded at small n; 0 is left out (alpha = 0 or k = 0 make every
 statement about PE trivially true).
 
@@ -27,8 +27,8 @@ import sympy as sp
 
 from sinpe.spec.theorems import Obligation
 
-from .balls import NotEvaluable, acb_value
-from .claims import SEED, _ball, _candidates
+from .balls import NotEvaluable, acb_value, candidates, exact_ball
+from .claims import SEED
 
 RECORD: Callable[[Any, dict, Any, Any], None] | None = None  # while certificates are written (proofs/certificates.py): called (obligation, env, lhs ball, rhs ball)
 
@@ -45,7 +45,7 @@ def witness(obs: list[Obligation], points: int = 3, seed: int = SEED) -> tuple[b
             lhs, rhs = lhs.subs(dict(ob.at)), rhs.subs(dict(ob.at))
         syms = sorted(lhs.free_symbols | rhs.free_symbols, key=lambda s: s.name)
         for _ in range(points):
-            env = {s: _ball(rng.choice([v for v in _candidates(s) if v != 0 and abs(v) <= 4] or [sp.Integer(1)]))
+            env = {s: exact_ball(rng.choice([v for v in candidates(s) if v != 0 and abs(v) <= 4] or [sp.Integer(1)]))
                    for s in syms}
             try:
                 a, b = acb_value(lhs, env, 128), acb_value(rhs, env, 128)

@@ -33,7 +33,6 @@ import sympy as sp
 
 from .definition import (
     LAYOUTS,
-    SYMPY,
     ChannelPlan,
     Column,
     Definition,
@@ -41,9 +40,11 @@ from .definition import (
     Segment as DefinitionSegment,
     channel_plan,
     column_data,
+    frequency,
     pairs_denominator,
     pairs_n_frequencies,
     phase,
+    row,
     theta,
     value,
     weight,
@@ -92,6 +93,36 @@ class Obligation:
     plan: str = ""  # the channel plan it is about ("" for a per-label or a concrete-table statement)
 
 
+class StrictSympy:
+    """The SymPy backend the proofs read the definition with (the definition's own, ``SYMPY``, but strict): what
+    the definition hands to ``sin``, ``cos`` and ``pow`` must already be a backend value, never a Python number.
+    The numeric backends (mpmath, Arb, intervals) accept only their own values, so a definition that skips
+    ``num`` somewhere breaks the kernels; SymPy would convert the number silently, and the proofs would not see it."""
+
+    zero = sp.Integer(0)
+
+    @staticmethod
+    def _backend(x: Any, where: str) -> Any:
+        if not isinstance(x, sp.Basic):
+            raise TypeError(f"the definition passed {type(x).__name__} {x!r} to the backend's {where}, not a backend value")
+        return x
+
+    def num(self, x: Fraction) -> Any:
+        return sp.Rational(x.numerator, x.denominator)
+
+    def sin(self, x: Any) -> Any:
+        return sp.sin(self._backend(x, "sin"))
+
+    def cos(self, x: Any) -> Any:
+        return sp.cos(self._backend(x, "cos"))
+
+    def pow(self, base: Any, e: Any) -> Any:
+        return sp.Pow(self._backend(base, "pow"), self._backend(e, "pow"))
+
+
+STRICT = StrictSympy()
+
+
 class OpaqueFrequency:
     """SymPy backend of the definition in which every ``base**(-e)`` is the opaque symbol ``omega``."""
 
@@ -118,7 +149,7 @@ class Instance:
 
     profile: Profile
     d: int
-    ops: Any = field(default=SYMPY, compare=False)
+    ops: Any = field(default=STRICT, compare=False)
     only_k: frozenset[int] | None = None
     label: str = ""
 
@@ -258,21 +289,29 @@ def bound_obligations(inst: Instance) -> list[Obligation]:  # THM-BOUND
 def family_obligations(inst: Instance) -> list[Obligation]:  # DEF-FAMILY, cross-check of THM-BOUND
     """Each column of the definition's table is alpha * f(sigma * (p + o) * b**(-k/D)) with the profile's own
     fields and DEF-SCHEDULE's D (``schedule_rule``), written here apart from ``Definition``/``ColumnData``:
-    a parameter of the profile read into the wrong place changes a table and fails this."""
+    a parameter of the profile read into the wrong place changes a table and fails this. Each column is read as
+    every kernel reads it: ``phase`` with its frequency computed (the mpmath oracle) and passed in (the interval
+    and Arb oracles), and ``row`` (a whole row, each phase once)."""
     prof, n = inst.profile, inst.d // 2
     D = schedule_rule(prof.shift, bool(inst.d % 2)).subs(N, n)
     a, s, o, b = (sp.Rational(x.numerator, x.denominator) for x in (prof.amplitude, prof.phase_scale, prof.offset, prof.base))
     out = []
-    for j, (c, x) in enumerate(zip(inst.cols(), inst.pe(P), strict=True)):
+    cd, ops = inst.data, inst.ops
+    with_w = [value(cd, c.kind, phase(cd, c.k, P, ops, w=frequency(cd, c.k, ops)) if c.kind != "zero" else None, ops)
+              for c in inst.cols()]
+    for j, (c, x, xw, xr) in enumerate(zip(inst.cols(), inst.pe(P), with_w, row(cd, P, ops), strict=True)):
         want = sp.Integer(0) if c.kind == "zero" else a * getattr(sp, c.kind)(s * (P + o) * b ** (-sp.Integer(c.k) / D if c.k else 0))
-        out.append(Obligation(f"{inst.name}: PE(p)[{j}] = alpha {c.kind}(sigma (p + o) b^(-{c.k}/D)), D = {D}", x, want))
+        out += [Obligation(f"{inst.name}: PE(p)[{j}]{how} = alpha {c.kind}(sigma (p + o) b^(-{c.k}/D)), D = {D}", v, want)
+                for how, v in (("", x), (" (phase given its frequency)", xw), (" (row)", xr))]
     return out
 
 
 # Profiles away from the presets' alpha = sigma = 1, o = 0, b = 10^4: the cross-check of DEF-FAMILY's parameters
 FAMILY_VARIANTS: tuple[Instance, ...] = tuple(
     Instance(get_profile(name, amplitude=Fraction(1, 8), phase_scale=Fraction(3, 2), offset=Fraction(-7, 2), base=500), d)
-    for name in PRESETS for d in (1, 2, 3, 4, 5, 6))
+    for name in PRESETS for d in (1, 2, 3, 4, 5, 6)) + tuple(  # a negative scale and amplitude, an offset 1/3
+    Instance(get_profile(name, amplitude=Fraction(-3, 4), phase_scale=-1, offset=Fraction(1, 3), base=Fraction(7, 2)), d)
+    for name in ("vaswani", "vaswani-concat-cos") for d in (1, 2, 3, 4, 5))
 
 
 def direction_obligations(inst: Instance) -> list[Obligation]:  # THM-DIR
@@ -402,18 +441,18 @@ GENERIC_DEFINITION = Definition(channel_plan("interleaved", "trailing-sin", Fals
 
 def omega(i: sp.Expr = I_) -> sp.Expr:
     """w_i = b**(-i/D) (w_0 = 1), by the definition's ``weight`` with a symbolic exponent."""
-    return weight(OpaqueSchedule().exponent(N, i), BASE, SYMPY)
+    return weight(OpaqueSchedule().exponent(N, i), BASE, STRICT)
 
 
 def theta_sym(i: sp.Expr, p: sp.Expr) -> sp.Expr:
     """theta_i(p) = sigma*(p + o)*w_i: the definition's ``theta`` with symbolic offset and scale."""
-    return theta(p, omega(i), OFFSET, SIGMA, SYMPY)
+    return theta(p, omega(i), OFFSET, SIGMA, STRICT)
 
 
 def val(kind: str, i: sp.Expr, p: sp.Expr) -> sp.Expr:
     """The value of label (kind, i) at p: alpha*sin(theta), alpha*cos(theta) or 0 (``Definition.value`` of the
     generic definition)."""
-    return GENERIC_DEFINITION.value(kind, i, N, p, SYMPY)
+    return GENERIC_DEFINITION.value(kind, i, N, p, STRICT)
 
 
 def plan_sum(plan: SymbolicPlan, f: Any) -> sp.Expr:

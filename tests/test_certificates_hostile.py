@@ -137,6 +137,26 @@ def _plan_off_its_table(doc):  # rotate-half's plan (a bijection) in rotate-ever
         _rendered(e)
 
 
+def _trusted_dropped(doc):  # a certificate that no longer says what it does not certify claims more than it shows
+    doc["trusted"] = doc["trusted"][1:]
+
+
+def _about_changed(doc):  # the statement it says it proves, changed under entries that prove the real one
+    doc["about"]["statement"] = doc["about"]["statement"].replace("=", "<=", 1)
+
+
+def _scope_widened(doc):  # the scope it says it covers, widened
+    doc["about"]["scope"]["d"] = "all, and every other encoding"
+
+
+def _axioms_dropped(doc):  # an axiom the proof rests on, left out
+    doc["about"]["axioms"] = []
+
+
+def _syntactic_added(doc):  # a statement claimed as a syntactic obligation (never decided, never exported)
+    doc["syntactic"] = [*doc["syntactic"], "|sin x| <= 1/2 for every x"]
+
+
 # case -> (file edited, edit, exit code, what the failing line says)
 FORGERIES = {
     "exp-ip-order-1-relation": ("THM-CPLX", _exp_ip, 1, "THM-CPLX.json"),
@@ -152,6 +172,11 @@ FORGERIES = {
     "status-recomputed": ("THM-DOT", _status, 1, "not proven"),
     "rotary-rules-sin-cos-exchanged": ("THM-ROPE-REL", _rules_exchanged, 1, "lies inside no rule of its function"),
     "rotary-plan-off-its-table": ("THM-ROPE-REL", _plan_off_its_table, 1, "lies inside no rule of its function"),
+    "trusted-list-shortened": ("THM-DOT", _trusted_dropped, 1, "'trusted' list is not the one every certificate carries"),
+    "about-statement-changed": ("THM-DOT", _about_changed, 1, "its 'about' is not what this suite proves there"),
+    "about-scope-widened": ("THM-BOUND", _scope_widened, 1, "its 'about' is not what this suite proves there"),
+    "about-axioms-dropped": ("THM-INJ", _axioms_dropped, 1, "its 'about' is not what this suite proves there"),
+    "syntactic-added": ("THM-DOT", _syntactic_added, 1, "its 'syntactic' is not what this suite proves there"),
 }
 CONFORMANCE_FORGERIES = ("rotary-rules-sin-cos-exchanged", "rotary-plan-off-its-table")
 
@@ -179,6 +204,21 @@ def test_the_standalone_checker_decides_conformance_to_the_table(proof_certifica
     failed = [line for line in alone.stdout.splitlines() if line.startswith("FAILED") and f"{tid}.json" in line]
     assert alone.returncode == 1 and len(failed) == (4 if "exchanged" in case else 2), alone.stdout
     assert all(says in line and "segment" in line for line in failed), failed
+
+
+@pytest.mark.parametrize("key", ["about", "theorem", "entries"])
+def test_a_key_written_twice_is_refused(proof_certificates, tmp_path, key):  # REQ-PROVE-CERT
+    """A JSON object with a key twice: Python's reader keeps the last value, others the first, so a file could
+    show one statement and be checked on another. A forged first copy is put before the real one: refused as
+    unreadable (exit 2, one line), never checked on either value."""
+    d = _copy(proof_certificates[0], tmp_path)
+    path = d / "THM-DOT.json"
+    doc = json.loads(path.read_text())
+    forged = {"about": {**doc["about"], "statement": "PE(p).PE(p+k) <= 0"}, "theorem": "THM-EVEN", "entries": []}[key]
+    path.write_text("{" + json.dumps(key) + ": " + json.dumps(forged) + ", " + json.dumps(doc)[1:])
+    assert json.loads(path.read_text()) == doc  # the reader the checker uses sees only the real value
+    code, out = _check(d)
+    assert code == 2 and f"the key '{key}' appears twice in one object" in out and "Traceback" not in out, out
 
 
 def test_a_certificate_copied_over_another_is_rejected(proof_certificates, tmp_path):

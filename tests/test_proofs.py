@@ -120,6 +120,30 @@ def test_procedures_refuse_floats_and_complex_phases():
     assert not groebner.sos_bound(sp.sin(z), 1).proven and groebner.sos_bound(sp.sin(p), 1).proven
 
 
+def test_the_proofs_read_the_definition_with_a_strict_backend(monkeypatch):  # DEF-FAMILY, THM-BOUND (issue 25)
+    """The numeric backends (mpmath, Arb, intervals) take only their own values; SymPy converts a Python number
+    silently. The proofs' backend refuses one, so a definition that hands a raw Fraction to pow (the weight
+    without its conversion: every rotary reference and grid raises) fails the proofs instead of proving."""
+    from fractions import Fraction
+
+    from sinpe.spec import definition as D, theorems as T
+    from sinpe.spec.profiles import get_profile
+    with pytest.raises(TypeError, match="Fraction"):
+        T.STRICT.pow(Fraction(10000), sp.Rational(1, 2))
+    with pytest.raises(TypeError, match="int"):
+        T.STRICT.sin(1)
+    assert T.Instance(get_profile("vaswani"), 4).pe(T.P)[2] == sp.sin(T.P / 100)  # the real definition passes
+    real = D.weight
+
+    def raw(e, base, ops):  # the weight as the mutant writes it: the base handed over unconverted
+        return D.geometric(e, lambda x: ops.pow(base, x), D._num(ops, Fraction(1)))
+    monkeypatch.setattr(D, "weight", raw)
+    with pytest.raises(TypeError, match="Fraction"):
+        T.family_obligations(T.Instance(get_profile("vaswani"), 4))
+    monkeypatch.setattr(D, "weight", real)
+    assert all(T.family_obligations(T.Instance(get_profile("vaswani"), 4)))
+
+
 def test_groebner_certificate_is_rechecked_by_expand():
     c = groebner.certify(sp.sin(p) ** 4 - sp.cos(p) ** 4 - sp.sin(p) ** 2 + sp.cos(p) ** 2)
     assert c.proven and groebner.recheck(c)

@@ -362,8 +362,30 @@ def test_a_plan_that_violates_its_table_is_rejected_per_claim():
         for r in e["rules"]:
             edit(r)
         _rerender(e)
-        with pytest.raises(certcheck.Failed, match="lies inside no rule|labels, the table|at n = 0 the plan places"):
+        with pytest.raises(certcheck.Failed, match="lies inside no rule|labels, the table|negative width|at n = 0 the plan places"):
             certcheck.check_entry(e)
+
+
+def test_a_rule_row_of_negative_width_does_not_balance_a_count():  # THM-LIFT, DEF-LAYOUT (issue 25)
+    """The interleaved table's sin row widened to 0 <= i < n + 1 (it claims sin_n, which the plan does not hold)
+    and a row 5 <= i < 4 (width -1) beside it: every plan segment still lies inside a row and the label counts
+    agree (n + 1 - 1 = n), so the prover's step and the checker's entry both 'conformed'. A row of negative width
+    is now refused by both."""
+    from sinpe.proofs.symbolic import conformance_steps
+    from sinpe.spec.theorems import LAYOUT_RULES, PLANS
+    n = sp.Symbol("n", integer=True, positive=True)
+    pl = next(p for p in PLANS if p.layout == "interleaved" and not p.odd)
+    real = LAYOUT_RULES[("interleaved", "trailing-sin", False)]
+    forged = tuple(("sin", lo, hi + 1, a, c) if k == "sin" else (k, lo, hi, a, c) for k, lo, hi, a, c in real)
+    forged += (("sin", 5, 4, 1, 0),)
+    assert all(ok for ok, _, _ in conformance_steps(pl, real, "DEF-LAYOUT"))
+    steps = conformance_steps(pl, forged, "DEF-LAYOUT")
+    verdicts = {w.split(": ", 1)[1].split(" labels")[0]: ok for ok, _, w in steps if "labels, as" in w}
+    assert verdicts == {f"{n} sin": False, f"{n} cos": True, "0 zero": True}, [w for _, _, w in steps]
+    assert all(ok for ok, _, w in steps if "labels, as" not in w)  # the segments do lie inside the (widened) rows
+    entry = next(step_entry(w, []) for _, _, w in steps if "sin labels, as" in w)
+    with pytest.raises(certcheck.Failed, match="negative width"):
+        certcheck.check_entry(entry)
 
 
 def test_an_identity_true_as_built_is_no_evidence():
@@ -483,6 +505,14 @@ def test_unreadable_input_is_exit_2_one_line(proof_certificates, tmp_path, bad):
     (d / "THM-BOUND.json").write_text(bad)
     code, out = _check(d)
     assert code == 2 and len(out.strip().splitlines()) == 1 and "THM-BOUND.json" in out and "Traceback" not in out, out
+
+
+def test_a_json_object_with_a_key_twice_is_unreadable():  # REQ-PROVE-CERT (issue 25)
+    """Python's json keeps a repeated key's last value, other readers the first: refused at any depth."""
+    for raw in (b'{"theorem": "THM-EVEN", "theorem": "THM-DOT"}', b'{"entries": [{"lhs": 1, "rhs": 2, "lhs": 3}]}'):
+        with pytest.raises(certcheck.Malformed, match="appears twice in one object"):
+            certcheck.parse(raw, "THM-DOT.json")
+    assert certcheck.parse(b'{"a": {"a": 1}, "b": [{"a": 2}]}', "x.json") == {"a": {"a": 1}, "b": [{"a": 2}]}
 
 
 def test_checker_refuses_oversize_input_and_non_rational_numbers(proof_certificates, tmp_path, monkeypatch):

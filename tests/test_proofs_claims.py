@@ -190,6 +190,27 @@ def test_sos_bound_refuses_imaginary_symbols():  # was "proven": I*a with a = 5i
     assert groebner.sos_bound(sp.Symbol("r", real=True) * 0 + sp.sin(sp.Symbol("p", real=True)), 1).proven
 
 
+def test_a_statement_defined_nowhere_is_not_proven():  # REQ-PROVE-CLAIM (issue 25: was "proven", 0/0 = 0 and = 5)
+    """lhs - rhs whose denominator is 0 at every point proves nothing: (E) reduced the numerator to 0 modulo the
+    root-of-unity relation and never looked at the denominator, so a 0/0 was 'equal' to 0 and to 5 at once.
+    w = exp(i pi/3): w^2 - w + 1 = 0 (the 6th cyclotomic polynomial), the numerator is the same polynomial."""
+    w = sp.exp(sp.pi * sp.I / 3)
+    nowhere = ((w + 1) * (w - 2) + 3) / ((w - 1) * w + 1)
+    for rhs in (0, 5):
+        v = normal.decide(nowhere, rhs)
+        assert not v.proven and "vanishes identically" in v.reason, (rhs, v)
+    r = prove_claim("((exp(I*pi/3)+1)*(exp(I*pi/3)-2)+3)/((exp(I*pi/3)-1)*exp(I*pi/3)+1) == 5")
+    assert r.status != "proven" and r.exit_code != 0, r.to_json()
+    # a denominator nonzero modulo the relations that is still 0 at every point: exp(i pi/4) beside sqrt(2) (the
+    # relations define no integral domain); 2 cos(pi/4) - sqrt(2) = 0, substituted after the rewrite
+    x = sp.Symbol("x")
+    v = normal.decide((4 * sp.cos(x) ** 2 - 2) / (2 * sp.cos(x) - sp.sqrt(2)), 0, at=((x, sp.pi / 4),))
+    assert not v.proven and "not shown nonzero" in v.reason, v
+    # a denominator that is a nonzero function is no obstacle: the check is not "refuse every quotient"
+    assert normal.decide(1 / (1 + x) + 1, (2 + x) / (1 + x)).proven
+    assert normal.decide(sp.sin(2 * x) / (sp.cos(x) + 3), 2 * sp.sin(x) * sp.cos(x) / (sp.cos(x) + 3)).proven
+
+
 def test_coefficients_refuse_equal_frequencies_written_differently():
     P, K = sp.symbols("P K", real=True)
     a0, a1 = sp.symbols("a0 a1")

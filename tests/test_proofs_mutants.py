@@ -1,7 +1,7 @@
 """REQ-PROVE-MUTANTS: the proofs reject edits of the definition, of the statements' scopes and of the procedures;
 REQ-PROVE-BUDGET: a step that runs out of time fails its theorem; the suite is sound without the witness.
 
-The full definition table (32 edits, each in its own child) is ``sinpe prove --mutants --kind definition``; the
+The full definition table (45 edits, each in its own child) is ``sinpe prove --mutants --kind definition``; the
 tests run a sample of each class, the inert edit, and the machinery's own failure modes.
 Reproduce: sinpe prove --mutants --kind definition --json
 """
@@ -34,7 +34,11 @@ def baseline():
 # one edit per class: the plan, one width, the rotary pairs, the schedule, the weight, the phase, the value,
 # the profile's parameters read into the definition
 SAMPLE = {"zero-pad-halves-swapped": "THM-LIFT", "index-at-100": "THM-LIFT", "half-odd-ceil": "THM-WAVE",
-          "exponent-kernel-off-by-one": "THM-WAVE", "offset-sign": "THM-BOUND"}
+          "exponent-kernel-off-by-one": "THM-WAVE", "offset-sign": "THM-BOUND",
+          # issue 25's red team: what only the kernels, the oracles and the public helpers read (the partner columns,
+          # the backend's own values, the interval and Arb oracles' phase path, a fractional shift)
+          "partner-same-kind": "THM-LIFT", "weight-raw-fractions": "THM-LIFT", "phase-given-w-no-offset": "THM-BOUND",
+          "shift-truncated": "THM-WAVE"}
 
 
 @pytest.mark.parametrize("name", list(SAMPLE))
@@ -45,9 +49,9 @@ def test_a_definition_edit_that_changes_tables_is_rejected(name, baseline):  # R
 
 
 def test_the_inert_edit_changes_no_table_and_no_golden_value(baseline):  # REQ-PROVE-MUTANTS
-    """'odd-flag-inverted' changes only plan_of's parity at d = 1 (read by the 'error' rule and the frequency
-    count, not by a kernel): its fingerprint equals the real definition's, so it is inert, not a survivor."""
-    m = next(x for x in M.DEFINITION_MUTANTS if x.name == "odd-flag-inverted")
+    """'lin-commuted' writes q*n + r as r + q*n (the same numbers, the same SymPy expressions): its fingerprint
+    equals the real definition's, so it is inert, not a survivor."""
+    m = next(x for x in M.DEFINITION_MUTANTS if x.name == "lin-commuted")
     row = M.run_definition_mutant(m, baseline, prove=False)
     assert row["verdict"] == "inert" and row["changes_values"] is False, row
 
