@@ -57,33 +57,18 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
 
 CALLS = ("positions", "n", "buffer", "forward")
 SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json", ".onnx", ".gguf")
 
 # Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
 MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
-
-
-class LoadError(ValueError):
-    """A table or callable that cannot be used: one line, exit status 2."""
-
-
-@dataclass
-class Table:
-    """A loaded table: ``data`` (rows = positions, columns = channels; may be a read-only memmap),
-    its IEEE ``dtype`` name, where it came from and what was done to it (``notes``)."""
-
-    data: np.ndarray
-    dtype: str
-    source: str
-    notes: list[str] = field(default_factory=list)
-    streamable: bool = False  # a memory-mapped file: read in chunks
-    from_text: bool = False   # decimal text parsed as float64 (.csv/.json): rounded to the dtype checked
+MAX_CALL_ENTRIES = 1 << 27      # rows x d a callable may be asked for (1 GiB of float64; isolate.py enforces it)
 
 
 def is_callable_target(target: str) -> bool:
@@ -235,7 +220,7 @@ def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
     try:
         a = np.asarray(x)
     except Exception as e:  # an __array__ that raises, a ragged list
-        raise LoadError(f"{where}: not an array ({type(e).__name__}: {_short(e)})") from None
+        raise LoadError(f"{where}: not an array ({type(e).__name__}: {one_line(e)})") from None
     if a.dtype.kind == "O" or a.dtype.kind in "USV":
         raise LoadError(f"{where}: a {type(x).__name__} that is not a numeric array")
     return _plain(a, where), ""
@@ -258,7 +243,7 @@ def _torch_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
     except LoadError:
         raise
     except Exception as e:
-        raise LoadError(f"{where}: a {x.dtype} tensor NumPy cannot read ({_short(e)})") from None
+        raise LoadError(f"{where}: a {x.dtype} tensor NumPy cannot read ({one_line(e)})") from None
 
 
 def _plain(a: np.ndarray, where: str) -> np.ndarray:
@@ -326,7 +311,7 @@ def _json(fh: Any, key: str | None) -> Table:
     try:
         a = np.array(obj, dtype=np.float64)
     except (ValueError, TypeError, OverflowError) as e:
-        raise LoadError(f"{path}: non-numeric or ragged data ({_short(e)})") from None
+        raise LoadError(f"{path}: non-numeric or ragged data ({one_line(e)})") from None
     return Table(a, "", path, notes=["text values parsed as float64"], from_text=True)
 
 
@@ -334,21 +319,6 @@ def _json_shape(v: Any) -> tuple[int, ...]:
     if isinstance(v, list) and v and isinstance(v[0], list):
         return (len(v), len(v[0]))
     return (len(v),) if isinstance(v, list) else ()
-
-
-def _short(e: BaseException) -> str:
-    s = escape(" ".join(str(e).split()) or type(e).__name__)
-    return s if len(s) <= 160 else s[:157] + "..."
-
-
-def escape(s: str) -> str:
-    """``s`` with control and other non-printable characters as Python escapes: one line, no terminal
-    control sequences (REQ-CLI-EXIT).
-
-    >>> escape("a\\nb\\x1b[31m")
-    'a\\\\nb\\\\x1b[31m'
-    """
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
 @contextmanager
@@ -381,7 +351,7 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
     except Exception as e:
         if not reading_input(e):
             raise  # sinpe's own fault, not the input's: the command reports an internal error (exit 3)
-        raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {_short(e)}") from None
+        raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {one_line(e)}") from None
 
 
 # --- callables -----------------------------------------------------------------------------------
@@ -397,7 +367,7 @@ def resolve_callable(target: str) -> Any:
     try:
         obj: Any = importlib.import_module(mod_name)
     except Exception as e:
-        raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {_short(e)}") from None
+        raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {one_line(e)}") from None
     finally:
         sys.meta_path.remove(finder)
     for part in attr.split("."):
@@ -435,9 +405,6 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
     ...     print(e)
     mod:f(positions, d=4) raised ZeroDivisionError: division by zero
     """
-    if call == "apply" and positions is not None and key is not None:  # a rotary application (REQ-CHECK-APPLY)
-        from sinpe.reference.checking.apply.call import call_apply
-        return call_apply(obj, target, positions, key)
     if call not in CALLS:
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
     if _is_module(obj) or call in ("buffer", "forward"):
@@ -493,7 +460,7 @@ def _invoke(fn: Any, target: str, sig: str, *args: Any, call: str | None = None)
             e, (TypeError, AttributeError, IndexError, RuntimeError, ValueError)) else ""
         if isinstance(e, OSError) and e.errno == errno.EFBIG:  # in an isolated child (isolate: RLIMIT_FSIZE)
             hint = "it printed or wrote more than the file-size limit of the call (its result and captured output)"
-        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}" + (f"; hint: {hint}" if hint else "")) \
+        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {one_line(e)}" + (f"; hint: {hint}" if hint else "")) \
             from None
 
 
@@ -592,7 +559,6 @@ def module_length(obj: Any, d: int) -> tuple[int, str]:
     the most rows of a parameter or buffer with two non-singleton axes whose last is ``d`` (a ``pe`` buffer) --
     else :data:`FORWARD_ROWS`; at most :data:`MAX_FORWARD_ROWS` and ``MAX_CALL_ENTRIES / d``. Past 2048 rows it
     reaches where half-precision positions stop being exact (2049 is no float16 or bfloat16 value)."""
-    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES
     said = [(v, f"its {n}") for m in obj.modules() for n in LENGTH_NAMES
             if type(v := getattr(m, n, None)) is int and v > 0]
     if not said:

@@ -55,7 +55,7 @@ def reads_of(value: str | None) -> list[Read]:
 
 
 def _shards(index: str) -> list[Read]:
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.checking.loaded import LoadError
     from sinpe.reference.checking.scan_files import _index_shards
     try:
         return [Read(s, f"a shard the index {index!r} names") for s in _index_shards(index)]
@@ -66,7 +66,7 @@ def _shards(index: str) -> list[Read]:
 def _external_data(model: str) -> list[Read]:
     """The external-data files an ``.onnx`` model names (REQ-IO-FORMATS): inputs too."""
     from sinpe.reference.checking.exported import external_files
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.checking.loaded import LoadError
     try:
         return [Read(f, f"external data of the model {model!r}") for f in external_files(model)]
     except LoadError:  # the scan or check says why; the model itself is still an input

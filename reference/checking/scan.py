@@ -31,7 +31,8 @@ import numpy as np
 
 from sinpe.reference.checking import door
 from sinpe.reference.checking.containers import widen_bf16
-from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
+from sinpe.reference.checking.loaded import LoadError, one_line
+from sinpe.reference.checking.loaders import exit_on_sigbus, release_pages
 from sinpe.reference.checking.report import with_cause
 from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
 from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
@@ -239,7 +240,7 @@ def _failure(what: str, e: BaseException) -> str:
         return str(e)
     if isinstance(e, MemoryError):
         return f"{what}: out of memory"
-    return f"{what} ({type(e).__name__}: {_short(e)})"
+    return f"{what} ({type(e).__name__}: {one_line(e)})"
 
 
 def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
@@ -402,7 +403,7 @@ def _judge_in_workers(out: Scan, refs: list[TensorRef], workers: int, progress: 
 
 def render(s: Scan) -> str:
     """One row per tensor, then the summary."""
-    from sinpe.reference.checking.loaders import escape
+    from sinpe.reference.checking.loaded import escape
     L = [f"sinpe scan {escape(s.path)}: {len(s.rows)} tensors",
          f"  {'tensor':40s} {'shape':>14s} {'kind':6s} {'verdict':12s} {'max error':>10s} {'unjudged':>8s}  plan / reason"]
     for r in s.rows:

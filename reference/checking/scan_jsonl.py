@@ -26,7 +26,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sinpe.reference.checking.loaders import LoadError, escape
+from sinpe.reference.checking.loaded import LoadError, escape
 from sinpe.reference.checking.result import SUMMARY_KEYS
 from sinpe.reference.checking.scan import JUDGED, Row, Scan
 from sinpe.reference.checking.scan_files import Shard  # noqa: F401 -- the doctest's, and the recipe's

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, call_table, is_callable_target, load_table
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish, _to_numpy, call_table, is_callable_target, load_table
 from sinpe.spec.profiles import Profile, get_profile
 
 # --- selection (REQ-CHECK-SELECT) ---------------------------------------------------------------------
@@ -145,7 +146,7 @@ def buffer_note(rows: int) -> str:
 
 def _callable_table(target: Any, spec: Any, d: int | None, call: str, key: str | None,
                     timeout: float | None) -> tuple[Table, np.ndarray | None, bool]:
-    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
+    from sinpe.reference.checking.isolate import call_isolated
 
     named = isinstance(target, str)
     where = target if named else getattr(target, "__name__", repr(target))

@@ -13,7 +13,7 @@ over these; :func:`check_apply` is the door of the application check.
 >>> check(table("vaswani", 8, 64, "float32"), "mae", amplitude=2)
 Traceback (most recent call last):
 ...
-sinpe.reference.checking.loaders.LoadError: --amplitude does not apply to a 2-D grid (--profile mae)
+sinpe.reference.checking.loaded.LoadError: --amplitude does not apply to a 2-D grid (--profile mae)
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from typing import Any
 from sinpe.reference.checking.door import auto, readings
 from sinpe.reference.checking.door.found import Found
 from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, application, one_d
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Request, refuse_all
 from sinpe.reference.checking.result import CheckResult
 

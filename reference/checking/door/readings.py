@@ -24,7 +24,7 @@ from sinpe.reference.checking.errors import internal
 from sinpe.reference.checking.kinds import channels, grid, one_d, rotary
 from sinpe.reference.checking.kinds.base import label
 from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Request
 from sinpe.reference.checking.values import grid_shape
 

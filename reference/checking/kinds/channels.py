@@ -30,7 +30,7 @@ from sinpe.reference.checking.detect.channels import (
 from sinpe.reference.checking.detect.ladder import stored_dtype
 from sinpe.reference.checking.judge import check_plan
 from sinpe.reference.checking.kinds.base import label, with_command
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.targets import load_target

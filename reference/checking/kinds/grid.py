@@ -27,7 +27,8 @@ from sinpe.reference.checking.cause import Cause, attach, of_grid
 from sinpe.reference.checking.detect.grid import detect_grid
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaders import LoadError, Table, _to_numpy
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import _to_numpy
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.shapes import CellShape

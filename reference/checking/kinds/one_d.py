@@ -14,7 +14,7 @@ from sinpe.reference.checking.cause import attach, of_table
 from sinpe.reference.checking.check import oracle_entry, reference_chunk
 from sinpe.reference.checking.kinds.base import label
 from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import SHARED, TABLES, Option, Request, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.spec.definition import ColumnData, column_data

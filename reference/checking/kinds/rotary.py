@@ -29,7 +29,7 @@ from sinpe.reference.checking.cause import attach, of_rotary
 from sinpe.reference.checking.detect.rotary import detect_rotary
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan, unjudged_figures
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
