@@ -254,7 +254,7 @@ def _plain(a: np.ndarray, where: str) -> np.ndarray:
         raise LoadError(f"{where}: a masked array (its mask would be ignored); pass a.filled(value) or an array")
     if type(a) is not np.ndarray and not isinstance(a, np.memmap):
         a = np.asarray(a)
-    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape, strict=True)):
         return a
     if a.size > MAX_VIEW_ENTRIES:
         raise LoadError(f"{where}: a broadcast view of {a.size} entries over {_stored(a)} stored ones; at most "
@@ -263,7 +263,7 @@ def _plain(a: np.ndarray, where: str) -> np.ndarray:
 
 
 def _stored(a: np.ndarray) -> int:
-    return math.prod(n for s, n in zip(a.strides, a.shape) if s != 0)
+    return math.prod(n for s, n in zip(a.strides, a.shape, strict=True) if s != 0)
 
 
 def _from_object(obj: Any, key: str | None, where: str, call: str | None) -> Table:

@@ -311,7 +311,7 @@ def _zero_failures(res: Any, zeros: np.ndarray, idx: np.ndarray, at: np.ndarray,
     msg = f"{bad} of {zeros.size} entries in the rows --zero-rows names ({where}) are not 0"
     res.reason = f"{res.reason}; {msg}" if res.reason else msg
     err = np.where(np.isnan(zeros), np.inf, np.abs(zeros))
-    for r, j in list(zip(*np.nonzero(err)))[:10]:  # the first ten listed, as the check's own
+    for r, j in list(zip(*np.nonzero(err), strict=True))[:10]:  # the first ten listed, as the check's own
         res.failures.append(Failure(format_position(at[r]), int(j), f"col{j}", float(zeros[r, j]), 0.0, float(err[r, j]),
                                     0.0, float("inf"), "--zero-rows: must be exactly 0", "", "", row=int(idx[r])))
     res.max_abs_error = max(float(res.max_abs_error), float(err.max()))

@@ -146,7 +146,7 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
         tol, memo = _phase_tolerance(dtype), {}
         cands = [rp for rp in kind.candidates(layout, dim, w) if w is None or p_min is None
                  or _between(rp, dim, w, p_min, tol, memo) and _plausible(rp, dim, w, p_min, tol)]
-        for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
+        for fmt, working in precision_ladder(dtype, tier):
             found = _fitting(kind, cands, dim, cos, sin, pos, fmt, tier, working)
             if found:
                 break
@@ -405,7 +405,7 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     except ValueError:
         return None
     turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
-    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns) if t_} != {which}:
+    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_} != {which}:
         return None
     amp = float(np.median(rd.amplitude[turns]))
     run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]

@@ -198,7 +198,7 @@ def _listed(case: Case, o: np.ndarray, b: np.ndarray, fail: np.ndarray, position
     """The first failing outputs: ``label`` names the tensor, the head and its input (a unit vector or random)."""
     out = []
     fmt = get_format(case.dtype)
-    for t, h, s, j in list(zip(*np.nonzero(fail)))[:MAX_LISTED]:
+    for t, h, s, j in list(zip(*np.nonzero(fail), strict=True))[:MAX_LISTED]:
         y, exact = float(case.y[t, h, s, j]), float(o[t, h, s, j])
         e = abs(y - exact)
         u = float(ulp_array(np.array([exact]), fmt)[0])
@@ -213,7 +213,7 @@ def _listed(case: Case, o: np.ndarray, b: np.ndarray, fail: np.ndarray, position
 def _leaks(case: Case, fail: np.ndarray) -> list[str]:
     """Unit vectors e_j whose output reaches channels other than j and its partner (a pairing finding)."""
     a, b = pairs_of(case.layout, case.r)
-    partner = {**dict(zip(a, b)), **dict(zip(b, a))}
+    partner = {**dict(zip(a, b, strict=True)), **dict(zip(b, a, strict=True))}
     out = []
     for j in range(min(case.unit_heads, case.x.shape[-1])):
         bad = set(np.nonzero(fail[0, j].any(axis=0))[0].tolist()) - {j, partner.get(j, j)}
