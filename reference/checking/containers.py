@@ -154,7 +154,7 @@ def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype, in
         elif version == (2, 0):
             shape, fortran, dtype = npf.read_array_header_2_0(fh)
         else:  # 3.0: utf-8 field names
-            from numpy.lib import _format_impl  # type: ignore[attr-defined]
+            from numpy.lib import _format_impl
             shape, fortran, dtype = _format_impl._read_array_header(fh, version)  # type: ignore[attr-defined]
     except Exception as e:
         raise LoadError(f"{where}: not a readable .npy file ({one_line(e)})") from None

@@ -116,7 +116,7 @@ def _grid_options(name: str) -> list[dict[str, Any]]:
 
 
 def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.door import KINDS
+    from sinpe.reference.checking.door import GRID
     from sinpe.reference.oracles.angles import grid_plan, reference_f64
     from sinpe.spec.grid import GRID_PRESETS
     rows, dim = t.shape
@@ -126,19 +126,19 @@ def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
         for name in GRID_PRESETS:
             for opts in _grid_options(name):
                 try:
-                    g = KINDS["grid"].grid(name, dim, shape, cls, **opts)
+                    g = GRID.grid(name, dim, shape, cls, **opts)
                     ref = reference_f64(grid_plan(g))[0]
                 except (ValueError, ArithmeticError, TypeError):
                     continue  # the preset does not exist at this width
                 if ref.shape == t.shape:
                     kw = {"shape": shape, "cls": cls, **opts}
-                    yield Reading("grid", name, kw, KINDS["grid"].flags(g, opts)), ref
+                    yield Reading("grid", name, kw, GRID.flags(g, opts)), ref
 
 
 # --- rotary caches -------------------------------------------------------------------------------
 
 def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.door import KINDS
+    from sinpe.reference.checking.door import ROTARY
     from sinpe.reference.oracles.angles import reference_f64, rotary_plan
     from sinpe.spec.rotary import RotaryProfile
     rows = min(t.shape[0], max(3, MAX_ENTRIES // max(1, t.shape[1])))
@@ -156,7 +156,7 @@ def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
             except (ValueError, ArithmeticError, TypeError):
                 continue
             if ref.shape == sample.shape:
-                flags = f"--{which} FILE {KINDS['rotary'].flags(rp)}"
+                flags = f"--{which} FILE {ROTARY.flags(rp)}"
                 yield Reading("rotary", rp if isinstance(rp, RotaryProfile) else rp, {}, flags, cache=which), ref
 
 

@@ -390,7 +390,7 @@ def read_result(path: str, target: str, limit: int) -> np.ndarray:
         if dtype.hasobject or dtype.kind not in "fiub" or nbytes != size - fh.tell():
             raise LoadError(f"{target}: unreadable result (header {shape} {dtype} does not match its {size} bytes)")
         a = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
-        if fh.readinto(memoryview(a.reshape(-1, order="A")).cast("B")) != nbytes:
+        if fh.readinto(a.reshape(-1, order="A").data.cast("B")) != nbytes:
             raise LoadError(f"{target}: unreadable result (truncated)")
     return a
 

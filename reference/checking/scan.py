@@ -243,15 +243,15 @@ def _failure(what: str, e: BaseException) -> str:
     return f"{what} ({type(e).__name__}: {one_line(e)})"
 
 
-def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
-    """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, None, why)."""
+def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any], str | None]:
+    """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, {}, why)."""
     try:
         res = door.check(m, "auto", detect=False)
     except LoadError as e:
-        return None, None, f"detect finds no sinusoid table: {e}"
+        return None, {}, f"detect finds no sinusoid table: {e}"
     det = res.detected or {}
     if res.kind == "1d" and res.profile is None and (not det or "no_fit" in det.get("deviations", {})):
-        return None, None, f"no sinusoid reading: {det.get('sentence') or res.reason}"
+        return None, {}, f"no sinusoid reading: {det.get('sentence') or res.reason}"
     return res, det, None
 
 

@@ -276,6 +276,8 @@ def check_target(target: Any, profile: Profile | str, *, d: int | None = None, p
     if profile == "auto":
         from sinpe.reference.checking.detect import detect_table
         return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, zero_rows=zero_rows, **ck)
+    if not isinstance(profile, Profile):
+        raise TypeError(f"check_target: profile is a Profile or 'auto', not {profile!r}")
     return with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(t, profile, positions=p, d=d, **ck))
 
 

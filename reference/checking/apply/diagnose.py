@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -121,10 +122,14 @@ def _slice(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return o, e, b
 
 
-def hypotheses(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
+# a hypothesis: (cause, sentence, the outputs and bound it predicts, computed when called)
+Hypothesis = tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]
+
+
+def hypotheses(case: Case) -> list[Hypothesis]:
     """(cause, sentence, the outputs and bound it predicts), in the order they are tried."""
     lay, other, ang = case.layout, OTHER[case.layout], case.ang
-    out = [("pairing", (f"wrong pairing: the function rotates channel pairs as layout {other!r} "
+    out: list[Hypothesis] = [("pairing", (f"wrong pairing: the function rotates channel pairs as layout {other!r} "
             f"({_pairs_words(other)}), not {lay!r} ({_pairs_words(lay)})"), lambda: _rotation(case, ang, other)),
            ("pairing", (f"wrong pairing: the {lay} cos/sin cache is applied with the {other} rotate function "
             f"({'rotate_every_two' if other != 'halves' else 'rotate_half'})"), lambda: _mixed(case)),
@@ -135,7 +140,7 @@ def hypotheses(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray
     for f in NARROW:
         if get_format(f).precision < get_format(case.dtype).precision:
             out.append(("dtype", (f"dtype of the rotation: cos/sin rounded to {f} before the rotation, not used "
-                        f"in {case.dtype} as claimed"), (lambda f=f: _narrow_cache(case, f))))
+                        f"in {case.dtype} as claimed"), partial(_narrow_cache, case, f)))
     if case.r < case.x.shape[-1]:
         d = case.x.shape[-1]
         out.append(("slice", (f"partial rotary on the wrong channels: channels {d - case.r}..{d - 1} rotated, "
@@ -164,7 +169,7 @@ def diagnose(case: Case, candidates: Candidates) -> dict[str, Any]:
     """``{"cause", "sentence", "tried": [{cause, sentence, fits, max_ratio}]}``: the first hypothesis that
     explains every entry (cause None when none does; the closest is in ``tried``). ``candidates``: the rotary
     profiles to try for the frequencies measured (the rotary kind's)."""
-    tried = []
+    tried: list[dict[str, Any]] = []
     for cause, sentence, predict in hypotheses(case) + _estimated(case, candidates):
         try:
             ok, ratio = _fits(case, *predict())
@@ -193,20 +198,24 @@ def _wrap(t: np.ndarray) -> np.ndarray:
     return (t + np.pi) % (2 * np.pi) - np.pi
 
 
-def _estimated(case: Case, candidates: Candidates) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray,
-                                                                                          np.ndarray]]]]:
+def _estimated(case: Case, candidates: Candidates) -> list[Hypothesis]:
     """Offset and frequency hypotheses estimated from the unit-vector outputs, each verified in full."""
     if case.unit_heads < case.r or not np.isfinite(case.y).all() or _multi_axis(case.ang.positions):
         return []  # (multi-axis rows: no offset or frequency is estimated)
     phi = measured_angles(case)
-    out = []
+    out: list[Hypothesis] = []
     for pos, words in _position_candidates(case, phi):
-        out.append(("offset", words, (lambda pos=pos: _rotation(case, angles(case.rp, case.r, pos), case.layout))))
+        out.append(("offset", words, partial(_rotated, case, case.rp, pos)))
     for rp in _frequency_candidates(case, phi, candidates):
         out.append(("scaling", (f"scaling rule or base: the function rotates as {rp.describe()}, not "
                     f"{case.rp.describe()}"),
-                    (lambda rp=rp: _rotation(case, angles(rp, case.r, case.ang.positions), case.layout))))
+                    partial(_rotated, case, rp, case.ang.positions)))
     return out
+
+
+def _rotated(case: Case, rp: RotaryProfile, positions: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outputs and bound of the rotation by ``rp`` at ``positions`` (the case's own layout and rotary dim)."""
+    return _rotation(case, angles(rp, case.r, positions), case.layout)
 
 
 def _position_candidates(case: Case, phi: np.ndarray) -> list[tuple[list[int], str]]:

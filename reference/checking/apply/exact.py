@@ -55,7 +55,7 @@ class Angles:
     omegas: np.ndarray
 
 
-def angles(rp: RotaryProfile, r: int, positions: Sequence[int]) -> Angles:
+def angles(rp: RotaryProfile, r: int, positions: Sequence[Any]) -> Angles:
     """The reference cos/sin of each pair (the ``single`` layout of ``rp``: one column per frequency)."""
     single = rp.replace(layout="single")
     pos = [tuple(int(x) for x in p) if isinstance(p, (tuple, list, np.ndarray)) else int(p) for p in positions]
@@ -79,7 +79,9 @@ def pairs_of(layout: str, r: int) -> tuple[list[int], list[int]]:
     a, b = [0] * (r // 2), [0] * (r // 2)
     for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels, strict=True)):
         if kind == "sin":
-            a[k], b[k] = j, cd.partner[j]
+            partner = cd.partner[j]
+            assert partner is not None  # (a rotary layout pairs every sin column with a cos one)
+            a[k], b[k] = j, partner
     return a, b
 
 

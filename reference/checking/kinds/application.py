@@ -74,7 +74,7 @@ class ApplicationKind:
 
     name = "apply"
     noun = "a rotary application"
-    options = OPTIONS + PROFILE_OPTIONS
+    options: tuple[Option, ...] = OPTIONS + PROFILE_OPTIONS
 
     def profile(self, profile: Any, req: Request) -> RotaryProfile:
         """The rotary profile (a preset's name, default llama, or a RotaryProfile) with the request's overrides."""

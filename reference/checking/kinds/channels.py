@@ -52,7 +52,7 @@ class ChannelsKind:
 
     name = "channels"
     noun = "an explicit channel plan"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return req.channels is not None and profile is None and req.cos is None and req.sin is None

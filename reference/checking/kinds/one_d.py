@@ -40,7 +40,7 @@ class OneD:
 
     name = "1d"
     noun = "a 1-D table"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return True  # the kind of every profile no other kind claims (a 1-D preset, a Profile, None)

@@ -82,7 +82,7 @@ class RotaryKind:
 
     name = "rotary"
     noun = "a rotary cache"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return (req.cos is not None or req.sin is not None or isinstance(profile, RotaryProfile)
@@ -128,11 +128,11 @@ class RotaryKind:
         if given["cos"] is None and given["sin"] is None:
             raise LoadError("a rotary cache is needed: TARGET or --cos FILE, --sin FILE or both")
         caches = {k: None if v is None else load_plain(v, req.key, "a rotary cache") for k, v in given.items()}
-        cos, sin = (None if caches[k] is None else np.asarray(caches[k].data) for k in ("cos", "sin"))
+        cos, sin = (None if (c := caches[k]) is None else np.asarray(c.data) for k in ("cos", "sin"))
         if cos is not None and sin is not None and cos.shape != sin.shape:
             raise LoadError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
-        rows = (cos if cos is not None else sin).shape[0]
-        pos = axis_positions(req.positions, rows)
+        rows = next(a for a in (cos, sin) if a is not None).shape[0]  # (one at least: the LoadError above)
+        pos: list[tuple[Any, ...]] | np.ndarray | None = axis_positions(req.positions, rows)
         if pos is None:
             pos = _positions(req.positions, rows, f"the cache has {rows} rows")
         if pos is not None and len(pos) != rows:
