@@ -61,6 +61,20 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking.containers import (
+    csv_values,
+    flatten,
+    json_document,
+    npy_array,
+    npz_archive,
+    open_regular,
+    opened,
+    safetensors_header,
+    safetensors_tensor,
+    size_of,
+    torch_tensors,
+)
+from sinpe.reference.checking.errors import reading_input
 from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
 
 CALLS = ("positions", "n", "buffer", "forward")
@@ -84,7 +98,6 @@ def load_table(target: str, key: str | None = None) -> Table:
     """Load a table file (see the module docstring); LoadError with one line on any problem. The file is
     opened once, and only if it is a regular file (:func:`containers.open_regular`: a FIFO or a device
     named ``t.npy`` is refused, never read)."""
-    from sinpe.reference.checking.containers import open_regular, size_of
     path = str(target)
     readers: dict[str, Callable[[Any, str | None], Table]] = {
         ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
@@ -130,7 +143,6 @@ def _no_key(path: str, key: str | None) -> None:
 
 def _npy(src: Any, key: str | None) -> Table:
     """A ``.npy`` file (a path or an open regular file), memory-mapped: streamed, never read whole."""
-    from sinpe.reference.checking.containers import npy_array, opened
     with opened(src) as fh:
         _no_key(fh.name, key)
         a = npy_array(fh)
@@ -161,7 +173,6 @@ def _names(named: dict[str, Any], shapes: bool = False, shown: int = 20) -> str:
 def _npz(fh: Any, key: str | None) -> Table:
     """The chosen member only, after its header's size is checked against the archive and the budget;
     the other members' headers are read once per archive, never their data (:class:`containers.Npz`)."""
-    from sinpe.reference.checking.containers import npz_archive
     archive = npz_archive(fh)
     k, _ = _pick({n: m.shape for n, m in archive.members.items()}, key, fh.name, lambda v: v)
     return Table(archive.read(k), "", f"{fh.name}[{k}]")
@@ -169,7 +180,6 @@ def _npz(fh: Any, key: str | None) -> Table:
 
 def _safetensors(fh: Any, key: str | None) -> Table:
     """The chosen tensor, memory-mapped at its validated offset (BF16 widened exactly to float32)."""
-    from sinpe.reference.checking.containers import safetensors_header, safetensors_tensor
     _, header = safetensors_header(fh)
     k, _ = _pick({n: tuple(m["shape"]) for n, m in header.items()}, key, fh.name, lambda v: v)
     a, dtype = safetensors_tensor(fh, k)
@@ -178,7 +188,7 @@ def _safetensors(fh: Any, key: str | None) -> Table:
 
 def _exported(fh: Any, key: str | None) -> Table:
     """An ``.onnx`` initializer or ``.gguf`` tensor (REQ-IO-FORMATS): ``key`` or the only 2-D one (BF16 widened)."""
-    from sinpe.reference.checking import exported
+    from sinpe.reference.checking import exported  # (only for an .onnx/.gguf file: kept off the start-up path)
     onnx = fh.name.lower().endswith(".onnx")
     listed = exported.onnx_tensors(fh) if onnx else exported.gguf_file(fh).tensors
     k, entry = _pick({n: e.shape for n, e in listed.items()}, key, fh.name, lambda v: v)
@@ -190,14 +200,12 @@ def _exported(fh: Any, key: str | None) -> Table:
 def read_safetensors(path: str | os.PathLike[str], name: str = "table") -> np.ndarray:
     """The tensor ``name`` of a safetensors file as a NumPy array (read whole; BF16 widened exactly to
     float32), its header validated first (REQ-CHECK-LIMITS); no pickle, no safetensors package."""
-    from sinpe.reference.checking.containers import open_regular, safetensors_tensor
     with open_regular(os.fspath(path)) as fh:
         return np.array(safetensors_tensor(fh, name)[0])
 
 
 def _torch_file(fh: Any, key: str | None) -> Table:
     """A tensor or the chosen tensor of a state dict (nested containers searched: :func:`containers.flatten`)."""
-    from sinpe.reference.checking.containers import torch_tensors
     named = torch_tensors(fh)
     if list(named) == [""]:  # the file holds one tensor
         return Table(*_to_numpy(named[""], fh.name), fh.name)
@@ -268,7 +276,6 @@ def _stored(a: np.ndarray) -> int:
 
 def _from_object(obj: Any, key: str | None, where: str, call: str | None) -> Table:
     if isinstance(obj, dict) or isinstance(obj, (list, tuple)) and obj and not _is_number_list(obj):
-        from sinpe.reference.checking.containers import flatten
         named = flatten(obj, where)
         if not named:
             raise LoadError(f"{where}: holds no tensors")
@@ -284,14 +291,12 @@ def _is_number_list(x: Any) -> bool:
 
 def _csv(fh: Any, key: str | None) -> Table:
     """Rows of decimal numbers, parsed line by line (:func:`containers.csv_values`)."""
-    from sinpe.reference.checking.containers import csv_values
     _no_key(fh.name, key)
     return Table(csv_values(fh), "", fh.name, notes=["text values parsed as float64"], from_text=True)
 
 
 def _json(fh: Any, key: str | None) -> Table:
     """A list of rows of JSON numbers (not booleans, not strings, not null)."""
-    from sinpe.reference.checking.containers import json_document
     path, obj = fh.name, json_document(fh)
     if isinstance(obj, dict):
         named = {k: v for k, v in obj.items() if isinstance(v, list)}
@@ -341,7 +346,6 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
     ...     print(repr(e))
     KeyError('x')
     """
-    from sinpe.reference.checking.errors import reading_input
     try:
         yield
     except ValueError:
@@ -607,7 +611,6 @@ def release_pages(data: np.ndarray, row_stop: int, extra_bytes: int = 0) -> None
 def read_rows(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Rows ``idx`` of a table; a memory-mapped C-contiguous table is read with ``pread`` instead of
     through the mapping (a page fault maps whole cached folios: spread rows would map most of the file)."""
-    from sinpe.reference.checking.containers import open_regular
     fn = getattr(data, "filename", None)
     if fn is None or getattr(data, "_mmap", None) is None or not data.flags.c_contiguous:
         return np.asarray(data[idx])

@@ -29,9 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import door
-from sinpe.reference.checking.containers import widen_bf16
-from sinpe.reference.checking.loaded import LoadError, one_line
+from sinpe.reference.checking import door, exported
+from sinpe.reference.checking.containers import open_regular, widen_bf16
+from sinpe.reference.checking.corrupted import corrupted_reading
+from sinpe.reference.checking.gguf_rope import check_rope_freqs
+from sinpe.reference.checking.loaded import LoadError, escape, one_line
 from sinpe.reference.checking.loaders import exit_on_sigbus, release_pages
 from sinpe.reference.checking.report import with_cause
 from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
@@ -220,9 +222,6 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
 
 def _judge_rope_metadata(row: Row, ref: TensorRef) -> None:
     """A GGUF file's rope_freqs.weight against the rope metadata beside it (REQ-IO-FORMATS: gguf_rope)."""
-    from sinpe.reference.checking import exported
-    from sinpe.reference.checking.containers import open_regular
-    from sinpe.reference.checking.gguf_rope import check_rope_freqs
     try:
         with open_regular(ref.file) as fh:
             r = check_rope_freqs(exported.gguf_file(fh).metadata, np.array(exported.gguf_array(fh, ref.name)))
@@ -318,7 +317,6 @@ def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
     """REQ-SCAN-NO-SKIP: a tensor the screen reads as a sinusoid and detect names nothing is read with corrupted
     rows (:func:`~sinpe.reference.checking.corrupted.corrupted_reading`: the 1-D rule for every kind) and judged
     against that reading, or else reported inconclusive with the reason (exit 3)."""
-    from sinpe.reference.checking.corrupted import corrupted_reading
     reading = corrupted_reading(table)
     if reading is None:
         row.verdict = "inconclusive"
@@ -403,7 +401,6 @@ def _judge_in_workers(out: Scan, refs: list[TensorRef], workers: int, progress: 
 
 def render(s: Scan) -> str:
     """One row per tensor, then the summary."""
-    from sinpe.reference.checking.loaded import escape
     L = [f"sinpe scan {escape(s.path)}: {len(s.rows)} tensors",
          f"  {'tensor':40s} {'shape':>14s} {'kind':6s} {'verdict':12s} {'max error':>10s} {'unjudged':>8s}  plan / reason"]
     for r in s.rows:
