@@ -212,3 +212,56 @@ def test_lint_imports_fails_on_a_planted_upward_import_and_a_cycle(tmp_path):
     cycle = _lint_imports(tmp_path)
     assert cycle.returncode == 1, cycle.stdout[-3000:]
     assert "No cycles are allowed in sinpe.spec" in cycle.stdout, cycle.stdout[-3000:]
+
+
+def test_lint_imports_fails_on_a_cycle_inside_checking(tmp_path):
+    """checking/ is under the acyclic contract too: a planted import back from the lowest module (loaded.py) to one
+    that imports it (containers.py) is a cycle between two modules of sinpe.reference.checking, and is refused."""
+    tree = _package_tree(tmp_path)
+    assert "from sinpe.reference.checking.loaded import" in (tree / "reference" / "checking" / "containers.py").read_text()
+    _plant(tree / "reference" / "checking" / "loaded.py", "import sinpe.reference.checking.containers")
+    cycle = _lint_imports(tmp_path)
+    assert cycle.returncode == 1, cycle.stdout[-3000:]
+    assert "No cycles are allowed in sinpe.reference.checking" in cycle.stdout, cycle.stdout[-3000:]
+
+
+def test_lint_imports_fails_when_a_module_but_the_door_imports_the_kinds(tmp_path):
+    """Only the door imports checking/kinds/ (the checking-kinds contract): scan.py sits above the kinds in
+    checking's layers, so only that contract refuses its planted import of a kind; a planted import of the door
+    from a low layer (gguf_rope.py, which imports nothing of checking: no cycle) breaks checking's layers."""
+    tree = _package_tree(tmp_path)
+    _plant(tree / "reference" / "checking" / "scan.py", "import sinpe.reference.checking.kinds.grid")
+    kinds = _lint_imports(tmp_path)
+    said = " ".join(kinds.stdout.split())  # (the report wraps its lines)
+    assert kinds.returncode == 1, kinds.stdout[-3000:]
+    assert "sinpe.reference.checking.scan is not allowed to import sinpe.reference.checking.kinds:" in said, said[-3000:]
+    assert "Contracts: 5 kept, 1 broken." in said, said[-3000:]
+    (tree / "reference" / "checking" / "scan.py").write_bytes((ROOT / "reference" / "checking" / "scan.py").read_bytes())
+    _plant(tree / "reference" / "checking" / "gguf_rope.py", "import sinpe.reference.checking.check")
+    upward = _lint_imports(tmp_path)
+    said = " ".join(upward.stdout.split())
+    assert upward.returncode == 1, upward.stdout[-3000:]
+    assert "sinpe.reference.checking.gguf_rope is not allowed to import sinpe.reference.checking.check:" in said, said[-3000:]
+    assert "Contracts: 5 kept, 1 broken." in said, said[-3000:]
+
+
+def test_the_kinds_contract_names_every_module_of_checking_but_the_door_and_the_kinds():
+    """The checking-kinds contract lists its source modules one by one (the door is a sibling it must leave out):
+    the list is every module and subpackage of reference/checking/ except door/ and kinds/, so a new module is
+    covered the day it is added (checking's layers contract is exhaustive: it must be placed there too)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: import-linter's own dependency
+        import tomli as tomllib
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (kinds,) = [c for c in contracts if c["id"] == "checking-kinds"]
+    folder = ROOT / "reference" / "checking"
+    children = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"} | \
+        {p.parent.name for p in folder.glob("*/__init__.py")}
+    want = set()
+    for name in children - {"door", "kinds"}:
+        want.add(f"sinpe.reference.checking.{name}")
+        if (folder / name).is_dir():
+            want.add(f"sinpe.reference.checking.{name}.**")
+    assert set(kinds["source_modules"]) == want
+    assert kinds["forbidden_modules"] == ["sinpe.reference.checking.kinds"] and {"door", "kinds"} <= children

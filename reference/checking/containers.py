@@ -21,7 +21,7 @@ into float64, at most :data:`MAX_TEXT_ENTRIES` numbers.
 >>> open_regular(os.path.join(d, "pipe.npy"))
 Traceback (most recent call last):
 ...
-sinpe.reference.checking.loaders.LoadError: /...pipe.npy: is a FIFO (named pipe), not a regular file
+sinpe.reference.checking.loaded.LoadError: /...pipe.npy: is a FIFO (named pipe), not a regular file
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import LoadError, _short, escape
+from sinpe.reference.checking.loaded import LoadError, escape, one_line
 
 MAX_TEXT_BYTES = 64 << 20       # a .csv/.json table (bigger ones: save as .npy, which is streamed)
 MAX_TEXT_ENTRIES = 1 << 22      # numbers in a .csv/.json table (4 194 304: 32 MiB as float64)
@@ -93,7 +93,7 @@ def open_regular(path: str, *, follow: bool = True, what: str = "") -> BinaryIO:
     except OSError as e:
         if e.errno == errno.ELOOP and not follow:
             raise LoadError(f"{path}: is a symbolic link; not followed") from None
-        raise LoadError(f"{path}: cannot be read ({e.strerror or _short(e)})") from None
+        raise LoadError(f"{path}: cannot be read ({e.strerror or one_line(e)})") from None
 
 
 @contextmanager
@@ -154,10 +154,10 @@ def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype, in
         elif version == (2, 0):
             shape, fortran, dtype = npf.read_array_header_2_0(fh)
         else:  # 3.0: utf-8 field names
-            from numpy.lib import _format_impl  # type: ignore[attr-defined]
+            from numpy.lib import _format_impl
             shape, fortran, dtype = _format_impl._read_array_header(fh, version)  # type: ignore[attr-defined]
     except Exception as e:
-        raise LoadError(f"{where}: not a readable .npy file ({_short(e)})") from None
+        raise LoadError(f"{where}: not a readable .npy file ({one_line(e)})") from None
     if dtype.hasobject:
         raise LoadError(f"{where} holds a pickled object array: refused (sinpe never unpickles)")
     if not isinstance(shape, tuple) or any(not isinstance(n, int) or n < 0 for n in shape):
@@ -189,7 +189,7 @@ def mapped(fh: BinaryIO, dtype: Any, offset: int, shape: tuple[int, ...], order:
             return np.zeros(shape, dtype=dtype)
         return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape or (1,), order=order).reshape(shape)
     except (ValueError, TypeError, OverflowError, OSError) as e:
-        raise LoadError(f"{where}: cannot be read ({_short(e)})") from None
+        raise LoadError(f"{where}: cannot be read ({one_line(e)})") from None
 
 
 # --- .npz: the member index, read once per archive -----------------------------------------------------
@@ -222,7 +222,7 @@ class Npz:
             self.close()
             if isinstance(e, LoadError):
                 raise
-            raise LoadError(f"{self.path}: not a readable .npz file ({_short(e)})") from None
+            raise LoadError(f"{self.path}: not a readable .npz file ({one_line(e)})") from None
         except BaseException:
             self.close()
             raise
@@ -250,13 +250,13 @@ class Npz:
                 buf = fh.read(nbytes)
                 fh.read(1)  # end of member: the CRC is checked
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-            raise LoadError(f"{where}: corrupt member ({_short(e)})") from None
+            raise LoadError(f"{where}: corrupt member ({one_line(e)})") from None
         if len(buf) != nbytes:
             raise LoadError(f"{where}: truncated member")
         try:
             return np.frombuffer(buf, dtype=m.dtype).reshape(m.shape, order="F" if m.fortran else "C")
         except ValueError as e:
-            raise LoadError(f"{where}: cannot be read ({_short(e)})") from None
+            raise LoadError(f"{where}: cannot be read ({one_line(e)})") from None
 
     def close(self) -> None:
         zf = getattr(self, "zf", None)
@@ -309,7 +309,7 @@ def _read_safetensors_header(fh: BinaryIO) -> tuple[int, dict[str, Any]]:
     try:
         header = json.loads(fh.read(n))
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise LoadError(f"{path}: not a readable .safetensors file ({_short(e)})") from None
+        raise LoadError(f"{path}: not a readable .safetensors file ({one_line(e)})") from None
     if not isinstance(header, dict):
         raise LoadError(f"{path}: not a readable .safetensors file (header is not an object)")
     header.pop("__metadata__", None)
@@ -370,7 +370,7 @@ def _load_torch(fh: BinaryIO) -> dict[str, Any]:
     try:
         obj = torch.load(source, map_location="cpu", weights_only=True, mmap=zipped)
     except Exception as e:  # weights_only refuses arbitrary pickles: that refusal lands here too
-        msg = _short(e)
+        msg = one_line(e)
         if "weights only" in msg.lower() or "weights_only" in msg or "Unsupported global" in msg or "GLOBAL" in msg:
             raise LoadError(f"{path}: refused: holds pickled objects other than tensors (loaded with "
                             f"weights_only=True; sinpe never unpickles code); save a state_dict or a tensor") from None
@@ -402,7 +402,7 @@ def torch_archive_budget(fh: BinaryIO) -> bool:
             for i in pickles[:1]:
                 _pickle_budget(zf, i, path)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as e:
-        raise LoadError(f"{path}: not a readable torch file ({_short(e)})") from None
+        raise LoadError(f"{path}: not a readable torch file ({one_line(e)})") from None
     return True
 
 
@@ -420,7 +420,7 @@ def _pickle_budget(zf: Any, info: Any, path: str) -> None:
     except LoadError:
         raise
     except Exception as e:  # not a pickle at all: torch.load says so in its own words
-        raise LoadError(f"{path}: not a readable torch file (its pickle: {_short(e)})") from None
+        raise LoadError(f"{path}: not a readable torch file (its pickle: {one_line(e)})") from None
 
 
 def flatten(obj: Any, where: str) -> dict[str, Any]:
@@ -538,4 +538,4 @@ def json_document(fh: BinaryIO) -> Any:
     try:
         return json.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise LoadError(f"{path}: not valid JSON ({_short(e)})") from None
+        raise LoadError(f"{path}: not valid JSON ({one_line(e)})") from None

@@ -35,6 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.checking import door
+from sinpe.reference.checking.door import GRID, ROTARY
+from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
+from sinpe.spec.grid import GRID_PRESETS
+from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RotaryProfile
+
 MATCH = 1e-3           # |entry - reference| a matching row stays within (relative to the largest |value|)
 BAD_SHARE = 0.05       # rows that may fail to match (at least one): the 1-D rule (detect._robust_rows)
 MAX_ASPECT = 4         # H/W of the non-square grids tried
@@ -56,7 +62,6 @@ class Reading:
 
     def check(self, table: Any) -> Any:
         """The check of ``table`` against this reading (the one check pipeline, REQ-CHECK-KINDS)."""
-        from sinpe.reference.checking import door
         if self.kind == "rotary":
             return door.check(**{"target" if self.cache == "cos" else "sin": table}, profile=self.profile)
         return door.check(table, self.profile, **self.keywords)
@@ -116,9 +121,6 @@ def _grid_options(name: str) -> list[dict[str, Any]]:
 
 
 def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.door import KINDS
-    from sinpe.reference.oracles.angles import grid_plan, reference_f64
-    from sinpe.spec.grid import GRID_PRESETS
     rows, dim = t.shape
     if rows * dim > MAX_ENTRIES:
         return
@@ -126,21 +128,18 @@ def _grid_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
         for name in GRID_PRESETS:
             for opts in _grid_options(name):
                 try:
-                    g = KINDS["grid"].grid(name, dim, shape, cls, **opts)
+                    g = GRID.grid(name, dim, shape, cls, **opts)
                     ref = reference_f64(grid_plan(g))[0]
                 except (ValueError, ArithmeticError, TypeError):
                     continue  # the preset does not exist at this width
                 if ref.shape == t.shape:
                     kw = {"shape": shape, "cls": cls, **opts}
-                    yield Reading("grid", name, kw, KINDS["grid"].flags(g, opts)), ref
+                    yield Reading("grid", name, kw, GRID.flags(g, opts)), ref
 
 
 # --- rotary caches -------------------------------------------------------------------------------
 
 def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
-    from sinpe.reference.checking.door import KINDS
-    from sinpe.reference.oracles.angles import reference_f64, rotary_plan
-    from sinpe.spec.rotary import RotaryProfile
     rows = min(t.shape[0], max(3, MAX_ENTRIES // max(1, t.shape[1])))
     sample = t[:rows]
     tried = set()
@@ -156,14 +155,13 @@ def _rotary_candidates(t: np.ndarray) -> Iterator[tuple[Reading, np.ndarray]]:
             except (ValueError, ArithmeticError, TypeError):
                 continue
             if ref.shape == sample.shape:
-                flags = f"--{which} FILE {KINDS['rotary'].flags(rp)}"
+                flags = f"--{which} FILE {ROTARY.flags(rp)}"
                 yield Reading("rotary", rp if isinstance(rp, RotaryProfile) else rp, {}, flags, cache=which), ref
 
 
 def _rotary_profiles(t: np.ndarray) -> list[Any]:
     """The rotary presets (but rule pixel, which needs a grid), then the default rule at the base read off the
     data in each layout."""
-    from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RotaryProfile
     out = [rp for rp in ROTARY_PRESETS.values() if rp.rule != "pixel" and rp.mrope_section is None]
     for layout in ROTARY_LAYOUTS:
         out += [RotaryProfile(None, layout, b) for b in estimated_bases(t, layout)]

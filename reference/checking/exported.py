@@ -41,7 +41,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from sinpe.reference.checking.containers import MAX_DECOMPRESSED, fd_path, mapped, open_regular, per_file, size_of, widen_bf16
-from sinpe.reference.checking.loaders import LoadError, _short, escape
+from sinpe.reference.checking.loaded import LoadError, escape, one_line
 
 MAX_ONNX_BYTES = (2 << 30) - 1   # a model's protobuf (larger models keep their weights as external data)
 MAX_TENSORS = 1_000_000          # initializers, Constant nodes or GGUF tensors of one file
@@ -97,7 +97,7 @@ def _read_onnx(fh: BinaryIO) -> tuple[Any, dict[str, Entry]]:
     try:
         model.ParseFromString(fh.read(size))
     except Exception as e:  # protobuf's DecodeError and whatever else its parser raises
-        raise LoadError(f"{path}: not a readable .onnx model ({_short(e)})") from None
+        raise LoadError(f"{path}: not a readable .onnx model ({one_line(e)})") from None
     named = [(t.name, t) for t in model.graph.initializer]
     named += [(n.output[0], a.t) for n in model.graph.node if n.op_type == "Constant" and n.output
               for a in n.attribute if a.name == "value" and a.HasField("t")]
@@ -213,7 +213,7 @@ def _read_gguf(fh: BinaryIO) -> Gguf:
     try:
         reader = gguf.GGUFReader(fd_path(fh), "r")
     except Exception as e:  # ValueError, IndexError, KeyError, OverflowError ... of a malformed file
-        raise LoadError(f"{path}: not a readable GGUF file ({type(e).__name__}: {_short(e)})") from None
+        raise LoadError(f"{path}: not a readable GGUF file ({type(e).__name__}: {one_line(e)})") from None
     size = size_of(fh)
     tensors = {}
     for t in reader.tensors:

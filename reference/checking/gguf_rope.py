@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.spec.rotary import RotaryProfile, frequencies
+
 MATCH = 2.0 ** -16   # relative difference a recomputed factor may have from the stored float32 one
 DEFAULTS = {"scaling.factor": 8.0, "scaling.original_context_length": 8192, "scaling.low_freq_factor": 1.0,
             "scaling.high_freq_factor": 4.0, "freq_base": 10000.0}
@@ -61,7 +63,6 @@ def llama3_factors(base: Any, dim: int, factor: Any, original: int, low: Any, hi
     """f_k = w_k(default) / w_k(llama3) for k < dim/2 (DEF-ROPE-FREQ-LLAMA3, binary64)."""
     import mpmath
 
-    from sinpe.spec.rotary import RotaryProfile, frequencies
     exact = lambda x: Fraction(x) if not isinstance(x, float) else Fraction(x).limit_denominator(1 << 24)
     plain = RotaryProfile(None, "halves", exact(base))
     scaled = plain.replace(rule="llama3", factor=exact(factor), original_max=int(original),

@@ -50,11 +50,12 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking import confine, guard, loaders
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, _short, escape
+from sinpe.reference.checking.apply.call import call_apply
+from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
+from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish
 
 DEFAULT_TIMEOUT = 60.0          # seconds for import + call
 DEFAULT_MEMORY = 4 << 30        # bytes of address space for the child (torch alone maps ~0.7 GiB)
-MAX_CALL_ENTRIES = 1 << 27      # rows x d a callable may be asked for (1 GiB of float64)
 _OUTPUT_SHOWN = 200             # characters of the child's stderr quoted in an error
 _SLACK = 16 << 20               # bytes beyond the result limit a child may write (what it prints, caches)
 _MAX_MESSAGE = 1 << 20          # bytes of one message from the child
@@ -170,7 +171,7 @@ class Worker:
         except (OSError, subprocess.SubprocessError) as e:
             os.close(ctl_w)
             os.close(res_r)
-            raise LoadError(f"the child for {self.target} could not be started ({_short(e)}); nothing was run") from None
+            raise LoadError(f"the child for {self.target} could not be started ({one_line(e)}); nothing was run") from None
         finally:
             out.close()
             err.close()
@@ -361,7 +362,7 @@ def _report(path: str, target: str) -> dict[str, Any]:
         with open(path, encoding="utf-8") as fh:
             res = json.load(fh)
     except (OSError, ValueError, RecursionError) as e:
-        raise LoadError(f"{target}: unreadable result ({_short(e)})") from None
+        raise LoadError(f"{target}: unreadable result ({one_line(e)})") from None
     if not isinstance(res, dict) or not isinstance(res.get("notes", []), list):
         raise LoadError(f"{target}: unreadable result (not a report object)")
     return res
@@ -384,12 +385,12 @@ def read_result(path: str, target: str, limit: int) -> np.ndarray:
             read = {(1, 0): npf.read_array_header_1_0, (2, 0): npf.read_array_header_2_0}[version]
             shape, fortran, dtype = read(fh)
         except Exception as e:
-            raise LoadError(f"{target}: unreadable result ({_short(e)})") from None
+            raise LoadError(f"{target}: unreadable result ({one_line(e)})") from None
         nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if dtype.hasobject or dtype.kind not in "fiub" or nbytes != size - fh.tell():
             raise LoadError(f"{target}: unreadable result (header {shape} {dtype} does not match its {size} bytes)")
         a = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
-        if fh.readinto(memoryview(a.reshape(-1, order="A")).cast("B")) != nbytes:
+        if fh.readinto(a.reshape(-1, order="A").data.cast("B")) != nbytes:
             raise LoadError(f"{target}: unreadable result (truncated)")
     return a
 
@@ -422,7 +423,10 @@ def _answer(loaders: Any, target: str, found: list[Any], req: dict[str, Any]) ->
         positions = np.load(os.path.join(where, "positions.npy"), allow_pickle=False) if req["positions"] else None
         if not found:
             found.append(loaders.resolve_callable(target))  # the named module only (REQ-CHECK-INPUT)
-        table = loaders.call_table(found[0], target, positions, req["d"], call=req["call"], key=req["key"])
+        if req["call"] == "apply" and positions is not None and req["key"] is not None:  # REQ-CHECK-APPLY
+            table = call_apply(found[0], target, positions, req["key"])  # a rotary application
+        else:
+            table = loaders.call_table(found[0], target, positions, req["d"], call=req["call"], key=req["key"])
         a = np.asarray(table.data)
         if a.dtype.hasobject:
             raise LoadError(f"{target}: returned an object array; expected numbers")
@@ -436,9 +440,9 @@ def _answer(loaders: Any, target: str, found: list[Any], req: dict[str, Any]) ->
     except OSError as e:
         big = getattr(e, "errno", None) == errno.EFBIG
         _write(where, {"error": f"{target} " + ("wrote more than the file-size limit (its result and what it "
-                       "printed; RLIMIT_FSIZE)" if big else f"raised {type(e).__name__}: {_short(e)}")})
+                       "printed; RLIMIT_FSIZE)" if big else f"raised {type(e).__name__}: {one_line(e)}")})
     except BaseException as e:  # noqa: B036 -- anything else the user's code did is still one line
-        _write(where, {"error": f"{target} raised {type(e).__name__}: {_short(e)}"})
+        _write(where, {"error": f"{target} raised {type(e).__name__}: {one_line(e)}"})
 
 
 def _limit_files(limit: int) -> None:

@@ -162,7 +162,7 @@ def escalate(y: np.ndarray, ref: Reference, bad: np.ndarray, unsure: np.ndarray,
     """REQ-CHECK-DECIDE: the entries the reference cannot decide go to the oracle at rising precision (its cap and
     budget, :class:`Escalation`); those that fail are marked in ``bad``. Returns (decided, undecided)."""
     esc = Escalation()
-    at = list(zip(*np.nonzero(unsure)))
+    at = list(zip(*np.nonzero(unsure), strict=True))
     esc.skip(max(0, len(at) - esc.room()))  # past the budget: undecided
     amp = np.broadcast_to(ref.amplitude, ref.values.shape)
     for r, j in at[:esc.room()]:

@@ -57,33 +57,32 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from sinpe.reference.checking.containers import (
+    csv_values,
+    flatten,
+    json_document,
+    npy_array,
+    npz_archive,
+    open_regular,
+    opened,
+    safetensors_header,
+    safetensors_tensor,
+    size_of,
+    torch_tensors,
+)
+from sinpe.reference.checking.errors import reading_input
+from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
 
 CALLS = ("positions", "n", "buffer", "forward")
 SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json", ".onnx", ".gguf")
 
 # Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
 MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
-
-
-class LoadError(ValueError):
-    """A table or callable that cannot be used: one line, exit status 2."""
-
-
-@dataclass
-class Table:
-    """A loaded table: ``data`` (rows = positions, columns = channels; may be a read-only memmap),
-    its IEEE ``dtype`` name, where it came from and what was done to it (``notes``)."""
-
-    data: np.ndarray
-    dtype: str
-    source: str
-    notes: list[str] = field(default_factory=list)
-    streamable: bool = False  # a memory-mapped file: read in chunks
-    from_text: bool = False   # decimal text parsed as float64 (.csv/.json): rounded to the dtype checked
+MAX_CALL_ENTRIES = 1 << 27      # rows x d a callable may be asked for (1 GiB of float64; isolate.py enforces it)
 
 
 def is_callable_target(target: str) -> bool:
@@ -99,7 +98,6 @@ def load_table(target: str, key: str | None = None) -> Table:
     """Load a table file (see the module docstring); LoadError with one line on any problem. The file is
     opened once, and only if it is a regular file (:func:`containers.open_regular`: a FIFO or a device
     named ``t.npy`` is refused, never read)."""
-    from sinpe.reference.checking.containers import open_regular, size_of
     path = str(target)
     readers: dict[str, Callable[[Any, str | None], Table]] = {
         ".npy": _npy, ".npz": _npz, ".safetensors": _safetensors, ".pt": _torch_file, ".pth": _torch_file,
@@ -145,7 +143,6 @@ def _no_key(path: str, key: str | None) -> None:
 
 def _npy(src: Any, key: str | None) -> Table:
     """A ``.npy`` file (a path or an open regular file), memory-mapped: streamed, never read whole."""
-    from sinpe.reference.checking.containers import npy_array, opened
     with opened(src) as fh:
         _no_key(fh.name, key)
         a = npy_array(fh)
@@ -176,7 +173,6 @@ def _names(named: dict[str, Any], shapes: bool = False, shown: int = 20) -> str:
 def _npz(fh: Any, key: str | None) -> Table:
     """The chosen member only, after its header's size is checked against the archive and the budget;
     the other members' headers are read once per archive, never their data (:class:`containers.Npz`)."""
-    from sinpe.reference.checking.containers import npz_archive
     archive = npz_archive(fh)
     k, _ = _pick({n: m.shape for n, m in archive.members.items()}, key, fh.name, lambda v: v)
     return Table(archive.read(k), "", f"{fh.name}[{k}]")
@@ -184,7 +180,6 @@ def _npz(fh: Any, key: str | None) -> Table:
 
 def _safetensors(fh: Any, key: str | None) -> Table:
     """The chosen tensor, memory-mapped at its validated offset (BF16 widened exactly to float32)."""
-    from sinpe.reference.checking.containers import safetensors_header, safetensors_tensor
     _, header = safetensors_header(fh)
     k, _ = _pick({n: tuple(m["shape"]) for n, m in header.items()}, key, fh.name, lambda v: v)
     a, dtype = safetensors_tensor(fh, k)
@@ -193,7 +188,7 @@ def _safetensors(fh: Any, key: str | None) -> Table:
 
 def _exported(fh: Any, key: str | None) -> Table:
     """An ``.onnx`` initializer or ``.gguf`` tensor (REQ-IO-FORMATS): ``key`` or the only 2-D one (BF16 widened)."""
-    from sinpe.reference.checking import exported
+    from sinpe.reference.checking import exported  # (only for an .onnx/.gguf file: kept off the start-up path)
     onnx = fh.name.lower().endswith(".onnx")
     listed = exported.onnx_tensors(fh) if onnx else exported.gguf_file(fh).tensors
     k, entry = _pick({n: e.shape for n, e in listed.items()}, key, fh.name, lambda v: v)
@@ -205,14 +200,12 @@ def _exported(fh: Any, key: str | None) -> Table:
 def read_safetensors(path: str | os.PathLike[str], name: str = "table") -> np.ndarray:
     """The tensor ``name`` of a safetensors file as a NumPy array (read whole; BF16 widened exactly to
     float32), its header validated first (REQ-CHECK-LIMITS); no pickle, no safetensors package."""
-    from sinpe.reference.checking.containers import open_regular, safetensors_tensor
     with open_regular(os.fspath(path)) as fh:
         return np.array(safetensors_tensor(fh, name)[0])
 
 
 def _torch_file(fh: Any, key: str | None) -> Table:
     """A tensor or the chosen tensor of a state dict (nested containers searched: :func:`containers.flatten`)."""
-    from sinpe.reference.checking.containers import torch_tensors
     named = torch_tensors(fh)
     if list(named) == [""]:  # the file holds one tensor
         return Table(*_to_numpy(named[""], fh.name), fh.name)
@@ -235,7 +228,7 @@ def _to_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
     try:
         a = np.asarray(x)
     except Exception as e:  # an __array__ that raises, a ragged list
-        raise LoadError(f"{where}: not an array ({type(e).__name__}: {_short(e)})") from None
+        raise LoadError(f"{where}: not an array ({type(e).__name__}: {one_line(e)})") from None
     if a.dtype.kind == "O" or a.dtype.kind in "USV":
         raise LoadError(f"{where}: a {type(x).__name__} that is not a numeric array")
     return _plain(a, where), ""
@@ -258,7 +251,7 @@ def _torch_numpy(x: Any, where: str) -> tuple[np.ndarray, str]:
     except LoadError:
         raise
     except Exception as e:
-        raise LoadError(f"{where}: a {x.dtype} tensor NumPy cannot read ({_short(e)})") from None
+        raise LoadError(f"{where}: a {x.dtype} tensor NumPy cannot read ({one_line(e)})") from None
 
 
 def _plain(a: np.ndarray, where: str) -> np.ndarray:
@@ -269,7 +262,7 @@ def _plain(a: np.ndarray, where: str) -> np.ndarray:
         raise LoadError(f"{where}: a masked array (its mask would be ignored); pass a.filled(value) or an array")
     if type(a) is not np.ndarray and not isinstance(a, np.memmap):
         a = np.asarray(a)
-    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape, strict=True)):
         return a
     if a.size > MAX_VIEW_ENTRIES:
         raise LoadError(f"{where}: a broadcast view of {a.size} entries over {_stored(a)} stored ones; at most "
@@ -278,12 +271,11 @@ def _plain(a: np.ndarray, where: str) -> np.ndarray:
 
 
 def _stored(a: np.ndarray) -> int:
-    return math.prod(n for s, n in zip(a.strides, a.shape) if s != 0)
+    return math.prod(n for s, n in zip(a.strides, a.shape, strict=True) if s != 0)
 
 
 def _from_object(obj: Any, key: str | None, where: str, call: str | None) -> Table:
     if isinstance(obj, dict) or isinstance(obj, (list, tuple)) and obj and not _is_number_list(obj):
-        from sinpe.reference.checking.containers import flatten
         named = flatten(obj, where)
         if not named:
             raise LoadError(f"{where}: holds no tensors")
@@ -299,14 +291,12 @@ def _is_number_list(x: Any) -> bool:
 
 def _csv(fh: Any, key: str | None) -> Table:
     """Rows of decimal numbers, parsed line by line (:func:`containers.csv_values`)."""
-    from sinpe.reference.checking.containers import csv_values
     _no_key(fh.name, key)
     return Table(csv_values(fh), "", fh.name, notes=["text values parsed as float64"], from_text=True)
 
 
 def _json(fh: Any, key: str | None) -> Table:
     """A list of rows of JSON numbers (not booleans, not strings, not null)."""
-    from sinpe.reference.checking.containers import json_document
     path, obj = fh.name, json_document(fh)
     if isinstance(obj, dict):
         named = {k: v for k, v in obj.items() if isinstance(v, list)}
@@ -326,7 +316,7 @@ def _json(fh: Any, key: str | None) -> Table:
     try:
         a = np.array(obj, dtype=np.float64)
     except (ValueError, TypeError, OverflowError) as e:
-        raise LoadError(f"{path}: non-numeric or ragged data ({_short(e)})") from None
+        raise LoadError(f"{path}: non-numeric or ragged data ({one_line(e)})") from None
     return Table(a, "", path, notes=["text values parsed as float64"], from_text=True)
 
 
@@ -334,21 +324,6 @@ def _json_shape(v: Any) -> tuple[int, ...]:
     if isinstance(v, list) and v and isinstance(v[0], list):
         return (len(v), len(v[0]))
     return (len(v),) if isinstance(v, list) else ()
-
-
-def _short(e: BaseException) -> str:
-    s = escape(" ".join(str(e).split()) or type(e).__name__)
-    return s if len(s) <= 160 else s[:157] + "..."
-
-
-def escape(s: str) -> str:
-    """``s`` with control and other non-printable characters as Python escapes: one line, no terminal
-    control sequences (REQ-CLI-EXIT).
-
-    >>> escape("a\\nb\\x1b[31m")
-    'a\\\\nb\\\\x1b[31m'
-    """
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
 @contextmanager
@@ -371,7 +346,6 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
     ...     print(repr(e))
     KeyError('x')
     """
-    from sinpe.reference.checking.errors import reading_input
     try:
         yield
     except ValueError:
@@ -381,7 +355,7 @@ def input_errors(verb: str, target: str) -> Iterator[None]:
     except Exception as e:
         if not reading_input(e):
             raise  # sinpe's own fault, not the input's: the command reports an internal error (exit 3)
-        raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {_short(e)}") from None
+        raise LoadError(f"cannot {verb} {target}: {type(e).__name__}: {one_line(e)}") from None
 
 
 # --- callables -----------------------------------------------------------------------------------
@@ -397,7 +371,7 @@ def resolve_callable(target: str) -> Any:
     try:
         obj: Any = importlib.import_module(mod_name)
     except Exception as e:
-        raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {_short(e)}") from None
+        raise LoadError(f"cannot import {mod_name!r} for {target}: {type(e).__name__}: {one_line(e)}") from None
     finally:
         sys.meta_path.remove(finder)
     for part in attr.split("."):
@@ -435,9 +409,6 @@ def call_table(obj: Any, target: str, positions: np.ndarray | None, d: int | Non
     ...     print(e)
     mod:f(positions, d=4) raised ZeroDivisionError: division by zero
     """
-    if call == "apply" and positions is not None and key is not None:  # a rotary application (REQ-CHECK-APPLY)
-        from sinpe.reference.checking.apply.call import call_apply
-        return call_apply(obj, target, positions, key)
     if call not in CALLS:
         raise LoadError(f"unknown calling convention {call!r}; use one of {', '.join(CALLS)}")
     if _is_module(obj) or call in ("buffer", "forward"):
@@ -493,7 +464,7 @@ def _invoke(fn: Any, target: str, sig: str, *args: Any, call: str | None = None)
             e, (TypeError, AttributeError, IndexError, RuntimeError, ValueError)) else ""
         if isinstance(e, OSError) and e.errno == errno.EFBIG:  # in an isolated child (isolate: RLIMIT_FSIZE)
             hint = "it printed or wrote more than the file-size limit of the call (its result and captured output)"
-        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {_short(e)}" + (f"; hint: {hint}" if hint else "")) \
+        raise LoadError(f"{target}{sig} raised {type(e).__name__}: {one_line(e)}" + (f"; hint: {hint}" if hint else "")) \
             from None
 
 
@@ -592,7 +563,6 @@ def module_length(obj: Any, d: int) -> tuple[int, str]:
     the most rows of a parameter or buffer with two non-singleton axes whose last is ``d`` (a ``pe`` buffer) --
     else :data:`FORWARD_ROWS`; at most :data:`MAX_FORWARD_ROWS` and ``MAX_CALL_ENTRIES / d``. Past 2048 rows it
     reaches where half-precision positions stop being exact (2049 is no float16 or bfloat16 value)."""
-    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES
     said = [(v, f"its {n}") for m in obj.modules() for n in LENGTH_NAMES
             if type(v := getattr(m, n, None)) is int and v > 0]
     if not said:
@@ -641,7 +611,6 @@ def release_pages(data: np.ndarray, row_stop: int, extra_bytes: int = 0) -> None
 def read_rows(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Rows ``idx`` of a table; a memory-mapped C-contiguous table is read with ``pread`` instead of
     through the mapping (a page fault maps whole cached folios: spread rows would map most of the file)."""
-    from sinpe.reference.checking.containers import open_regular
     fn = getattr(data, "filename", None)
     if fn is None or getattr(data, "_mmap", None) is None or not data.flags.c_contiguous:
         return np.asarray(data[idx])

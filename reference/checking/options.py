@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
-from sinpe.reference.checking.loaders import CALLS, LoadError
+from sinpe.reference.checking.loaded import LoadError
+from sinpe.reference.checking.loaders import CALLS
 from sinpe.spec.formats import DTYPES
 from sinpe.spec.profiles import LAYOUTS
 from sinpe.spec.rotary import ROTARY_LAYOUTS

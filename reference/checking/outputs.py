@@ -25,6 +25,9 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sinpe.reference.checking.loaded import LoadError
+from sinpe.reference.checking.loaders import is_callable_target
+
 INDEX_SUFFIX = ".index.json"
 
 
@@ -41,7 +44,6 @@ def reads_of(value: str | None) -> list[Read]:
     """What reading the argument ``value`` reads: a ``module:callable``'s source or package directory, a directory
     (scanned: everything under it), a file (and, for a safetensors index, every shard it names); nothing for a
     value that names no file (a position spec such as ``0:64``)."""
-    from sinpe.reference.checking.loaders import is_callable_target
     if not isinstance(value, str) or not value:
         return []
     if is_callable_target(value):
@@ -55,8 +57,7 @@ def reads_of(value: str | None) -> list[Read]:
 
 
 def _shards(index: str) -> list[Read]:
-    from sinpe.reference.checking.loaders import LoadError
-    from sinpe.reference.checking.scan_files import _index_shards
+    from sinpe.reference.checking.scan_files import _index_shards  # (read only for an index: kept off the start-up path)
     try:
         return [Read(s, f"a shard the index {index!r} names") for s in _index_shards(index)]
     except LoadError:  # the scan says why; the index itself is still an input
@@ -65,8 +66,7 @@ def _shards(index: str) -> list[Read]:
 
 def _external_data(model: str) -> list[Read]:
     """The external-data files an ``.onnx`` model names (REQ-IO-FORMATS): inputs too."""
-    from sinpe.reference.checking.exported import external_files
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.checking.exported import external_files  # (only for an .onnx: kept off the start-up path)
     try:
         return [Read(f, f"external data of the model {model!r}") for f in external_files(model)]
     except LoadError:  # the scan or check says why; the model itself is still an input

@@ -10,7 +10,8 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from sinpe.reference.checking.loaders import escape, is_callable_target
+from sinpe.reference.checking.loaded import escape
+from sinpe.reference.checking.loaders import is_callable_target
 from sinpe.reference.checking.outputs import write_atomic
 
 
@@ -171,8 +172,8 @@ def _band_cases(res: Any) -> list[tuple[str, Any]]:
     for b in res.bands:
         msg: Any = None  # a failure message, or ("skipped", message)
         if b.unjudged and not b.failures:
-            msg = ("skipped", f"{b.unjudged} entries unjudged (the bound allows any value); "
-                   f"{res.reason or ''}")
+            msg = ("skipped", (f"{b.unjudged} entries unjudged (the bound allows any value); "
+                   f"{res.reason or ''}"))
         if b.failures:
             fl = [f for f in res.failures if b.lo <= abs(float(_num(f.position))) < b.hi]
             msg = f"{b.failures} entries exceed the {res.tier} tolerance; max |error| {b.max_abs_error:.3g}"
@@ -182,8 +183,8 @@ def _band_cases(res: Any) -> list[tuple[str, Any]]:
         cases.append((f"positions [{b.lo:g}, {b.hi:g})", msg))
     if res.structural["violations"]:
         f = res.structural["findings"][0]
-        cases.append((f.theorem, f"{res.structural['violations']} row pairs break {f.theorem}; first at positions "
-                      f"{f.positions[0]}, {f.positions[1]}; reproduce: {f.repro}"))
+        cases.append((f.theorem, (f"{res.structural['violations']} row pairs break {f.theorem}; first at positions "
+                      f"{f.positions[0]}, {f.positions[1]}; reproduce: {f.repro}")))
     if res.reason and res.reason.startswith("non-finite"):
         cases.append(("finite", res.reason))
     if res.reason and res.reason.startswith("dtype"):
@@ -213,8 +214,8 @@ def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "si
     fails = sum(1 for _, m in cases if m and not isinstance(m, tuple))
     skips = sum(1 for _, m in cases if isinstance(m, tuple))
     out = ['<?xml version="1.0" encoding="utf-8"?>',
-           f'<testsuite name={xml_attribute(suite)} tests="{len(cases)}" failures="{fails}" errors="0" '
-           f'skipped="{skips}" time="{seconds:.3f}">']
+           (f'<testsuite name={xml_attribute(suite)} tests="{len(cases)}" failures="{fails}" errors="0" '
+           f'skipped="{skips}" time="{seconds:.3f}">')]
     for case, msg in cases:
         out.append(f'  <testcase classname={xml_attribute(classname)} name={xml_attribute(case)}>')
         if isinstance(msg, tuple):
@@ -229,7 +230,7 @@ def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "si
 def xml_attribute(text: Any) -> str:
     """``text`` as a quoted XML 1.0 attribute value: every character XML 1.0 does not allow (C0 controls but tab,
     newline and carriage return; lone surrogates; U+FFFE/U+FFFF) and every other non-printable one written as a
-    Python escape (:func:`~sinpe.reference.checking.loaders.escape`), then ``&<>"`` quoted.
+    Python escape (:func:`~sinpe.reference.checking.loaded.escape`), then ``&<>"`` quoted.
 
     >>> xml_attribute("pe\\x1b[31m\\x00\\x07 & <x>")
     '"pe\\\\x1b[31m\\\\x00\\\\x07 &amp; &lt;x&gt;"'
@@ -256,9 +257,9 @@ def render_detection(found: Any, target: str) -> str:
         return found.sentence + (f"\n  check with: sinpe check {words}" if flags else "")
     det = found.detection
     L = [det.sentence,
-         f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "
+         (f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "
          f"{det.amplitude}, offset {det.offset}, odd rule {det.odd_rule}, d {det.d} ({det.width} columns), "
-         f"precision {det.precision}",
+         f"precision {det.precision}"),
          f"  profile {det.profile} (nearest preset {det.nearest_preset}); residual {det.residual:.3g}"
          + (f"; runner-up {det.runner_up['plan']} (residual {det.runner_up['residual']}), margin {det.margin:.3g}"
             if det.runner_up else "")]
@@ -274,9 +275,9 @@ def render_detection(found: Any, target: str) -> str:
 def render_apply(res: Any) -> str:
     """The human report of ``sinpe check-apply`` (an :class:`~sinpe.reference.checking.result.ApplyResult`)."""
     part = f", rotary dim {res.rotary_dim} of {res.d}" if res.rotary_dim != res.d else ""
-    L = [f"sinpe check-apply {escape(res.target)}: convention {res.convention}, profile {res.profile} "
+    L = [(f"sinpe check-apply {escape(res.target)}: convention {res.convention}, profile {res.profile} "
          f"({res.profile_flags}), dim {res.d}{part}, dtype {res.dtype}, {len(res.positions)} positions "
-         f"({res.positions[0]}..{max(res.positions)})"]
+         f"({res.positions[0]}..{max(res.positions)})")]
     L += [f"  note: {n}" for n in res.notes]
     L.append(f"{VERDICT_WORDS[res.verdict]}: {res.reason or 'every entry within TOL-APPLY and THM-ROPE-REL holds'}")
     if res.cause:

@@ -29,9 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking import door
-from sinpe.reference.checking.containers import widen_bf16
-from sinpe.reference.checking.loaders import LoadError, _short, exit_on_sigbus, release_pages
+from sinpe.reference.checking import door, exported
+from sinpe.reference.checking.containers import open_regular, widen_bf16
+from sinpe.reference.checking.corrupted import corrupted_reading
+from sinpe.reference.checking.gguf_rope import check_rope_freqs
+from sinpe.reference.checking.loaded import LoadError, escape, one_line
+from sinpe.reference.checking.loaders import exit_on_sigbus, release_pages
 from sinpe.reference.checking.report import with_cause
 from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
 from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
@@ -219,9 +222,6 @@ def _judge_values(row: Row, ref: TensorRef) -> None:
 
 def _judge_rope_metadata(row: Row, ref: TensorRef) -> None:
     """A GGUF file's rope_freqs.weight against the rope metadata beside it (REQ-IO-FORMATS: gguf_rope)."""
-    from sinpe.reference.checking import exported
-    from sinpe.reference.checking.containers import open_regular
-    from sinpe.reference.checking.gguf_rope import check_rope_freqs
     try:
         with open_regular(ref.file) as fh:
             r = check_rope_freqs(exported.gguf_file(fh).metadata, np.array(exported.gguf_array(fh, ref.name)))
@@ -239,18 +239,18 @@ def _failure(what: str, e: BaseException) -> str:
         return str(e)
     if isinstance(e, MemoryError):
         return f"{what}: out of memory"
-    return f"{what} ({type(e).__name__}: {_short(e)})"
+    return f"{what} ({type(e).__name__}: {one_line(e)})"
 
 
-def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any] | None, str | None]:
-    """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, None, why)."""
+def _auto(m: np.ndarray) -> tuple[Any, dict[str, Any], str | None]:
+    """(check result, detection, None) when detect reads ``m`` as a sinusoid table, else (None, {}, why)."""
     try:
         res = door.check(m, "auto", detect=False)
     except LoadError as e:
-        return None, None, f"detect finds no sinusoid table: {e}"
+        return None, {}, f"detect finds no sinusoid table: {e}"
     det = res.detected or {}
     if res.kind == "1d" and res.profile is None and (not det or "no_fit" in det.get("deviations", {})):
-        return None, None, f"no sinusoid reading: {det.get('sentence') or res.reason}"
+        return None, {}, f"no sinusoid reading: {det.get('sentence') or res.reason}"
     return res, det, None
 
 
@@ -317,7 +317,6 @@ def _judge_unnamed(row: Row, table: Any, share: float, why: str | None) -> None:
     """REQ-SCAN-NO-SKIP: a tensor the screen reads as a sinusoid and detect names nothing is read with corrupted
     rows (:func:`~sinpe.reference.checking.corrupted.corrupted_reading`: the 1-D rule for every kind) and judged
     against that reading, or else reported inconclusive with the reason (exit 3)."""
-    from sinpe.reference.checking.corrupted import corrupted_reading
     reading = corrupted_reading(table)
     if reading is None:
         row.verdict = "inconclusive"
@@ -402,7 +401,6 @@ def _judge_in_workers(out: Scan, refs: list[TensorRef], workers: int, progress: 
 
 def render(s: Scan) -> str:
     """One row per tensor, then the summary."""
-    from sinpe.reference.checking.loaders import escape
     L = [f"sinpe scan {escape(s.path)}: {len(s.rows)} tensors",
          f"  {'tensor':40s} {'shape':>14s} {'kind':6s} {'verdict':12s} {'max error':>10s} {'unjudged':>8s}  plan / reason"]
     for r in s.rows:

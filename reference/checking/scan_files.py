@@ -28,7 +28,8 @@ import numpy as np
 
 from sinpe.reference.checking import containers, exported
 from sinpe.reference.checking.containers import open_regular
-from sinpe.reference.checking.loaders import LoadError, _short, _to_numpy, escape
+from sinpe.reference.checking.loaded import LoadError, escape, one_line
+from sinpe.reference.checking.loaders import _to_numpy
 
 SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".onnx", ".gguf")
 INDEX_SUFFIX = ".index.json"
@@ -185,7 +186,7 @@ def _index_shards(path: str) -> list[str]:
             index = json.loads(fh.read().decode("utf-8"))
             shards = sorted(set(index["weight_map"].values()))
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
-            raise LoadError(f"{path}: not a safetensors index (a JSON object with a weight_map): {_short(e)}") from None
+            raise LoadError(f"{path}: not a safetensors index (a JSON object with a weight_map): {one_line(e)}") from None
     base = os.path.dirname(os.path.abspath(path))
     out = []
     for s in shards:

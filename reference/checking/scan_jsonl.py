@@ -26,7 +26,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sinpe.reference.checking.loaders import LoadError, escape
+from sinpe.reference.checking.containers import open_regular
+from sinpe.reference.checking.loaded import LoadError, escape
 from sinpe.reference.checking.result import SUMMARY_KEYS
 from sinpe.reference.checking.scan import JUDGED, Row, Scan
 from sinpe.reference.checking.scan_files import Shard  # noqa: F401 -- the doctest's, and the recipe's
@@ -111,7 +112,6 @@ def _number(x: Any) -> float:
 def read_lines(paths: list[str]) -> list[tuple[str, str]]:
     """(``FILE line N``, text) of every line of the JSON-lines files ``paths``: regular files only, at most
     MAX_BYTES read in all and MAX_LINE a line."""
-    from sinpe.reference.checking.containers import open_regular
     out: list[tuple[str, str]] = []
     total = 0
     for p in paths:

@@ -95,8 +95,8 @@ def cell_shapes(table: np.ndarray, cls: int | None = None, max_axes: int = MAX_A
             found[sh] = r[0]
     if max_axes >= 3:
         for (a, b) in list(found):
-            for sh in [(x, y, b) for x, y in _splits(a)] + [(a, x, y) for x, y in _splits(b)]:
-                if sh not in found and (r := _shown(many, sh, tol)) is not None:
-                    found[sh] = r[0]
+            for deeper in [(x, y, b) for x, y in _splits(a)] + [(a, x, y) for x, y in _splits(b)]:
+                if deeper not in found and (r := _shown(many, deeper, tol)) is not None:
+                    found[deeper] = r[0]
     order = sorted(found, key=lambda s: (-len(s), -found[s], abs(s[0] - s[-1])))[:MAX_SHAPES]
     return [CellShape(cls, sh, found[sh]) for sh in order]

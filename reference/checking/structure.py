@@ -85,7 +85,7 @@ def pair_plan(profile: Profile, d: int) -> PairPlan | None:
     sin_of: dict[int, int] = {}
     cos_of: dict[int, int] = {}
     cd = column_data(profile, d)
-    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels)):
+    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels, strict=True)):
         (sin_of if kind == "sin" else cos_of if kind == "cos" else {})[k] = j
     ks = sorted(set(sin_of) & set(cos_of))
     if not ks:

@@ -16,7 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, call_table, is_callable_target, load_table
+from sinpe.reference.checking.check import _new_result, check_table, positions_array
+from sinpe.reference.checking.detect import detect_table, profile_of, zero_row_indices
+from sinpe.reference.checking.isolate import call_isolated
+from sinpe.reference.checking.limits import binary64_parameters
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish, _to_numpy, call_table, is_callable_target, load_table
+from sinpe.reference.checking.result import Failure
+from sinpe.reference.numerics.positions import format_position, positions_from_spec
 from sinpe.spec.profiles import Profile, get_profile
 
 # --- selection (REQ-CHECK-SELECT) ---------------------------------------------------------------------
@@ -95,8 +102,6 @@ def select(table: Table, positions: Any, rows: str | None = None, skip_rows: int
 
 def _positions(spec: Any, limit: int, why: str) -> np.ndarray | None:
     """Positions from a spec string (``0:2048``, ``0,1,1e6``, a .npy path) or a sequence of numbers."""
-    from sinpe.reference.checking.check import positions_array
-    from sinpe.reference.numerics.positions import positions_from_spec
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -145,7 +150,6 @@ def buffer_note(rows: int) -> str:
 
 def _callable_table(target: Any, spec: Any, d: int | None, call: str, key: str | None,
                     timeout: float | None) -> tuple[Table, np.ndarray | None, bool]:
-    from sinpe.reference.checking.isolate import MAX_CALL_ENTRIES, call_isolated
 
     named = isinstance(target, str)
     where = target if named else getattr(target, "__name__", repr(target))
@@ -221,7 +225,6 @@ def load_target(target: Any, d: int | None = None, *, positions: Any = None, key
 
 def _unnamed(found: dict[str, Any], table: Table, tier: str, dtype: str | None, d: int | None) -> Any:
     """The report when ``auto`` finds nothing to check against: a finding (exit 1), never a pass."""
-    from sinpe.reference.checking.check import _new_result
     res = _new_result(get_profile("vaswani"), tier, dtype or table.dtype, d or table.data.shape[1],
                       table.data.shape[0], table.source)
     res.profile, res.profile_flags, res.profile_params = None, "auto", {}
@@ -236,7 +239,6 @@ def _must_raise(target: Any, profile: Profile, d: int, load: dict[str, Any], ck:
     """DEF-ODD rule ``error``: PE is undefined at odd d, so a conforming callable MUST raise there, and MUST
     conform at the even d + 1, where it is checked (one that returns a table at odd d, or raises at every d,
     does not conform)."""
-    from sinpe.reference.checking.check import _new_result, check_table
     try:
         odd_table, _, _ = load_target(target, d, **load)
     except LoadError as e:
@@ -263,7 +265,6 @@ def check_target(target: Any, profile: Profile | str, *, d: int | None = None, p
     """Load ``target`` (:func:`load_target`) and check it against ``profile`` (REQ-CHECK-CONFORM), a
     :class:`Profile` or ``"auto"`` (check against what detect finds, REQ-CHECK-AUTO); the rows
     ``zero_rows`` names must be exactly 0 (:func:`with_zero_rows`, REQ-CHECK-SELECT)."""
-    from sinpe.reference.checking.check import check_table
 
     load = dict(positions=positions, key=key, call=call, timeout=timeout, rows=rows, skip_rows=skip_rows,
                 columns=columns)
@@ -273,8 +274,9 @@ def check_target(target: Any, profile: Profile | str, *, d: int | None = None, p
         return _must_raise(target, profile, d, load, ck)
     table, pos, _ = load_target(target, d, **load)
     if profile == "auto":
-        from sinpe.reference.checking.detect import detect_table
         return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, zero_rows=zero_rows, **ck)
+    if not isinstance(profile, Profile):
+        raise TypeError(f"check_target: profile is a Profile or 'auto', not {profile!r}")
     return with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(t, profile, positions=p, d=d, **ck))
 
 
@@ -303,14 +305,12 @@ def with_zero_rows(table: Table, pos: Any, spec: str | None, check: Any) -> Any:
 
 def _zero_failures(res: Any, zeros: np.ndarray, idx: np.ndarray, at: np.ndarray, bad: int, where: str) -> None:
     """A finding for the non-zero entries of ``--zero-rows``: counted, the first few listed, the worst kept."""
-    from sinpe.reference.checking.result import Failure
-    from sinpe.reference.numerics.positions import format_position
     res.verdict = "fails"
     res.n_failures += bad
     msg = f"{bad} of {zeros.size} entries in the rows --zero-rows names ({where}) are not 0"
     res.reason = f"{res.reason}; {msg}" if res.reason else msg
     err = np.where(np.isnan(zeros), np.inf, np.abs(zeros))
-    for r, j in list(zip(*np.nonzero(err)))[:10]:  # the first ten listed, as the check's own
+    for r, j in list(zip(*np.nonzero(err), strict=True))[:10]:  # the first ten listed, as the check's own
         res.failures.append(Failure(format_position(at[r]), int(j), f"col{j}", float(zeros[r, j]), 0.0, float(err[r, j]),
                                     0.0, float("inf"), "--zero-rows: must be exactly 0", "", "", row=int(idx[r])))
     res.max_abs_error = max(float(res.max_abs_error), float(err.max()))
@@ -321,15 +321,11 @@ def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: st
     """REQ-CHECK-AUTO for a 1-D table: check it against the member the detection ``det`` names, or report
     that it names none (a finding). The all-zero rows detect found (padding rows) must stay exactly 0
     (``--zero-rows``, unless given)."""
-    from sinpe.reference.checking.check import check_table
-    from sinpe.reference.checking.detect import profile_of
-    from sinpe.reference.checking.limits import binary64_parameters
     found_profile, found = profile_of(det), det.to_json()
     if found_profile is None:
         return _unnamed(found, table, tier, dtype, d)
     binary64_parameters(found_profile)
     if zero_rows is None and det.zeroed_rows:
-        from sinpe.reference.checking.detect import zero_row_indices
         zero_rows = zero_row_indices(pos, det.zeroed_rows, table.data.shape[0])
     res = with_zero_rows(table, pos, zero_rows, lambda t, p: check_table(
         t, found_profile, positions=p, d=d, dtype=dtype, tier=tier, working=working, detect=detect,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.containers import npy_file, open_regular, size_of
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.numerics.positions import read_axis_positions
 from sinpe.spec.profiles import to_fraction
 from sinpe.spec.rotary import MAX_AXES
@@ -33,7 +33,7 @@ def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
     >>> parse_freqs("1,-0.5")
     Traceback (most recent call last):
     ...
-    sinpe.reference.checking.loaders.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
+    sinpe.reference.checking.loaded.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
     """
     if isinstance(spec, str) and spec.strip().lower().endswith(".npy"):
         values: Any = _freqs_npy(spec.strip(), what)

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import LoadError, call_table, resolve_callable
+from sinpe.reference.checking.loaded import LoadError
+from sinpe.reference.checking.loaders import call_table, resolve_callable
 from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.oracles import fast as fastref
 from sinpe.spec.definition import column_data

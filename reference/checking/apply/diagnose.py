@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -121,33 +122,37 @@ def _slice(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return o, e, b
 
 
-def hypotheses(case: Case) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]]:
+# a hypothesis: (cause, sentence, the outputs and bound it predicts, computed when called)
+Hypothesis = tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]]
+
+
+def hypotheses(case: Case) -> list[Hypothesis]:
     """(cause, sentence, the outputs and bound it predicts), in the order they are tried."""
     lay, other, ang = case.layout, OTHER[case.layout], case.ang
-    out = [("pairing", f"wrong pairing: the function rotates channel pairs as layout {other!r} "
-            f"({_pairs_words(other)}), not {lay!r} ({_pairs_words(lay)})", lambda: _rotation(case, ang, other)),
-           ("pairing", f"wrong pairing: the {lay} cos/sin cache is applied with the {other} rotate function "
-            f"({'rotate_every_two' if other != 'halves' else 'rotate_half'})", lambda: _mixed(case)),
+    out: list[Hypothesis] = [("pairing", (f"wrong pairing: the function rotates channel pairs as layout {other!r} "
+            f"({_pairs_words(other)}), not {lay!r} ({_pairs_words(lay)})"), lambda: _rotation(case, ang, other)),
+           ("pairing", (f"wrong pairing: the {lay} cos/sin cache is applied with the {other} rotate function "
+            f"({'rotate_every_two' if other != 'halves' else 'rotate_half'})"), lambda: _mixed(case)),
            ("sign", "sign convention: the function rotates by -theta (rotate_half's sign flipped, or sin negated)",
             lambda: _rotation(case, dataclasses.replace(ang, sin=-ang.sin), lay)),
            ("swap", "cos and sin swapped: the function computes x*sin + rotate(x)*cos",
             lambda: _rotation(case, _swapped(ang), lay))]
     for f in NARROW:
         if get_format(f).precision < get_format(case.dtype).precision:
-            out.append(("dtype", f"dtype of the rotation: cos/sin rounded to {f} before the rotation, not used "
-                        f"in {case.dtype} as claimed", (lambda f=f: _narrow_cache(case, f))))
+            out.append(("dtype", (f"dtype of the rotation: cos/sin rounded to {f} before the rotation, not used "
+                        f"in {case.dtype} as claimed"), partial(_narrow_cache, case, f)))
     if case.r < case.x.shape[-1]:
         d = case.x.shape[-1]
-        out.append(("slice", f"partial rotary on the wrong channels: channels {d - case.r}..{d - 1} rotated, "
-                    f"not 0..{case.r - 1}", lambda: _slice(case)))
-        out.append(("slice", f"partial rotary ignored: all {d} channels rotated (frequencies of dim {d}), "
-                    f"not the first {case.r}", lambda: _rotation(dataclasses.replace(case, r=d),
+        out.append(("slice", (f"partial rotary on the wrong channels: channels {d - case.r}..{d - 1} rotated, "
+                    f"not 0..{case.r - 1}"), lambda: _slice(case)))
+        out.append(("slice", (f"partial rotary ignored: all {d} channels rotated (frequencies of dim {d}), "
+                    f"not the first {case.r}"), lambda: _rotation(dataclasses.replace(case, r=d),
                                                                angles(case.rp, d, ang.positions), lay)))
     if _multi_axis(ang.positions):
         m = len(ang.positions[0])
         flat = [(p[0],) * m for p in ang.positions]
-        out.append(("axes", f"multi-axis positions ignored: every frequency reads position axis 0 (the temporal ids "
-                    f"of M-RoPE), not the axis of its section {list(sections(case.rp, case.r))}",
+        out.append(("axes", (f"multi-axis positions ignored: every frequency reads position axis 0 (the temporal ids "
+                    f"of M-RoPE), not the axis of its section {list(sections(case.rp, case.r))}"),
                     lambda: _rotation(case, angles(case.rp, case.r, flat), lay)))
     return out
 
@@ -164,7 +169,7 @@ def diagnose(case: Case, candidates: Candidates) -> dict[str, Any]:
     """``{"cause", "sentence", "tried": [{cause, sentence, fits, max_ratio}]}``: the first hypothesis that
     explains every entry (cause None when none does; the closest is in ``tried``). ``candidates``: the rotary
     profiles to try for the frequencies measured (the rotary kind's)."""
-    tried = []
+    tried: list[dict[str, Any]] = []
     for cause, sentence, predict in hypotheses(case) + _estimated(case, candidates):
         try:
             ok, ratio = _fits(case, *predict())
@@ -193,20 +198,24 @@ def _wrap(t: np.ndarray) -> np.ndarray:
     return (t + np.pi) % (2 * np.pi) - np.pi
 
 
-def _estimated(case: Case, candidates: Candidates) -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray,
-                                                                                          np.ndarray]]]]:
+def _estimated(case: Case, candidates: Candidates) -> list[Hypothesis]:
     """Offset and frequency hypotheses estimated from the unit-vector outputs, each verified in full."""
     if case.unit_heads < case.r or not np.isfinite(case.y).all() or _multi_axis(case.ang.positions):
         return []  # (multi-axis rows: no offset or frequency is estimated)
     phi = measured_angles(case)
-    out = []
+    out: list[Hypothesis] = []
     for pos, words in _position_candidates(case, phi):
-        out.append(("offset", words, (lambda pos=pos: _rotation(case, angles(case.rp, case.r, pos), case.layout))))
+        out.append(("offset", words, partial(_rotated, case, case.rp, pos)))
     for rp in _frequency_candidates(case, phi, candidates):
-        out.append(("scaling", f"scaling rule or base: the function rotates as {rp.describe()}, not "
-                    f"{case.rp.describe()}",
-                    (lambda rp=rp: _rotation(case, angles(rp, case.r, case.ang.positions), case.layout))))
+        out.append(("scaling", (f"scaling rule or base: the function rotates as {rp.describe()}, not "
+                    f"{case.rp.describe()}"),
+                    partial(_rotated, case, rp, case.ang.positions)))
     return out
+
+
+def _rotated(case: Case, rp: RotaryProfile, positions: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outputs and bound of the rotation by ``rp`` at ``positions`` (the case's own layout and rotary dim)."""
+    return _rotation(case, angles(rp, case.r, positions), case.layout)
 
 
 def _position_candidates(case: Case, phi: np.ndarray) -> list[tuple[list[int], str]]:
@@ -223,8 +232,8 @@ def _position_candidates(case: Case, phi: np.ndarray) -> list[tuple[list[int], s
         cands.append(((pos + delta).tolist(), words))
     seq = np.arange(len(pos))
     if not np.array_equal(seq, pos):
-        cands.append((seq.tolist(), "position offset: the function ignores the positions passed and rotates row s "
-                      "as position s (0..seq-1: a KV-cache offset dropped)"))
+        cands.append((seq.tolist(), ("position offset: the function ignores the positions passed and rotates row s "
+                      "as position s (0..seq-1: a KV-cache offset dropped)")))
     return cands
 
 
@@ -268,7 +277,7 @@ def relative(yq: np.ndarray, yk: np.ndarray, oq: np.ndarray, bq: np.ndarray, bk:
     flat = diff.reshape(-1, diff.shape[-1])
     first, n, bad = None, 0, 0
     seen: dict[tuple[int, ...], tuple[int, int]] = {}
-    for i, j in zip(*np.unravel_index(np.lexsort(flat.T[::-1]), diff.shape[:2])):
+    for i, j in zip(*np.unravel_index(np.lexsort(flat.T[::-1]), diff.shape[:2]), strict=True):
         ref = seen.setdefault(tuple(diff[i, j].tolist()), (int(i), int(j)))
         if ref == (i, j) or n >= limit:
             continue

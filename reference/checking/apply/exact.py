@@ -55,7 +55,7 @@ class Angles:
     omegas: np.ndarray
 
 
-def angles(rp: RotaryProfile, r: int, positions: Sequence[int]) -> Angles:
+def angles(rp: RotaryProfile, r: int, positions: Sequence[Any]) -> Angles:
     """The reference cos/sin of each pair (the ``single`` layout of ``rp``: one column per frequency)."""
     single = rp.replace(layout="single")
     pos = [tuple(int(x) for x in p) if isinstance(p, (tuple, list, np.ndarray)) else int(p) for p in positions]
@@ -77,9 +77,11 @@ def pairs_of(layout: str, r: int) -> tuple[list[int], list[int]]:
     column data (:func:`sinpe.spec.definition.rotary_data`: a_k holds its 'sin' member, b_k its partner)."""
     cd = rotary_data("pairs" if layout == "single" else layout, r)
     a, b = [0] * (r // 2), [0] * (r // 2)
-    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels)):
+    for j, (kind, k) in enumerate(zip(cd.kinds, cd.labels, strict=True)):
         if kind == "sin":
-            a[k], b[k] = j, cd.partner[j]
+            partner = cd.partner[j]
+            assert partner is not None  # (a rotary layout pairs every sin column with a cos one)
+            a[k], b[k] = j, partner
     return a, b
 
 
@@ -122,9 +124,9 @@ def refine(x: np.ndarray, ang: Angles, layout: str, y: np.ndarray, o: np.ndarray
     single = ang.rp.replace(layout="single")
     cert = {w: _Certified(rotary_plan(single, ang.r, ang.positions, w)) for w in ("cos", "sin")}
     cs: dict[tuple[int, int], tuple[Any, Any]] = {}
-    partner = {**{ai: (bi, k, True) for k, (ai, bi) in enumerate(zip(a, b))},
-               **{bi: (ai, k, False) for k, (ai, bi) in enumerate(zip(a, b))}}
-    idx = [i for i in zip(*np.nonzero(which)) if int(i[-1]) in partner][:MAX_REFINED]
+    partner = {**{ai: (bi, k, True) for k, (ai, bi) in enumerate(zip(a, b, strict=True))},
+               **{bi: (ai, k, False) for k, (ai, bi) in enumerate(zip(a, b, strict=True))}}
+    idx = [i for i in zip(*np.nonzero(which), strict=True) if int(i[-1]) in partner][:MAX_REFINED]
     done, lo, hi = np.zeros(o.shape, dtype=bool), np.zeros(o.shape), np.zeros(o.shape)
     old = mpmath.iv.prec
     mpmath.iv.prec = REFINE_PREC

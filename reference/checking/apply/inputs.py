@@ -12,7 +12,7 @@ import numpy as np
 
 from sinpe.reference.checking.apply.exact import angles, round_to
 from sinpe.reference.checking.containers import npy_file
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.numerics.positions import positions_from_spec, read_axis_positions
 from sinpe.spec.rotary import MAX_AXES, RotaryProfile
 

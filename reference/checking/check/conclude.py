@@ -17,7 +17,7 @@ import numpy as np
 from sinpe.reference.checking.check.reference import _max_abs, _pos_value, oracle_entry, reference_chunk
 from sinpe.reference.checking.decide import Escalation, entry_bound
 from sinpe.reference.checking.judge import bound_words, failing_words, inconclusive_words
-from sinpe.reference.checking.loaders import Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.result import BandFigures, CheckResult, Failure
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.oracles.arb import rounded_table

@@ -24,7 +24,7 @@ from sinpe.reference.checking.check.reference import (
     _progression_reference,
     reference_chunk,
 )
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.result import BandFigures
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import round_array

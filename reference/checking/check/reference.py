@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.result import BandFigures
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.arb import _endpoints, enclose

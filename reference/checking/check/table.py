@@ -68,7 +68,8 @@ from sinpe.reference.checking.check.merge import _Merged
 from sinpe.reference.checking.check.reference import positions_array
 from sinpe.reference.checking.detect.fit import detect_table
 from sinpe.reference.checking.judge import verdict
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, release_pages
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import _finish, _to_numpy, release_pages
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import narrowest_format, round_array
@@ -94,7 +95,7 @@ def check_table(table: np.ndarray | Table, profile: Profile, *, positions: Any =
                 threads: int | None = None, working: str | None = None) -> CheckResult:
     """Check a table against ``profile`` at ``tier`` in ``dtype`` (default: the table's own).
 
-    ``table`` is an array (rows, d) or a :class:`~sinpe.reference.checking.loaders.Table` (a memory-mapped one
+    ``table`` is an array (rows, d) or a :class:`~sinpe.reference.checking.loaded.Table` (a memory-mapped one
     is streamed). ``positions`` (default 0..rows-1) gives each row's position; ``d`` (default: the
     table's width) is the width PE is computed at. ``working`` is the precision the table was computed
     in (TOL-WORKING: None for the default, float32 for float16/bfloat16 tables, else the table's own;

@@ -395,7 +395,7 @@ def _with_precision(results: list[Any], y: np.ndarray, p: np.ndarray, against: P
     amps = [params["amplitude"]] + ([peak] if math.isfinite(peak) and peak > 0 and peak != params["amplitude"]
                                     else [])
     out = []
-    for (score, c, sn, _), amp in itertools.product(results[:12], amps):
+    for (_score, c, _sn, _), amp in itertools.product(results[:12], amps):
         cols = c.kinds >= 0
         params = dict(params, amplitude=amp)
         for how in PRECISIONS:
@@ -435,7 +435,7 @@ def _robust_rows(results: list[Any], y: np.ndarray, p: np.ndarray, floor: float)
     """Refit the leading candidates ignoring rows that fit nothing (at most 5% of them, at least one): a table
     with a few corrupted rows is still read as its plan (and then fails its check there), never as no table."""
     best = None
-    for score, c, sn, params in results[:8]:
+    for _score, c, sn, params in results[:8]:
         cols = c.kinds >= 0
         m1 = _model(c, p, params["sigma"], params["base"], params["offset"])[:, cols]
         den = (m1 * m1).sum(axis=1)
@@ -459,7 +459,7 @@ def _robust_rows(results: list[Any], y: np.ndarray, p: np.ndarray, floor: float)
 def _robust(results: list[Any], y: np.ndarray, p: np.ndarray, floor: float) -> tuple[list[Any], list[int]]:
     """Refit the leading candidates ignoring columns that fit nothing (at most half of them)."""
     best = None
-    for score, c, sn, params in results[:8]:
+    for _score, c, sn, params in results[:8]:
         m1 = _model(c, p, params["sigma"], params["base"], params["offset"])
         cols = (c.kinds >= 0) & (c.kinds < 2)
         den = (m1 * m1).sum(axis=0)

@@ -156,7 +156,7 @@ def grid_candidates(kind: GridKind, t: np.ndarray, shape: Sequence[int] | None) 
                 out.append((g, o))
                 if o.get("reverse_coord") or cs.share == 0.0 or not _takes_temperature(g, dim, cs):
                     continue  # (reverse_coord: the same plan as timm on the reversed shape, fitted there)
-                if steps is None:
+                if steps is None or axes is None:  # (both read at the first preset that takes a temperature)
                     steps, axes = axis_steps(t, cs), column_axes(t, cs)
                 for temp in fitted_temperatures(g, steps, axes):
                     gt = _build(name, dim, cs, dict(o, temperature=temp))
@@ -170,7 +170,7 @@ def _cell_candidates(kind: GridKind, dim: int, cells: Sequence[Sequence[int]],
     """Rows at given cells: the presets of the shape given, else those whose values do not depend on the grid's size,
     without options (timm's reverse_coord is the same table as timm at swapped cells)."""
     sh = shape or (max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1)
-    out = []
+    out: list[tuple[Any, dict[str, Any]]] = []
     for name in GRID_PRESETS if shape is not None else kind.shape_free:
         try:
             out.append((get_grid(name, dim, sh), {}))

@@ -35,7 +35,7 @@ def plan_arrays(prof: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
     cd = column_data(prof, d)
     ew = [float(e) for e in cd.exponents]
     return (np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds]),
-            np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels)]))
+            np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels, strict=True)]))
 
 
 def _family_candidates(w: int) -> list[_Cand]:

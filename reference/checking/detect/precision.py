@@ -19,8 +19,8 @@ UNREAD = "unread"  # no evaluation reproduces the rows within the noise floor: t
 
 def _bf16(x: np.ndarray) -> np.ndarray:
     u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return u.astype(np.uint32).view(np.float32)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000  # to nearest, ties to even, on the upper 16 bits
+    return rounded.astype(np.uint32).view(np.float32)
 
 
 def _narrow(x: np.ndarray, fmt: str) -> np.ndarray:
@@ -46,7 +46,7 @@ def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: s
     return (params["amplitude"] * m).astype(wt).astype(out_dtype)
 
 
-def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float]) -> tuple[str, dict[str, float]]:
+def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float]) -> dict[str, float]:
     cols = c.kinds >= 0
     dtype = y.dtype if y.dtype in (np.float64, np.float32, np.float16) else np.float64
     y = y.astype(np.float64)

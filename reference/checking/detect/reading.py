@@ -289,4 +289,4 @@ def _unexplained_zero_rows(c: _Cand, params: dict[str, float], zeroed: list[str]
     p = np.array([float(Fraction(z)) for z in zeroed])
     m = _model(c, p, params["sigma"], params["base"], params["offset"])[:, c.kinds >= 0]
     keep = np.max(np.abs(m), axis=1) > 1e-12 if m.size else np.zeros(len(p), dtype=bool)
-    return [z for z, k in zip(zeroed, keep) if k]
+    return [z for z, k in zip(zeroed, keep, strict=True) if k]

@@ -64,7 +64,7 @@ class CacheKind(Protocol):
     def candidates(self, layout: str, dim: int, w: np.ndarray | None) -> list[RotaryProfile]:
         """The profiles to try for a cache of ``layout`` and head dim ``dim`` (``w``: the estimated frequencies)."""
 
-    def check_cache(self, rp: RotaryProfile, dim: int, **kw: Any) -> CheckResult:
+    def check_cache(self, rp: RotaryProfile, dim: int, *args: Any, **kw: Any) -> CheckResult:
         """A cos cache, a sin cache or both (``cos=``, ``sin=``) checked against ``rp``."""
 
     def preset_name(self, rp: RotaryProfile) -> str | None:
@@ -93,6 +93,8 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
     """w_k from the row at the smallest positive position p (valid while p w_k < pi), the values divided by the
     cache's amplitude (its largest |value|: YaRN's and LongRoPE's attention factor scale the cache)."""
     t = cos if cos is not None else sin
+    if t is None:
+        raise ValueError("a cos or a sin cache is needed")
     n = t.shape[1]
     h = n if layout == "single" else n // 2
     idx = np.arange(h) if layout != "pairs" else 2 * np.arange(h)
@@ -106,8 +108,8 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
         ph = np.arctan2(sin[r, idx].astype(np.float64), cos[r, idx].astype(np.float64))
     else:
         amp = float(np.max(np.abs(t.astype(np.float64)))) or 1.0
-        ph = (np.arccos(np.clip(cos[r, idx].astype(np.float64) / amp, -1, 1)) if cos is not None else
-              np.arcsin(np.clip(sin[r, idx].astype(np.float64) / amp, -1, 1)))
+        v = np.clip(t[r, idx].astype(np.float64) / amp, -1, 1)  # the one cache given (t: cos, else sin)
+        ph = np.arccos(v) if cos is not None else np.arcsin(v)
     return np.abs(ph) / p
 
 
@@ -143,10 +145,11 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
         w = _estimate_frequencies(None if cos is None else np.asarray(cos), None if sin is None else np.asarray(sin),
                                   pos, layout)
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
-        tol, memo = _phase_tolerance(dtype), {}
+        tol = _phase_tolerance(dtype)
+        memo: dict[tuple[Any, ...], bool] = {}
         cands = [rp for rp in kind.candidates(layout, dim, w) if w is None or p_min is None
                  or _between(rp, dim, w, p_min, tol, memo) and _plausible(rp, dim, w, p_min, tol)]
-        for step, (fmt, working) in enumerate(precision_ladder(dtype, tier)):
+        for fmt, working in precision_ladder(dtype, tier):
             found = _fitting(kind, cands, dim, cos, sin, pos, fmt, tier, working)
             if found:
                 break
@@ -316,6 +319,8 @@ def start_reading(kind: CacheKind, cos: Any, sin: Any, layouts: Sequence[str], d
                   if (d := _recurrence_plausible(rp, dim, w_est, good)) is not None and d < 1e-3]
         for _, rp in sorted(scored, key=lambda x: x[0])[:MAX_START_CANDIDATES]:
             w = _candidate_frequencies(rp, dim)
+            if w is None:  # (no binary64 frequencies for this profile: nothing to start from)
+                continue
             p = start_position({k: v[0, idx] / amp for k, v in caches.items()},
                                {k: v[1, idx] / amp for k, v in caches.items()}, w)
             if p is None or abs(p - round(p)) > 0.05 or round(p) < 1:
@@ -407,7 +412,7 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     except ValueError:
         return None
     turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
-    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns) if t_} != {which}:
+    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_} != {which}:
         return None
     amp = float(np.median(rd.amplitude[turns]))
     run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]

@@ -86,7 +86,7 @@ def candidates(w: int) -> list[Profile]:
 def _table_key(p: Profile, w: int) -> Any:
     try:
         cd = column_data(p, w)
-        return (cd.kinds, tuple(cd.exponents[k] if f != "zero" else None for f, k in zip(cd.kinds, cd.labels)),
+        return (cd.kinds, tuple(cd.exponents[k] if f != "zero" else None for f, k in zip(cd.kinds, cd.labels, strict=True)),
                 p.base, p.offset, p.phase_scale, p.amplitude)
     except ValueError:
         return None
@@ -124,7 +124,7 @@ def detect_sparse(table: Any, positions: Any, dtype: str | None = None, max_equi
     if int(keep.sum()) < MIN_ROWS:
         return SparseDetection(False, rows=int(keep.sum()),
                                reason=f"detect needs at least {MIN_ROWS} non-zero finite rows at known positions")
-    y, pos = y[keep], [p for p, k in zip(pos, keep) if k]
+    y, pos = y[keep], [p for p, k in zip(pos, keep, strict=True) if k]
     dt = dtype or stored_dtype(y)
     w = y.shape[1]
     hits: list[Profile] = []

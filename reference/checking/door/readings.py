@@ -24,7 +24,7 @@ from sinpe.reference.checking.errors import internal
 from sinpe.reference.checking.kinds import channels, grid, one_d, rotary
 from sinpe.reference.checking.kinds.base import label
 from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Request
 from sinpe.reference.checking.values import grid_shape
 
@@ -55,7 +55,7 @@ def detect_table_kinds(target: Any, req: Request, against: Any, first: bool, aga
         det, why = None, str(e)
     if det is not None and req.d is not None and det.d != req.d and "width" not in det.deviations:
         det.deviations["width"] = det.width  # asked for d, it has other columns: never "the profile asked for"
-    one = {"found": det is not None and det.profile_flags is not None and "no_fit" not in det.deviations,
+    one: dict[str, Any] = {"found": det is not None and det.profile_flags is not None and "no_fit" not in det.deviations,
            **({"profile": det.profile, "profile_flags": det.profile_flags, "sentence": det.sentence}
               if det is not None else {"reason": why})}
     if one["found"] and (first or _one_d_conforms(table, pos, det, req)):
@@ -63,7 +63,7 @@ def detect_table_kinds(target: Any, req: Request, against: Any, first: bool, aga
         # reading, and when its check conforms (a conforming 1-D reading is chosen over a grid or rotary one anyway)
         why = "names a member" if first else "names a member whose check conforms"
         skipped = {"found": False, "reason": f"not tried: the 1-D reading {why}"}
-        readings = {"1d": one, "grid": skipped, "rotary": dict(skipped)}
+        readings: dict[str, dict[str, Any]] = {"1d": one, "grid": skipped, "rotary": dict(skipped)}
     else:
         readings = {**other_readings(table.data, pos, det, dtype=req.dtype, tier=req.tier), "1d": one}
     found = Found("1d", None, None, "", readings, det, table, pos,
@@ -132,7 +132,7 @@ def detect_grid_only(target: Any, req: Request, against: Any, against_kind: str)
         return none(found, f"{label(target)}: {r['reason']}")
     found = name(found, "grid", against_kind)
     if req.channels_first:  # the check that reproduces it reads the file the same way
-        found.profile_flags += " --channels-first"
+        found.profile_flags = f"{found.profile_flags} --channels-first"  # (name() has set the grid's flags)
     return found
 
 

@@ -13,9 +13,10 @@ every option of every kind, each declared once. Only the door (:mod:`sinpe.refer
 from __future__ import annotations
 
 from sinpe.reference.checking.kinds import channels, grid, one_d, rotary
+from sinpe.reference.checking.kinds.base import Kind
 from sinpe.reference.checking.options import COMMON, SHARED, Option, option_table
 
-KINDS = {"channels": channels.KIND, "rotary": rotary.KIND, "grid": grid.KIND, "1d": one_d.KIND}
+KINDS: dict[str, Kind] = {"channels": channels.KIND, "rotary": rotary.KIND, "grid": grid.KIND, "1d": one_d.KIND}
 DECLARED: dict[str, tuple[Option, ...]] = {"shared": SHARED, "1d": one_d.OPTIONS, "grid": grid.OPTIONS,
                                            "rotary": rotary.OPTIONS, "channels": channels.OPTIONS, "common": COMMON}
 OPTIONS: dict[str, Option] = option_table(o for group in DECLARED.values() for o in group)

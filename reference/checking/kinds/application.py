@@ -42,7 +42,7 @@ from sinpe.reference.checking.cause import attach, of_diagnosis
 from sinpe.reference.checking.isolate import call_isolated
 from sinpe.reference.checking.judge import classify_entries, failing_words, inconclusive_words, unjudged_figures, verdict
 from sinpe.reference.checking.kinds import rotary
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import SHARED, Option, Request
 from sinpe.reference.checking.result import ApplyResult, Failure
 from sinpe.spec.formats import get_format
@@ -74,7 +74,7 @@ class ApplicationKind:
 
     name = "apply"
     noun = "a rotary application"
-    options = OPTIONS + PROFILE_OPTIONS
+    options: tuple[Option, ...] = OPTIONS + PROFILE_OPTIONS
 
     def profile(self, profile: Any, req: Request) -> RotaryProfile:
         """The rotary profile (a preset's name, default llama, or a RotaryProfile) with the request's overrides."""
@@ -198,7 +198,7 @@ def _listed(case: Case, o: np.ndarray, b: np.ndarray, fail: np.ndarray, position
     """The first failing outputs: ``label`` names the tensor, the head and its input (a unit vector or random)."""
     out = []
     fmt = get_format(case.dtype)
-    for t, h, s, j in list(zip(*np.nonzero(fail)))[:MAX_LISTED]:
+    for t, h, s, j in list(zip(*np.nonzero(fail), strict=True))[:MAX_LISTED]:
         y, exact = float(case.y[t, h, s, j]), float(o[t, h, s, j])
         e = abs(y - exact)
         u = float(ulp_array(np.array([exact]), fmt)[0])
@@ -213,7 +213,7 @@ def _listed(case: Case, o: np.ndarray, b: np.ndarray, fail: np.ndarray, position
 def _leaks(case: Case, fail: np.ndarray) -> list[str]:
     """Unit vectors e_j whose output reaches channels other than j and its partner (a pairing finding)."""
     a, b = pairs_of(case.layout, case.r)
-    partner = {**dict(zip(a, b)), **dict(zip(b, a))}
+    partner = {**dict(zip(a, b, strict=True)), **dict(zip(b, a, strict=True))}
     out = []
     for j in range(min(case.unit_heads, case.x.shape[-1])):
         bad = set(np.nonzero(fail[0, j].any(axis=0))[0].tolist()) - {j, partner.get(j, j)}

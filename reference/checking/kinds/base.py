@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from sinpe.reference.checking.loaders import LoadError, Table, _finish, _to_numpy, is_callable_target, load_table
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import _finish, _to_numpy, is_callable_target, load_table
 from sinpe.reference.checking.options import Option, Request
 from sinpe.reference.checking.result import CheckResult
 
@@ -33,8 +34,9 @@ class Kind(Protocol):
     def check(self, target: Any, profile: Any, req: Request) -> CheckResult:
         """Load ``target``, build the plan, judge it, name the command that reproduces it and the cause."""
 
-    def flags(self, profile: Any, req: Request) -> str:
-        """The ``sinpe check`` flags of ``profile`` (the reproduce line)."""
+    def flags(self, profile: Any, *args: Any, **kwargs: Any) -> str:
+        """The ``sinpe check`` flags of ``profile`` (the reproduce line); what else it takes is the kind's own (a grid's
+        options, a rotary profile's frequency lists, a channel plan's extra parameters)."""
 
     def reading_words(self, reading: Any, found: Any) -> tuple[str, str, Any]:
         """(flags, sentence, profile object) of what a detect reading of this kind names (``found``: the door's

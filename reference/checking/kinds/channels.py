@@ -30,7 +30,7 @@ from sinpe.reference.checking.detect.channels import (
 from sinpe.reference.checking.detect.ladder import stored_dtype
 from sinpe.reference.checking.judge import check_plan
 from sinpe.reference.checking.kinds.base import label, with_command
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.targets import load_target
@@ -52,7 +52,7 @@ class ChannelsKind:
 
     name = "channels"
     noun = "an explicit channel plan"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return req.channels is not None and profile is None and req.cos is None and req.sin is None
@@ -122,7 +122,7 @@ class ChannelsKind:
         pos = list(range(t.shape[0])) if positions is None else list(positions)
         dt = dtype or stored_dtype(t)
         for a in _amplitudes(amp):
-            chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w)]
+            chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w, strict=True)]
             try:
                 r = check_plan(t, channels_plan(chans, pos, amplitude=a), "channels", dtype=dt, tier=tier)
             except (ValueError, ArithmeticError):
@@ -136,8 +136,8 @@ class ChannelsKind:
         return None
 
     def reading_words(self, r: dict[str, Any], found: Any) -> tuple[str, str, Any]:
-        return (r["profile_flags"], f"A 1-D table no family member fits, read as an explicit channel plan: "
-                f"{r['columns']} columns, {r['frequencies']} frequencies, amplitude {r['amplitude']}.", None)
+        return (r["profile_flags"], (f"A 1-D table no family member fits, read as an explicit channel plan: "
+                f"{r['columns']} columns, {r['frequencies']} frequencies, amplitude {r['amplitude']}."), None)
 
 
 KIND = ChannelsKind()

@@ -27,7 +27,8 @@ from sinpe.reference.checking.cause import Cause, attach, of_grid
 from sinpe.reference.checking.detect.grid import detect_grid
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaders import LoadError, Table, _to_numpy
+from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaders import _to_numpy
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.shapes import CellShape
@@ -60,8 +61,8 @@ class GridKind:
 
     name = "grid"
     noun = "a 2-D grid"
-    options = OPTIONS
-    shape_free = SHAPE_FREE
+    options: tuple[Option, ...] = OPTIONS
+    shape_free: tuple[str, ...] = SHAPE_FREE
 
     def claims(self, profile: Any, req: Request) -> bool:
         return isinstance(profile, Grid) or (isinstance(profile, str) and profile in GRID_PRESETS)
@@ -126,7 +127,7 @@ class GridKind:
         t = table if table is not None else self.load(target, req.key, req.channels_first)
         data = np.asarray(t.data)
         opts = ({} if g is not None else req.keywords(o.name for o in PRESET_OPTIONS)) if options is None else options
-        g = g or self.grid(name, data.shape[1], grid_shape(req.shape, data.shape[0], req.cls), req.cls, **opts)
+        g = g or self.grid(profile, data.shape[1], grid_shape(req.shape, data.shape[0], req.cls), req.cls, **opts)
         res = self.check_grid(data, g, dtype=req.dtype or t.dtype, tier=req.tier, working=req.working,
                               max_failures=req.max_failures)
         if req.detect and res.verdict == "fails":  # what it is instead: the cause (REQ-CHECK-CLI)

@@ -14,7 +14,7 @@ from sinpe.reference.checking.cause import attach, of_table
 from sinpe.reference.checking.check import oracle_entry, reference_chunk
 from sinpe.reference.checking.kinds.base import label
 from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import SHARED, TABLES, Option, Request, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.spec.definition import ColumnData, column_data
@@ -40,7 +40,7 @@ class OneD:
 
     name = "1d"
     noun = "a 1-D table"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return True  # the kind of every profile no other kind claims (a 1-D preset, a Profile, None)

@@ -30,7 +30,7 @@ from sinpe.reference.checking.cause import attach, of_rotary
 from sinpe.reference.checking.detect.rotary import detect_rotary
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan, judge, plan_reference, unjudged_figures
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
@@ -91,7 +91,7 @@ class RotaryKind:
 
     name = "rotary"
     noun = "a rotary cache"
-    options = OPTIONS
+    options: tuple[Option, ...] = OPTIONS
 
     def claims(self, profile: Any, req: Request) -> bool:
         return (req.cos is not None or req.sin is not None or isinstance(profile, RotaryProfile)
@@ -138,11 +138,11 @@ class RotaryKind:
         if given["cos"] is None and given["sin"] is None:
             raise LoadError("a rotary cache is needed: TARGET or --cos FILE, --sin FILE or both")
         caches = {k: None if v is None else load_plain(v, req.key, "a rotary cache") for k, v in given.items()}
-        cos, sin = (None if caches[k] is None else np.asarray(caches[k].data) for k in ("cos", "sin"))
+        cos, sin = (None if (c := caches[k]) is None else np.asarray(c.data) for k in ("cos", "sin"))
         if cos is not None and sin is not None and cos.shape != sin.shape:
             raise LoadError(f"cos {cos.shape} and sin {sin.shape} caches differ in shape")
-        rows = (cos if cos is not None else sin).shape[0]
-        pos = axis_positions(req.positions, rows)
+        rows = next(a for a in (cos, sin) if a is not None).shape[0]  # (one at least: the LoadError above)
+        pos: list[tuple[Any, ...]] | np.ndarray | None = axis_positions(req.positions, rows)
         if pos is None:
             pos = _positions(req.positions, rows, f"the cache has {rows} rows")
         if pos is not None and len(pos) != rows:
