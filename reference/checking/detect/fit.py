@@ -52,11 +52,19 @@ from sinpe.reference.checking.detect.plans import (
     _prefer_against,
     plan_arrays,
 )
-from sinpe.reference.checking.detect.precision import PRECISIONS, UNREAD, _fingerprint, _noise_floor, decide_precision, evaluate_precision
+from sinpe.reference.checking.detect.precision import (
+    PRECISIONS,
+    UNREAD,
+    _fingerprint,
+    _noise_floor,
+    decide_precision,
+    evaluate_precision,
+)
 from sinpe.reference.checking.detect.reading import NO_FIT, Detection, _assemble, _empty, _named, _unexplained_zero_rows
 from sinpe.reference.checking.detect.snap import _is_simple, _snap, _str_num
 from sinpe.reference.checking.detect.sparse import as_detection, detect_sparse
 from sinpe.reference.checking.loaders import read_rows, release_pages
+from sinpe.reference.numerics.rounding import narrowest_format
 from sinpe.spec.definition import columns
 from sinpe.spec.profiles import PRESETS, Profile
 
@@ -275,7 +283,7 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     pres = _fingerprint(best, yp, pos[sel], params)
     precision, pmargin, pnote = decide_precision(pres, yp.dtype, params["amplitude"])
     floor = _noise_floor(data, y, p)
-    if min(pres.values(), default=0.0) > EXPLAINS * _noise_floor(data, yp, pos[sel]) * abs(params["amplitude"] or 1.0):
+    if min(pres.values(), default=0.0) > EXPLAINS * _explaining_floor(yp, pos[sel]) * abs(params["amplitude"] or 1.0):
         # no evaluation reproduces the rows (a corrupted entry, another formula): no precision is read off them
         precision, pnote = UNREAD, (f"no evaluation fits the rows within {EXPLAINS:g} times the noise "
                                                   f"floor (best residual {min(pres.values()):.2g}): no precision named")
@@ -283,6 +291,13 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     det = _assemble(best, params, snapped, w, zeroed, precision, pres, against, score, runner)
     det.precision_margin, det.precision_note = pmargin, pnote
     return _named(det, best, params, floor, bad_rows, corrupted, against, pos, rows)
+
+
+def _explaining_floor(y: np.ndarray, p: np.ndarray) -> float:
+    """The noise floor (:func:`_noise_floor`) of rows ``y`` at the precision their values have: a float64 array of
+    float32 values (a table rounded to its claimed format) is held to a float32 table's floor."""
+    stored = y.astype(np.float32) if y.dtype == np.float64 and narrowest_format(y, ("float32",)) else y
+    return _noise_floor(stored, y, p)
 
 
 def _scan_rows(data: Any, scan: dict[str, int]) -> np.ndarray:

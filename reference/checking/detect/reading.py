@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.detect.plans import _Cand, _denominator, _model
-from sinpe.reference.checking.detect.snap import _str_num
 from sinpe.reference.checking.detect.precision import UNREAD
+from sinpe.reference.checking.detect.snap import _str_num
 from sinpe.reference.checking.jsonout import PARAMS, exact_number, json_float, rename_odd, shift_json, with_exact
 from sinpe.spec.profiles import ODD_RULES, PRESETS, Profile, to_fraction
 

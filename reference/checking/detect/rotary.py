@@ -137,7 +137,7 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
     pos = np.arange(t.shape[0]) if positions is None else np.asarray(
         [p[0] if isinstance(p, (tuple, list, np.ndarray)) else p for p in positions])
     found: list[tuple[RotaryProfile, int]] = []
-    fmt, working, step = dtype, None, 0
+    fmt, working = dtype, None
     for layout in layouts:
         dim = t.shape[1] * (2 if layout == "single" else 1)
         if dim % 2:
@@ -149,7 +149,8 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
         memo: dict[tuple[Any, ...], bool] = {}
         cands = [rp for rp in kind.candidates(layout, dim, w) if w is None or p_min is None
                  or _between(rp, dim, w, p_min, tol, memo) and _plausible(rp, dim, w, p_min, tol)]
-        for fmt, working in precision_ladder(dtype, tier):
+        ladder = precision_ladder(dtype, tier)
+        for fmt, working in ladder:
             found = _fitting(kind, cands, dim, cos, sin, pos, fmt, tier, working)
             if found:
                 break
@@ -169,7 +170,7 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
     named = kind.preset_name(best)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
             "describe": best.describe(), "equivalent": [p.describe() for p, _ in found[1:]], "dtype": fmt,
-            "working": working, "lowered": step > 0}
+            "working": working, "lowered": (fmt, working) != ladder[0]}
 
 
 SCREEN_ROWS = 64  # a candidate is first checked on this many rows (half the first, half spread over the rest)
