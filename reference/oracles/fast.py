@@ -118,8 +118,8 @@ def split_into(x: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
     np.subtract(x, hi, out=lo)      # lo = x - hi
 
 
-def two_product_into(a: np.ndarray, ah: np.ndarray, al: np.ndarray, b: np.ndarray, bh: np.ndarray, bl: np.ndarray,
-                     p: np.ndarray, err: np.ndarray, t: np.ndarray) -> None:
+def two_product_into(a: np.ndarray, ah: np.ndarray, al: np.ndarray, b: np.ndarray | float, bh: np.ndarray | float,
+                     bl: np.ndarray | float, p: np.ndarray, err: np.ndarray, t: np.ndarray) -> None:
     """p + err = a * b exactly (Dekker; ah + al and bh + bl the 26-bit halves of :func:`split_into`; ``t`` a
     scratch buffer; broadcasting)."""
     np.multiply(a, b, out=p)

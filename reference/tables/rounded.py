@@ -236,15 +236,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
         np.take(tab[row], idx, out=dst)
     # rh + rl = 2 pi (x' + y): Dekker product of x' by the split 2pi_hi, then the small terms
     fast.split_into(xp, xh, xl)
-    np.multiply(xp, H, out=rh)
-    np.multiply(xh, Hh, out=rl)
-    rl -= rh
-    np.multiply(xh, Hl, out=t)
-    rl += t
-    np.multiply(xl, Hh, out=t)
-    rl += t
-    np.multiply(xl, Hl, out=t)
-    rl += t
+    fast.two_product_into(xp, xh, xl, H, Hh, Hl, rh, rl, t)
     np.multiply(xp, Hlo, out=t)
     rl += t
     np.multiply(y, H, out=t)
