@@ -321,23 +321,24 @@ class _Mutant(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(compile(SRC, ORIGIN, "exec"), module.__dict__)
 sys.meta_path.insert(0, _Mutant())
 from sinpe.proofs.mutants import _child_main
-sys.exit(_child_main(sys.argv[3] == "prove"))
+sys.exit(_child_main(sys.argv[3] == "prove", sys.argv[4] or None))
 '''
 
 # the theorems a definition mutant is proven against first: the ones that read the definition's data directly
 _FIRST = ("THM-LIFT", "THM-WAVE", "THM-BOUND", "THM-ROPE-ATTN", "THM-NORM", "THM-CPLX")
 
 
-def _child_main(prove: bool = True) -> int:
+def _child_main(prove: bool = True, first: str | None = None) -> int:
     """In the mutant's child: the fingerprint, then (``prove``) the suite without the witness until a theorem is
-    not proven."""
+    not proven (``first``, then :data:`_FIRST`, then the rest)."""
     from .suite import prove_within_budget, theorems
     out: dict[str, Any] = {}
     try:
         out["fingerprint"] = fingerprint()
     except Exception as e:  # the edited definition cannot build a table: that changes a table
         out["fingerprint"] = f"error: {type(e).__name__}: {e}"[:300]
-    todo = sorted(theorems(), key=lambda t: _FIRST.index(t.id) if t.id in _FIRST else len(_FIRST)) if prove else []
+    order = ((first,) if first else ()) + _FIRST
+    todo = sorted(theorems(), key=lambda t: order.index(t.id) if t.id in order else len(order)) if prove else []
     out["rejected_by"], out["failure"] = None, ""
     for t in todo:
         try:
@@ -367,16 +368,17 @@ def mutated_source(m: DefinitionMutant) -> str:
 
 
 def run_definition_mutant(m: DefinitionMutant, baseline: str, timeout: float = MUTANT_TIMEOUT,
-                          prove: bool = True) -> dict[str, Any]:
+                          prove: bool = True, first: str = "") -> dict[str, Any]:
     """One mutant in its child: {name, what, verdict: rejected | inert | survived, rejected_by, failure}
-    (``prove=False``: the fingerprint only, so the verdict is inert or survived)."""
+    (``prove=False``: the fingerprint only, so the verdict is inert or survived; ``first``: the theorem tried
+    before the others, e.g. the one a test expects to reject the edit)."""
     row: dict[str, Any] = {"kind": "definition", "name": m.name, "what": m.what, "rejected_by": None, "failure": ""}
     with tempfile.TemporaryDirectory(prefix="sinpe-mutant-") as tmp:
         path = os.path.join(tmp, "definition.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutated_source(m))
         try:
-            res = subprocess.run([sys.executable, "-c", _BOOT, path, _source_path(), "prove" if prove else "values"],
+            res = subprocess.run([sys.executable, "-c", _BOOT, path, _source_path(), "prove" if prove else "values", first],
                                  capture_output=True, text=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             return {**row, "verdict": "survived", "failure": f"did not finish within {timeout:g} s (a hang survives)"}

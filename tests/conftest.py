@@ -115,3 +115,20 @@ def proof_certificates(tmp_path_factory: Any) -> tuple[Any, dict]:
     results, summary = write_suite(str(d), list(CERTIFIED_SUBSET))
     assert all(r.proven for r in results), [r.id for r in results if not r.proven]
     return d, summary
+
+
+def certificates_of(src: Path, dst: Path, *ids: str) -> Path:
+    """``dst/c``: the certificates of ``ids`` copied from ``src`` (the session's ``proof_certificates``) with an
+    index listing exactly them, so that a test checks the files its forgery is about (checked with
+    ``--only ",".join(ids)``); the whole subset costs ~4.5 s a check (THM-WAVE's binding re-runs its proof)."""
+    import json
+    import shutil
+
+    from sinpe.proofs import certcheck
+    d = dst / "c"
+    d.mkdir()
+    for tid in ids:
+        shutil.copy(src / f"{tid}.json", d / f"{tid}.json")
+    index = {"schema": certcheck.SCHEMA, "theorems": list(ids), "files": [f"{tid}.json" for tid in ids]}
+    (d / certcheck.INDEX).write_text(json.dumps(index))
+    return d

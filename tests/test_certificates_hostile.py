@@ -3,8 +3,8 @@
 with exit 1 (exit 2 for unreadable input), the certificate named in its line, no traceback, nothing hanging (every
 run under a timeout). Plus the writer: a link or FIFO planted in ``--certificates DIR`` is refused, never followed.
 
-Reproduce one case: copy a certificate directory, apply the forgery by hand, then
-sinpe prove --check-certificates DIR --only THM-DOT,THM-EVEN,...
+Each case copies the certificates it is about (conftest.certificates_of). Reproduce one: sinpe prove --only THM-DOT
+--certificates DIR, apply the forgery by hand, then sinpe prove --check-certificates DIR --only THM-DOT
 """
 from __future__ import annotations
 
@@ -16,24 +16,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CERTIFIED_SUBSET
+from conftest import certificates_of
 from helpers import run_sinpe
 
 from sinpe.proofs import certcheck
 
-ONLY = ",".join(CERTIFIED_SUBSET)
+PAIR = ("THM-DOT", "THM-EVEN")  # the certificates the tests about more than one file copy
 TIMEOUT = 120
 FAKE = "-".join(("THM", "FABRICATED"))  # a theorem ID the suite does not have (built, so no SPEC ID is cited)
 
 
-def _copy(src: Path, tmp_path: Path) -> Path:
-    d = tmp_path / "c"
-    shutil.copytree(src, d)
-    return d
-
-
-def _check(d: Path, only: str = ONLY) -> tuple[int, str]:
-    res = run_sinpe("prove", "--check-certificates", d, "--only", only, timeout=TIMEOUT)
+def _check(d: Path, *only: str) -> tuple[int, str]:
+    res = run_sinpe("prove", "--check-certificates", d, "--only", ",".join(only), timeout=TIMEOUT)
     return res.returncode, res.stdout + res.stderr
 
 
@@ -184,9 +178,9 @@ CONFORMANCE_FORGERIES = ("rotary-rules-sin-cos-exchanged", "rotary-plan-off-its-
 @pytest.mark.parametrize("case", list(FORGERIES))
 def test_a_forged_certificate_is_rejected_naming_it(proof_certificates, tmp_path, case):
     tid, forge, want, says = FORGERIES[case]
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, tid)
     _edit(d, tid, forge)
-    code, out = _check(d)
+    code, out = _check(d, tid)
     lines = [line for line in out.splitlines() if line.startswith("FAILED") and f"{tid}.json" in line]
     assert code == want and lines and any(says in line for line in lines), (case, out)
     assert "Traceback" not in out
@@ -197,9 +191,9 @@ def test_the_standalone_checker_decides_conformance_to_the_table(proof_certifica
     """The forged rule table (or a plan off its table) is rejected by proofs/certcheck.py alone, from the entries'
     data (not by the binding to the installed suite): each forged segment entry fails, the counts still hold."""
     tid, forge, _, says = FORGERIES[case]
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, tid)
     _edit(d, tid, forge)
-    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", ONLY],
+    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", tid],
                            capture_output=True, text=True, timeout=TIMEOUT)
     failed = [line for line in alone.stdout.splitlines() if line.startswith("FAILED") and f"{tid}.json" in line]
     assert alone.returncode == 1 and len(failed) == (4 if "exchanged" in case else 2), alone.stdout
@@ -211,28 +205,28 @@ def test_a_key_written_twice_is_refused(proof_certificates, tmp_path, key):  # R
     """A JSON object with a key twice: Python's reader keeps the last value, others the first, so a file could
     show one statement and be checked on another. A forged first copy is put before the real one: refused as
     unreadable (exit 2, one line), never checked on either value."""
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     path = d / "THM-DOT.json"
     doc = json.loads(path.read_text())
     forged = {"about": {**doc["about"], "statement": "PE(p).PE(p+k) <= 0"}, "theorem": "THM-EVEN", "entries": []}[key]
     path.write_text("{" + json.dumps(key) + ": " + json.dumps(forged) + ", " + json.dumps(doc)[1:])
     assert json.loads(path.read_text()) == doc  # the reader the checker uses sees only the real value
-    code, out = _check(d)
+    code, out = _check(d, "THM-DOT")
     assert code == 2 and f"the key '{key}' appears twice in one object" in out and "Traceback" not in out, out
 
 
 def test_a_certificate_copied_over_another_is_rejected(proof_certificates, tmp_path):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, *PAIR)
     shutil.copy(d / "THM-DOT.json", d / "THM-EVEN.json")
-    code, out = _check(d)
+    code, out = _check(d, *PAIR)
     assert code == 1 and "FAILED: THM-EVEN.json: holds the certificate of 'THM-DOT', not of THM-EVEN" in out, out
 
 
 def test_a_symlink_between_certificates_is_refused(proof_certificates, tmp_path):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, *PAIR)
     (d / "THM-EVEN.json").unlink()
     (d / "THM-EVEN.json").symlink_to("THM-DOT.json")
-    code, out = _check(d)
+    code, out = _check(d, *PAIR)
     assert code == 2 and "THM-EVEN.json: unreadable (a symbolic link (refused))" in out and len(out.splitlines()) == 1, out
 
 
@@ -243,33 +237,33 @@ def _index(d: Path, fn) -> None:
 
 
 def test_a_fabricated_theorem_in_the_index_is_rejected(proof_certificates, tmp_path):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     shutil.copy(d / "THM-DOT.json", d / f"{FAKE}.json")
     _index(d, lambda ix: (ix["theorems"].append(FAKE), ix["files"].append(f"{FAKE}.json")))
-    code, out = _check(d)
+    code, out = _check(d, "THM-DOT")
     assert code == 1 and f"FAILED: index.json: lists {FAKE}, not a theorem of the suite" in out, out
 
 
 def test_an_index_missing_a_theorem_is_rejected(proof_certificates, tmp_path):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, *PAIR)
     _index(d, lambda ix: (ix["theorems"].remove("THM-DOT"), ix["files"].remove("THM-DOT.json")))
-    code, out = _check(d)
+    code, out = _check(d, *PAIR)
     assert code == 1 and "FAILED: index.json: THM-DOT is missing" in out, out
 
 
 @pytest.mark.parametrize("number", ["1/0", "9" * 5000, "0.5", 5, None, "1e3"])
 def test_a_malformed_number_is_an_exit_2_line(proof_certificates, tmp_path, number):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     _edit(d, "THM-DOT", lambda doc: doc["entries"][0].update(rhs=["+", doc["entries"][0]["rhs"], ["n", number]]))
-    code, out = _check(d)
+    code, out = _check(d, "THM-DOT")
     assert code == 2 and len(out.strip().splitlines()) == 1 and "THM-DOT.json" in out and "Traceback" not in out, out
 
 
 def test_a_fifo_index_is_refused_without_waiting(proof_certificates, tmp_path):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     (d / "index.json").unlink()
     os.mkfifo(d / "index.json")
-    code, out = _check(d)  # a blocking open would hang until the timeout
+    code, out = _check(d, "THM-DOT")  # a blocking open would hang until the timeout
     assert code == 2 and "index.json: not a regular file" in out and len(out.splitlines()) == 1, out
 
 
@@ -315,7 +309,7 @@ def test_an_unsound_prover_writes_certificates_the_checker_rejects(tmp_path, mon
     results, _ = write_suite(str(tmp_path), ["THM-DOT"])
     assert results[0].proven  # the unsound prover believes it
     monkeypatch.undo()
-    code, out = _check(tmp_path, only="THM-DOT")
+    code, out = _check(tmp_path, "THM-DOT")
     failed = [line for line in out.splitlines() if line.startswith("FAILED: THM-DOT.json")]
     assert code == 1 and sum("(E) leaves" in line for line in failed) == 3, out  # its 3 obligations, re-decided
     standalone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(tmp_path), "--only", "THM-DOT"],
@@ -326,17 +320,17 @@ def test_an_unsound_prover_writes_certificates_the_checker_rejects(tmp_path, mon
 def test_a_true_statement_in_place_of_the_theorems_is_rejected(proof_certificates, tmp_path):
     """lhs = lhs + 0 holds: the standard-library checker alone verifies it, and `sinpe prove --check-certificates`
     refuses it because it is not the statement this suite decides there."""
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
 
     def trivial(doc):
         e = doc["entries"][0]
         e["rhs"] = ["+", e["lhs"], ["n", "0"]]
         e["text"] = certcheck.render_entry(e)
     _edit(d, "THM-DOT", trivial)
-    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", ONLY],
+    alone = subprocess.run([sys.executable, "-I", str(Path(certcheck.__file__)), str(d), "--only", "THM-DOT"],
                            capture_output=True, text=True, timeout=TIMEOUT)
     assert alone.returncode == 0, alone.stdout
-    code, out = _check(d)
+    code, out = _check(d, "THM-DOT")
     assert code == 1 and "FAILED: THM-DOT.json / interleaved, even d: PE(p).PE(p+k)" in out \
         and "not the statement this suite decides there" in out, out
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 import ast
 import copy
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import sympy as sp
-from conftest import CERTIFIED_SUBSET
+from conftest import CERTIFIED_SUBSET, certificates_of
 from helpers import run_sinpe
 
 from sinpe.proofs import certcheck, evidence
@@ -28,12 +27,6 @@ from sinpe.proofs.certificates import obligation_entry, step_entry, write_suite
 
 CHECKER = Path(certcheck.__file__)
 ONLY = ",".join(CERTIFIED_SUBSET)
-
-
-def _copy(src: Path, tmp_path: Path) -> Path:
-    d = tmp_path / "c"
-    shutil.copytree(src, d)
-    return d
 
 
 def _check(d: Path, only: str | None = ONLY) -> tuple[int, str]:
@@ -61,10 +54,11 @@ def test_subset_certificates_verify_exit_0(proof_certificates):
                      "linear-family", "distinct-on-integers"}, facts
 
 
-def test_the_index_must_list_exactly_the_suite(proof_certificates):
-    code, out = _check(proof_certificates[0], only=None)  # the subset is not the suite
+def test_the_index_must_list_exactly_the_suite(proof_certificates, tmp_path):
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT", "THM-EVEN")
+    code, out = _check(d, only=None)  # two theorems are not the suite
     assert code == 1 and "index.json: THM-LIFT is missing" in out, out
-    code, out = _check(proof_certificates[0], only="THM-DOT")  # nor is it only THM-DOT
+    code, out = _check(d, only="THM-DOT")  # nor is the pair only THM-DOT
     assert code == 1 and "index.json: lists THM-EVEN, which --only did not name" in out, out
 
 
@@ -217,11 +211,11 @@ TAMPER = {"identity-E": ("THM-DOT", _identity_E), "identity-L": ("THM-ROPE-REL",
 @pytest.mark.parametrize("case", list(TAMPER))
 def test_a_tampered_certificate_fails_and_names_the_entry(proof_certificates, tmp_path, case):
     tid, tamper = TAMPER[case]
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, tid)
     doc = _doc(d, tid)
     name = tamper(doc)
     _save(d, tid, doc)
-    code, out = _check(d)
+    code, out = _check(d, only=tid)
     failed = [line for line in out.splitlines() if line.startswith("FAILED")]
     assert code == 1 and failed and any(name in line and f"{tid}.json" in line for line in failed), (case, out)
     assert not any("its text is not" in line for line in failed), out  # the decision rejected it, not the text
@@ -483,27 +477,27 @@ def test_no_statement_mutant_of_the_suite_verifies():
 def test_an_uncertified_entry_is_exit_3_and_a_missing_one_exit_1(proof_certificates, tmp_path):
     """The standard-library checker counts an uncertified entry (exit 3); `sinpe prove --check-certificates` also
     refuses it as not the entry this suite writes (exit 1)."""
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     doc = _doc(d, "THM-DOT")
     doc["entries"][0] = {"name": doc["entries"][0]["name"], "kind": "uncertified", "why": "test"}
     _save(d, "THM-DOT", doc)
-    code, reports, problems = certcheck.check_directory(str(d), list(CERTIFIED_SUBSET))
+    code, reports, problems = certcheck.check_directory(str(d), ["THM-DOT"])
     out = "\n".join(certcheck.report_lines(code, reports, problems))
     assert code == 3 and "1 undecided, 0 failed" in out.splitlines()[-1] and "UNDECIDED: THM-DOT.json" in out, out
-    code, out = _check(d)
+    code, out = _check(d, only="THM-DOT")
     assert code == 1 and "not the statement this suite decides there" in out, out
     doc["entries"].pop()  # an entry removed: fewer entries than decided statements
     _save(d, "THM-DOT", doc)
-    code, out = _check(d)
+    code, out = _check(d, only="THM-DOT")
     assert code == 1 and "THM-DOT.json: 2 entries for 3 decided statements" in out, out
 
 
 @pytest.mark.parametrize("bad", ["not json {", json.dumps({"schema": "other"}), json.dumps({"schema": certcheck.SCHEMA}),
                                  json.dumps({"schema": certcheck.SCHEMA, "entries": [], "x": 1.5})])
 def test_unreadable_input_is_exit_2_one_line(proof_certificates, tmp_path, bad):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-BOUND")
     (d / "THM-BOUND.json").write_text(bad)
-    code, out = _check(d)
+    code, out = _check(d, only="THM-BOUND")
     assert code == 2 and len(out.strip().splitlines()) == 1 and "THM-BOUND.json" in out and "Traceback" not in out, out
 
 
@@ -516,9 +510,9 @@ def test_a_json_object_with_a_key_twice_is_unreadable():  # REQ-PROVE-CERT (issu
 
 
 def test_checker_refuses_oversize_input_and_non_rational_numbers(proof_certificates, tmp_path, monkeypatch):
-    d = _copy(proof_certificates[0], tmp_path)
+    d = certificates_of(proof_certificates[0], tmp_path, "THM-DOT")
     monkeypatch.setattr(certcheck, "MAX_FILE_BYTES", 1000)
-    code, out = _check(d)
+    code, out = _check(d, only="THM-DOT")
     assert code == 2 and "refused before parsing" in out, out
     monkeypatch.undo()
     for text in ("1e3", "0.5", "__import__('os')", "1/0x2", "9" * 9000, "1/0", "-0/0", 7, None, ["1"]):
