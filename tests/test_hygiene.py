@@ -84,6 +84,40 @@ def test_tests_cite_only_files_that_exist():
     assert not missing, f"test modules cite files that do not exist: {missing}"
 
 
+DOCS = ("README.md", "spec/SPEC.md", "reference/README.md")  # not the CHANGELOG: it records renames by their old names
+TREE = ("spec/", "proofs/", "reference/", "tests/", "benchmarks/", "survey/", "checking/")
+
+
+def _code_paths(text: str) -> set[str]:
+    """The project paths a document names in backquotes (``reference/checking/judge.py``, ``checking/scan.py``,
+    ``reference/checking/`` ...): those beginning with a folder of the tree (``checking/`` is short for
+    ``reference/checking/``); a library's own paths (``timm/layers/...``) are not the project's."""
+    found = set()
+    for quoted in re.findall(r"`([^`]+)`", text):
+        path = (quoted.split() or [""])[0].split(":", 1)[0].rstrip(".,;")
+        if path.startswith(TREE) and re.fullmatch(r"[\w./-]+", path) and (path.endswith((".py", "/")) or "." not in path):
+            found.add("reference/" + path if path.startswith("checking/") else path)
+    return found
+
+
+def test_docs_name_only_code_that_exists():
+    """Every module or folder of the tree that README.md, SPEC.md or reference/README.md names exists (a module
+    that became a package, or was renamed, is renamed in the docs too)."""
+    missing = {}
+    for doc in DOCS:
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for path in sorted(_code_paths(text)):
+            if not (ROOT / path).exists():
+                missing.setdefault(doc, []).append(path)
+    assert not missing, f"the docs name code that does not exist: {missing}"
+
+
+def test_the_docs_path_rule_sees_a_stale_name():  # the rule above could pass on anything
+    assert _code_paths("`reference/checking/rotary_read.py`, `checking/scan.py: Row`, `timm/layers/x.py`, `0.5`") \
+        == {"reference/checking/rotary_read.py", "reference/checking/scan.py"}
+    assert not (ROOT / "reference/checking/rotary_read.py").exists()
+
+
 LINT_STEPS = (["ruff", "check", "."], ["mypy"], ["lint-imports"])  # `make lint`, as the Makefile runs it
 
 
