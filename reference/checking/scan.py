@@ -32,6 +32,7 @@ import numpy as np
 from sinpe.reference.checking import door, exported
 from sinpe.reference.checking.containers import open_regular, widen_bf16
 from sinpe.reference.checking.corrupted import corrupted_reading
+from sinpe.reference.checking.detect.fit import SINUSOID_RESIDUAL
 from sinpe.reference.checking.gguf_rope import check_rope_freqs
 from sinpe.reference.checking.loaded import LoadError, escape, one_line
 from sinpe.reference.checking.loaders import exit_on_sigbus, release_pages
@@ -44,7 +45,6 @@ JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3
 SCREEN_ENTRIES = 1 << 18  # a bigger tensor is first read on its first SCREEN_ROWS rows (memory stays bounded)
 SCREEN_ROWS = 300   # neither a square nor one more (no grid reading of a partial grid)
-SINUSOID_RESIDUAL = 0.05   # a column whose three-term recurrence misses by more (relative) is no sinusoid
 SINUSOID_SHARE = 0.5       # the share of such columns (in either orientation) a table must have
 SCREEN_CHUNK = 1 << 20     # entries the value checks read at a time (memory bounded whatever the tensor)
 SHARE_ENTRIES = 1 << 22    # entries of each window the sinusoid screen reads

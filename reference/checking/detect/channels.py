@@ -2,6 +2,8 @@
 
 For rows at consecutive integer positions p, column j is modelled as ``R_j sin(w_j p + phi_j)``:
 
+0. a column that is not zero and whose three-term recurrence misses by more than SINUSOID_RESIDUAL of its RMS
+   on the first 128 rows is no sinusoid: the reading ends there (ValueError), before any refinement;
 1. ``w_j`` starts from the three-term recurrence ``x(p+1) + x(p-1) = 2 cos(w) x(p)`` (the shift theorem
    for one column, :func:`sinpe.reference.checking.detect.fit.column_frequencies`), on the first rows;
 2. it is refined by least squares over more and more rows (64, 256, 1024, 4096): for fixed w the model is
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.detect.fit import column_frequencies
+from sinpe.reference.checking.detect.fit import SINUSOID_RESIDUAL, column_frequencies, recurrence_misses
 
 MIN_ROWS = 8
 MAX_ROWS = 4096
@@ -95,15 +97,27 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
         raise ValueError("the table has NaN/Inf entries: channels are not read")
     p0 = 0.0 if positions is None else float(positions[int(run[0])])
     p = p0 + np.arange(len(run), dtype=np.float64)
+    live = np.any(y != 0, axis=0)  # a column of zeros is read as zero (_classify): nothing to refine
+    miss = recurrence_misses(y[:128, live])
+    if miss.size and miss.max() > SINUSOID_RESIDUAL:  # no model of this reading fits it: not refined (seconds)
+        j = int(np.flatnonzero(live)[int(np.argmax(miss))])
+        raise ValueError(f"column {j} is no sinusoid of the row index: its three-term recurrence misses by "
+                         f"{miss.max():.3g} of its RMS (over {SINUSOID_RESIDUAL:g})")
+    w, a, b = (np.zeros(y.shape[1]) for _ in range(3))
+    w[live], a[live], b[live] = _fit(y[:, live], p)
+    return _classify(y, p, w, a, b)
+
+
+def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(w, a, b) per column of ``y`` at positions ``p``: the recurrence's estimate, refined on growing prefixes."""
     with np.errstate(all="ignore"):
-        w, _ = column_frequencies(y[: min(len(run), 128)])
+        w, _ = column_frequencies(y[: min(len(p), 128)])
         w = np.nan_to_num(w, nan=0.0)
         for n in STAGES:
             w, a, b = _refine(y[:n], p[:n], w)
-            if n >= len(run):
+            if n >= len(p):
                 break
-        w, a, b = _refine(y, p, w)
-    return _classify(y, p, w, a, b)
+        return _refine(y, p, w)
 
 
 def _linear(y: np.ndarray, S: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -97,6 +97,25 @@ def _consecutive_run(pos: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.array(best[:SAMPLE_ROWS], dtype=np.intp)
 
 
+SINUSOID_RESIDUAL = 0.05  # a column whose three-term recurrence misses by more of its RMS (median row) is no sinusoid
+
+
+def recurrence_misses(y: np.ndarray) -> np.ndarray:
+    """Per column of consecutive rows, the median of ``|x(p+1) + x(p-1) - c x(p)|`` over the column's RMS, ``c``
+    by least squares: 0 for a sinusoid of the row index (the shift theorem), whatever its frequency and phase.
+
+    >>> p = np.arange(64.0)[:, None]
+    >>> m = recurrence_misses(np.hstack([np.sin(0.3 * p + 1), np.cos(np.pi / 2 * p), np.random.default_rng(0).normal(size=p.shape)]))
+    >>> bool(m[0] < 1e-12), bool(m[1] < 1e-12), bool(m[2] > SINUSOID_RESIDUAL)
+    (True, True, True)
+    """
+    mid, nb = y[1:-1], y[2:] + y[:-2]
+    mm = (mid * mid).sum(axis=0)
+    c = (mid * nb).sum(axis=0) / np.where(mm > 0, mm, 1.0)
+    rms = np.sqrt(np.mean(y * y, axis=0))
+    return np.median(np.abs(nb - c * mid), axis=0) / np.where(rms > 0, rms, 1.0)
+
+
 def column_frequencies(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(omega, quality) per column from consecutive rows: cos(omega) by the three-term recurrence.
 

@@ -113,6 +113,16 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
     return np.abs(ph) / p
 
 
+def _all_zero(cos: Any, sin: Any, positions: Sequence[Any] | None) -> bool:
+    """Caches of zeros that no rotary profile gives: a cos cache (cos 0 = 1 in every column at position 0, and
+    |cos| + |sin| >= 1 elsewhere), or a sin cache with a position p != 0 (its first frequency is 1 rad, or 1/s
+    scaled: p w is a nonzero rational, never a multiple of pi)."""
+    if cos is not None:
+        return not np.any(np.asarray(cos))
+    nonzero = positions is None or any(np.any(np.asarray(p) != 0) for p in positions)
+    return nonzero and not np.any(np.asarray(sin))
+
+
 def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None,
                   dtype: str | None = None, tier: str = "phase") -> dict[str, Any]:
     """REQ-DETECT-ROPE: name the layout, head dim, base and scaling of a rotary cache (cos, sin or both).
@@ -132,6 +142,9 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
     if t.ndim != 2 or t.shape[0] < MIN_ROTARY_ROWS:  # every candidate would fit one row at position 0
         return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
                 f"rows; the cache has {t.shape[0]}"}
+    if _all_zero(cos, sin, positions):
+        return {"found": False, "layouts": layouts, "reason": "every entry is zero: no rotary cache is (a cos cache "
+                "holds cos 0 = 1 at position 0, a sin cache sin(p) != 0 in its first column at a position p != 0)"}
     if positions is not None and any(isinstance(p, (tuple, list, np.ndarray)) and len(p) > 1 for p in positions):
         return axes_reading(kind, cos, sin, positions, layouts, dtype, tier)  # several position axes
     pos = np.arange(t.shape[0]) if positions is None else np.asarray(
@@ -316,6 +329,8 @@ def start_reading(kind: CacheKind, cos: Any, sin: Any, layouts: Sequence[str], d
         with np.errstate(all="ignore"):
             w_est, q = column_frequencies(t[:128, idx] / (amp or 1.0))
         good = np.isfinite(w_est) & (q < 1e-3) & (w_est > 0.02) & (w_est < 3)
+        if not good.any():  # no column read well enough to compare a candidate's frequencies with
+            continue
         scored = [(d, rp) for rp in kind.candidates(layout, dim, w_est)
                   if (d := _recurrence_plausible(rp, dim, w_est, good)) is not None and d < 1e-3]
         for _, rp in sorted(scored, key=lambda x: x[0])[:MAX_START_CANDIDATES]:
