@@ -216,10 +216,10 @@ def test_lint_imports_fails_on_a_planted_upward_import_and_a_cycle(tmp_path):
 
 def test_lint_imports_fails_on_a_cycle_inside_checking(tmp_path):
     """checking/ is under the acyclic contract too: a planted import back from the lowest module (loaded.py) to one
-    that imports it (containers.py) is a cycle between two modules of sinpe.reference.checking, and is refused."""
+    that imports it (loaders.py) is a cycle between two modules of sinpe.reference.checking, and is refused."""
     tree = _package_tree(tmp_path)
-    assert "from sinpe.reference.checking.loaded import" in (tree / "reference" / "checking" / "containers.py").read_text()
-    _plant(tree / "reference" / "checking" / "loaded.py", "import sinpe.reference.checking.containers")
+    assert "from sinpe.reference.checking.loaded import" in (tree / "reference" / "checking" / "loaders.py").read_text()
+    _plant(tree / "reference" / "checking" / "loaded.py", "import sinpe.reference.checking.loaders")
     cycle = _lint_imports(tmp_path)
     assert cycle.returncode == 1, cycle.stdout[-3000:]
     assert "No cycles are allowed in sinpe.reference.checking" in cycle.stdout, cycle.stdout[-3000:]

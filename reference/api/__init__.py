@@ -58,7 +58,7 @@ __all__ = ["InputError", "PRESETS", "Profile", "check", "check_apply", "detect",
 
 
 def __getattr__(name: str) -> Any:
-    """``sinpe.InputError``: the input error of every door (``loaded.LoadError``), imported when first asked for.
+    """``sinpe.InputError``: the input error of every door (``sinpe.reference.inputs.LoadError``), imported when first asked for.
 
     >>> import numpy as np, sinpe
     >>> try:
@@ -68,7 +68,7 @@ def __getattr__(name: str) -> Any:
     table: a broadcast view of 6400000000 entries over 64 stored ones
     """
     if name == "InputError":
-        from sinpe.reference.checking.loaded import LoadError
+        from .reference.inputs import LoadError
         return LoadError
     raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
 
@@ -151,12 +151,13 @@ def api_words() -> Iterator[None]:
     ...     check("numpy:eye", "vaswani")
     Traceback (most recent call last):
     ...
-    sinpe.reference.checking.loaded.LoadError: numpy:eye: pass d=, the width to ask the callable for (it cannot be inferred from a function; call="buffer" reads a module's table at its own width)
+    sinpe.reference.inputs.LoadError: numpy:eye: pass d=, the width to ask the callable for (it cannot be inferred from a function; call="buffer" reads a module's table at its own width)
     """
     import re
 
     from sinpe.reference.checking.door import OPTIONS
-    from sinpe.reference.checking.loaded import LoadError
+
+    from .reference.inputs import LoadError
     names = set(OPTIONS)
 
     def word(m: re.Match[str]) -> str:

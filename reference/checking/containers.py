@@ -1,9 +1,8 @@
-"""The files a table or a checkpoint comes in, read as untrusted input (SPEC.md REQ-CHECK-INPUT, REQ-CHECK-LIMITS).
+"""The containers a table or a checkpoint comes in, read as untrusted input (SPEC.md REQ-CHECK-INPUT, REQ-CHECK-LIMITS).
 
-Only regular files are read: :func:`open_regular` opens with ``O_NONBLOCK`` (a FIFO never blocks the
-open) and ``fstat``\\ s the descriptor it got; a FIFO, a device, a socket or a directory is refused in one
-line, whatever name it has and wherever a link points. Everything after reads that descriptor: the
-check of what a file is and the read of it are one open.
+Every file is opened by :func:`sinpe.reference.inputs.open_regular` (a regular file only, judged by the
+``fstat`` of the descriptor it reads) and a ``.npy`` file read by :func:`sinpe.reference.inputs.npy_file`;
+this module reads the containers above that.
 
 Each container is read once per file (:func:`per_file`: an ``.npz`` archive's member index, a ``.pt``'s
 tensors, a ``.safetensors`` header), so listing or reading its N tensors costs N, not N^2. Every size is
@@ -11,21 +10,9 @@ checked against the file before it is used; a ``.pt`` pickle is bounded by its s
 (:data:`MAX_PICKLE_OPS`) and the objects and references visited naming its tensors (:data:`MAX_GRAPH_VISITS`:
 a shared-list DAG ``L = [L, L]`` would expand to 2^depth paths); text tables are parsed line by line
 into float64, at most :data:`MAX_TEXT_ENTRIES` numbers.
-
->>> import os, tempfile, numpy as np
->>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.npy"); np.save(p, np.eye(3))
->>> with open_regular(p) as fh:
-...     npy_array(fh).shape
-(3, 3)
->>> os.mkfifo(os.path.join(d, "pipe.npy"))
->>> open_regular(os.path.join(d, "pipe.npy"))
-Traceback (most recent call last):
-...
-sinpe.reference.checking.loaded.LoadError: /...pipe.npy: is a FIFO (named pipe), not a regular file
 """
 from __future__ import annotations
 
-import errno
 import io
 import json
 import math
@@ -40,7 +27,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from sinpe.reference.checking.loaded import LoadError, escape, one_line
+from ..inputs import LoadError, escape, mapped, not_regular, npy_header, one_line, open_regular, size_of
 
 MAX_TEXT_BYTES = 64 << 20       # a .csv/.json table (bigger ones: save as .npy, which is streamed)
 MAX_TEXT_ENTRIES = 1 << 22      # numbers in a .csv/.json table (4 194 304: 32 MiB as float64)
@@ -52,49 +39,13 @@ MAX_PICKLE_OPS = 1 << 22        # operations in that pickle (objects built and r
 MAX_GRAPH_VISITS = 1 << 20      # objects and references visited naming a .pt's tensors
 MAX_GRAPH_DEPTH = 100           # containers nested in a .pt (a state dict is a few deep)
 
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_MODES = ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
-          (stat.S_ISCHR, "is a character device"), (stat.S_ISBLK, "is a block device"),
-          (stat.S_ISSOCK, "is a socket"), (stat.S_ISLNK, "is a symbolic link"))
 # a decimal number as text: no underscores, no hex, no spaces inside ('0.8_4' is not a number)
 _DECIMAL = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity|nan)"
 _NUMBER = re.compile(_DECIMAL, re.IGNORECASE)
 _CSV_LINE = re.compile(rf"\s*(?:{_DECIMAL})\s*(?:,\s*(?:{_DECIMAL})\s*)*", re.IGNORECASE)
 
 
-# --- regular files, opened once -------------------------------------------------------------------------
-
-def not_regular(mode: int) -> str | None:
-    """Why a file of this ``st_mode`` is not read (``is a FIFO (named pipe)``, ...); None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((words for test, words in _MODES if test(mode)), "is not a regular file")
-
-
-def open_regular(path: str, *, follow: bool = True, what: str = "") -> BinaryIO:
-    """``path`` open for reading (binary, named ``path``) when it is a regular file, else LoadError in one line:
-    opened ``O_NONBLOCK`` (and ``O_NOFOLLOW`` unless ``follow``), then the descriptor's ``fstat`` decides.
-    ``what`` ends the message of a missing file (`` (a table file or module:callable)``)."""
-    def opener(p: str, _flags: int) -> int:
-        fd = os.open(p, os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW))
-        why = not_regular(os.fstat(fd).st_mode)
-        if why:
-            os.close(fd)
-            raise LoadError(f"{p}: {why}, not a regular file")
-        return fd
-    try:
-        return open(path, "rb", opener=opener)
-    except LoadError:
-        raise
-    except FileNotFoundError:
-        raise LoadError(f"{path}: no such file{what}") from None
-    except OSError as e:
-        if e.errno == errno.ELOOP and not follow:
-            raise LoadError(f"{path}: is a symbolic link; not followed") from None
-        raise LoadError(f"{path}: cannot be read ({e.strerror or one_line(e)})") from None
-
+# --- open files, each container read once ------------------------------------------------------------
 
 @contextmanager
 def opened(src: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
@@ -104,10 +55,6 @@ def opened(src: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
             yield fh
     else:
         yield src
-
-
-def size_of(fh: BinaryIO) -> int:
-    return os.fstat(fh.fileno()).st_size
 
 
 def identity(fh: BinaryIO) -> tuple[Any, ...]:
@@ -139,57 +86,6 @@ def per_file(kind: str, fh: BinaryIO, build: Callable[[BinaryIO], Any]) -> Any:
         hit[1].close()
     _CACHE[kind] = (key, value)
     return value
-
-
-# --- .npy -------------------------------------------------------------------------------------------
-
-def npy_header(fh: Any, where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
-    """(shape, fortran order, dtype, header bytes) of the ``.npy`` stream at ``fh``'s position; a pickled
-    (object) dtype or a bad shape is refused."""
-    from numpy.lib import format as npf
-    try:
-        version = npf.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = npf.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = npf.read_array_header_2_0(fh)
-        else:  # 3.0: utf-8 field names
-            from numpy.lib import _format_impl
-            shape, fortran, dtype = _format_impl._read_array_header(fh, version)  # type: ignore[attr-defined]
-    except Exception as e:
-        raise LoadError(f"{where}: not a readable .npy file ({one_line(e)})") from None
-    if dtype.hasobject:
-        raise LoadError(f"{where} holds a pickled object array: refused (sinpe never unpickles)")
-    if not isinstance(shape, tuple) or any(not isinstance(n, int) or n < 0 for n in shape):
-        raise LoadError(f"{where}: not a readable .npy file (bad shape {shape})")
-    return shape, bool(fortran), dtype, fh.tell()
-
-
-def npy_array(fh: BinaryIO) -> np.ndarray:
-    """The ``.npy`` file ``fh`` as a read-only memory map, its header checked against the file's size first."""
-    shape, fortran, dtype, hlen = npy_header(fh, fh.name)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if hlen + nbytes > size_of(fh):
-        raise LoadError(f"{fh.name}: not a readable .npy file (its header declares {nbytes} bytes of data; the "
-                        f"file holds {size_of(fh) - hlen})")
-    return mapped(fh, dtype, hlen, shape, "F" if fortran else "C", fh.name)
-
-
-def npy_file(path: str) -> np.ndarray:
-    """The ``.npy`` file at ``path`` (a regular file), memory-mapped after its header is checked (:func:`npy_array`)."""
-    with open_regular(path) as fh:
-        return npy_array(fh)
-
-
-def mapped(fh: BinaryIO, dtype: Any, offset: int, shape: tuple[int, ...], order: Any, where: str) -> np.ndarray:
-    """``shape`` values of ``dtype`` at ``offset`` of ``fh``, memory-mapped read-only (no bytes: an empty array);
-    an array NumPy cannot represent (more than 64 dimensions) is a LoadError."""
-    try:
-        if math.prod(shape) == 0:
-            return np.zeros(shape, dtype=dtype)
-        return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape or (1,), order=order).reshape(shape)
-    except (ValueError, TypeError, OverflowError, OSError) as e:
-        raise LoadError(f"{where}: cannot be read ({one_line(e)})") from None
 
 
 # --- .npz: the member index, read once per archive -----------------------------------------------------

@@ -2,7 +2,7 @@
 
 Each is read through its own library -- ``onnx`` (the protobuf parser) and ``gguf`` (llama.cpp's ``GGUFReader``),
 the ``io`` extra -- and never executed: no graph is run, checked or shape-inferred, nothing is unpickled. The
-rules of :mod:`containers` hold: the file is a regular file opened once (:func:`containers.open_regular`; the
+rules of :mod:`containers` hold: the file is a regular file opened once (:func:`~sinpe.reference.inputs.open_regular`; the
 libraries read that very file through ``/proc/self/fd``), its size and every declared count or size is
 bounded before anything is allocated, and a container is parsed once per file (:func:`containers.per_file`).
 
@@ -25,7 +25,7 @@ BF16 values come as their raw 16-bit words when asked (``widen=False``), as for 
 >>> pe = np.arange(12, dtype=np.float32).reshape(3, 4)
 >>> g = helper.make_graph([], "g", [], [], initializer=[numpy_helper.from_array(pe, "pe")])
 >>> p = os.path.join(tempfile.mkdtemp(), "m.onnx"); onnx.save(helper.make_model(g), p)
->>> from sinpe.reference.checking.containers import open_regular
+>>> from sinpe.reference.inputs import open_regular
 >>> with open_regular(p) as fh:
 ...     [(n, t.shape, t.dtype) for n, t in onnx_tensors(fh).items()], onnx_array(fh, "pe")[2].tolist()
 ([('pe', (3, 4), 'float32')], [8.0, 9.0, 10.0, 11.0])
@@ -40,8 +40,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from sinpe.reference.checking.containers import MAX_DECOMPRESSED, fd_path, mapped, open_regular, per_file, size_of, widen_bf16
-from sinpe.reference.checking.loaded import LoadError, escape, one_line
+from sinpe.reference.checking.containers import MAX_DECOMPRESSED, fd_path, per_file, widen_bf16
+
+from ..inputs import LoadError, escape, mapped, one_line, open_regular, size_of
 
 MAX_ONNX_BYTES = (2 << 30) - 1   # a model's protobuf (larger models keep their weights as external data)
 MAX_TENSORS = 1_000_000          # initializers, Constant nodes or GGUF tensors of one file

@@ -51,8 +51,10 @@ import numpy as np
 
 from sinpe.reference.checking import confine, guard, loaders
 from sinpe.reference.checking.apply.call import call_apply
-from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish
+
+from ..inputs import LoadError, escape, one_line
 
 DEFAULT_TIMEOUT = 60.0          # seconds for import + call
 DEFAULT_MEMORY = 4 << 30        # bytes of address space for the child (torch alone maps ~0.7 GiB)

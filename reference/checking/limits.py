@@ -1,43 +1,11 @@
-"""Cheap checks of a check's parameters before any expensive work (SPEC.md REQ-CHECK-LIMITS).
-
-The checker computes its reference in binary64 (:mod:`sinpe.reference.oracles.fast`) and decides
-close calls with Arb: a parameter beyond binary64's range would make that reference non-finite, and a
-report against it would be a false pass. Such a profile is refused up front, naming the flag.
-
->>> from sinpe.spec.profiles import get_profile
->>> binary64_parameters(get_profile("vaswani", phase_scale="1e309"))
-Traceback (most recent call last):
-...
-ValueError: --phase-scale 1e+309 is beyond binary64 (|x| < 2^1024); the checker's reference would not be finite
->>> binary64_parameters(get_profile("vaswani", base="1e4"))
+"""Bounded computations (SPEC.md REQ-CHECK-ISOLATION: ``sinpe prove --claim``): :func:`run_limited` runs a
+function in a forked child under a memory and a wall-clock limit; running out of either is :class:`Undecided`
+(exit 3), never a verdict. (A profile's parameters are checked finite in binary64 below checking/:
+:mod:`sinpe.reference.numerics.binary64`.)
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
-
-from sinpe.spec.profiles import Profile
-
-_FLAGS = {"base": "--base", "phase_scale": "--phase-scale", "amplitude": "--amplitude", "offset": "--offset",
-          "shift": "--shift"}
-_LIMIT = Fraction(2) ** 1024
-
-
-def binary64_parameters(profile: Profile) -> None:
-    """ValueError (one line, the flag named) when a parameter's magnitude is not below 2^1024."""
-    for field, flag in _FLAGS.items():
-        v = getattr(profile, field)
-        if v is not None and abs(v) >= _LIMIT:
-            raise ValueError(f"{flag} {_short(v)} is beyond binary64 (|x| < 2^1024); the checker's reference "
-                             f"would not be finite")
-
-
-def _short(v: Fraction) -> str:
-    """A short decimal for a huge rational: 1e+309."""
-    import math
-    e = math.floor(math.log10(abs(v.numerator)) - math.log10(v.denominator))
-    m = v / Fraction(10) ** e
-    return f"{'-' if v < 0 else ''}{float(abs(m)):g}e+{e}"
 
 
 class Undecided(Exception):

@@ -65,22 +65,21 @@ from sinpe.reference.checking.containers import (
     csv_values,
     flatten,
     json_document,
-    npy_array,
     npz_archive,
-    open_regular,
     opened,
     safetensors_header,
     safetensors_tensor,
-    size_of,
     torch_tensors,
 )
 from sinpe.reference.checking.errors import reading_input
-from sinpe.reference.checking.loaded import LoadError, Table, escape, one_line
+from sinpe.reference.checking.loaded import Table
+
+from ..inputs import LoadError, escape, npy_array, one_line, open_regular, size_of
 
 CALLS = ("positions", "n", "buffer", "forward")
 SUFFIXES = (".npy", ".npz", ".safetensors", ".pt", ".pth", ".csv", ".json", ".onnx", ".gguf")
 
-# Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py
+# Limits checked before anything is allocated (REQ-CHECK-LIMITS); the file formats' own: containers.py (and inputs.py: .npy)
 MAX_VIEW_ENTRIES = 1 << 22      # entries of a broadcast view (stride 0) copied to be checked; a bigger one is refused
 MAX_CALL_ENTRIES = 1 << 27      # rows x d a callable may be asked for (1 GiB of float64; isolate.py enforces it)
 
@@ -96,7 +95,7 @@ def is_callable_target(target: str) -> bool:
 
 def load_table(target: str, key: str | None = None) -> Table:
     """Load a table file (see the module docstring); LoadError with one line on any problem. The file is
-    opened once, and only if it is a regular file (:func:`containers.open_regular`: a FIFO or a device
+    opened once, and only if it is a regular file (:func:`~sinpe.reference.inputs.open_regular`: a FIFO or a device
     named ``t.npy`` is refused, never read)."""
     path = str(target)
     readers: dict[str, Callable[[Any, str | None], Table]] = {

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from sinpe.reference.checking.isolate import DEFAULT_TIMEOUT
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.loaders import CALLS
 from sinpe.spec.formats import DTYPES
 from sinpe.spec.profiles import LAYOUTS
 from sinpe.spec.rotary import ROTARY_LAYOUTS
 from sinpe.spec.tolerance import TIERS, WORKING_CHOICES
+
+from ..inputs import LoadError
 
 ALL = ("1d", "grid", "rotary", "channels")  # the table kinds (the application check takes its own keywords)
 

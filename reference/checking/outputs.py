@@ -25,8 +25,9 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.loaders import is_callable_target
+
+from ..inputs import LoadError
 
 INDEX_SUFFIX = ".index.json"
 

@@ -10,9 +10,10 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from sinpe.reference.checking.loaded import escape
 from sinpe.reference.checking.loaders import is_callable_target
 from sinpe.reference.checking.outputs import write_atomic
+
+from ..inputs import escape
 
 
 def profile_words(name: str | None, flags: str) -> str:
@@ -230,7 +231,7 @@ def junit_xml(suite: str, cases: Any, seconds: float = 0.0, classname: str = "si
 def xml_attribute(text: Any) -> str:
     """``text`` as a quoted XML 1.0 attribute value: every character XML 1.0 does not allow (C0 controls but tab,
     newline and carriage return; lone surrogates; U+FFFE/U+FFFF) and every other non-printable one written as a
-    Python escape (:func:`~sinpe.reference.checking.loaded.escape`), then ``&<>"`` quoted.
+    Python escape (:func:`~sinpe.reference.inputs.escape`), then ``&<>"`` quoted.
 
     >>> xml_attribute("pe\\x1b[31m\\x00\\x07 & <x>")
     '"pe\\\\x1b[31m\\\\x00\\\\x07 &amp; &lt;x&gt;"'

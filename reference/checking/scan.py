@@ -30,16 +30,17 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking import door, exported
-from sinpe.reference.checking.containers import open_regular, widen_bf16
+from sinpe.reference.checking.containers import widen_bf16
 from sinpe.reference.checking.corrupted import corrupted_reading
 from sinpe.reference.checking.detect.fit import SINUSOID_RESIDUAL
 from sinpe.reference.checking.gguf_rope import check_rope_freqs
-from sinpe.reference.checking.loaded import LoadError, escape, one_line
 from sinpe.reference.checking.loaders import exit_on_sigbus, release_pages
 from sinpe.reference.checking.report import with_cause
 from sinpe.reference.checking.result import EXIT, SUMMARY_KEYS, CheckResult, combined_exit
 from sinpe.reference.checking.scan_files import Shard, TensorRef, list_tensors, read_tensor
 from sinpe.spec.profiles import PRESETS
+
+from ..inputs import LoadError, escape, one_line, open_regular
 
 JUDGED = ("conforms", "fails", "inconclusive")
 MIN_ROWS = 3

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking import containers, exported
-from sinpe.reference.checking.containers import open_regular
-from sinpe.reference.checking.loaded import LoadError, escape, one_line
 from sinpe.reference.checking.loaders import _to_numpy
+
+from ..inputs import LoadError, escape, not_regular, one_line, open_regular, size_of
 
 SUFFIXES = (".safetensors", ".npz", ".pt", ".pth", ".onnx", ".gguf")
 INDEX_SUFFIX = ".index.json"
@@ -111,7 +111,7 @@ def list_tensors(path: str, shard: Shard | None = None) -> list[TensorRef]:
     mine = (lambda f: True) if shard is None else (lambda f: shard.holds(os.path.relpath(f, root or ".")))
     if os.path.isdir(path):
         return _list_dir(path, mine)
-    why = containers.not_regular(st.st_mode)
+    why = not_regular(st.st_mode)
     if why:
         raise LoadError(f"{path}: {why}, not a regular file (a checkpoint file or a directory)")
     if path.lower().endswith(INDEX_SUFFIX):  # an index that cannot be read is an input error, in every shard
@@ -180,7 +180,7 @@ def _list_file(path: str) -> list[TensorRef]:
 def _index_shards(path: str) -> list[str]:
     """The shard files a safetensors index names: plain names beside the index (no '..', no absolute path)."""
     with open_regular(path) as fh:
-        if containers.size_of(fh) > MAX_INDEX_BYTES:
+        if size_of(fh) > MAX_INDEX_BYTES:
             raise LoadError(f"{path}: an index of more than {MAX_INDEX_BYTES} bytes")
         try:
             index = json.loads(fh.read().decode("utf-8"))

@@ -6,7 +6,7 @@ line. Shards of a scan (``--shard K/N``) and scans of different trees merge with
 :func:`merge_lines` (``sinpe scan --merge FILE...``) takes every row line of its inputs, refuses a tensor
 listed twice (shards that overlap), sorts the rows by (file, tensor) and recomputes the summary -- the counts
 and the exit status of one scan of everything (``seconds`` and ``workers`` the inputs' sums, ``shards`` how
-many summaries were merged). Inputs are untrusted: regular files only (:func:`containers.open_regular`), at
+many summaries were merged). Inputs are untrusted: regular files only (:func:`~sinpe.reference.inputs.open_regular`), at
 most :data:`MAX_BYTES` in all and :data:`MAX_LINE` a line, each line a JSON object of exactly the row keys or
 a summary, else one input error naming the file and line.
 
@@ -26,11 +26,11 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sinpe.reference.checking.containers import open_regular
-from sinpe.reference.checking.loaded import LoadError, escape
 from sinpe.reference.checking.result import SUMMARY_KEYS
 from sinpe.reference.checking.scan import JUDGED, Row, Scan
 from sinpe.reference.checking.scan_files import Shard  # noqa: F401 -- the doctest's, and the recipe's
+
+from ..inputs import LoadError, escape, open_regular
 
 MAX_BYTES = 1 << 30     # bytes of JSON lines --merge reads in all
 MAX_LINE = 1 << 20      # bytes of one line

@@ -19,12 +19,14 @@ import numpy as np
 from sinpe.reference.checking.check import _new_result, check_table, positions_array
 from sinpe.reference.checking.detect import detect_table, profile_of, zero_row_indices
 from sinpe.reference.checking.isolate import call_isolated
-from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish, _to_numpy, call_table, is_callable_target, load_table
 from sinpe.reference.checking.result import Failure
 from sinpe.reference.numerics.positions import format_position, positions_from_spec
 from sinpe.spec.profiles import Profile, get_profile
+
+from ..inputs import LoadError
+from ..numerics.binary64 import binary64_parameters
 
 # --- selection (REQ-CHECK-SELECT) ---------------------------------------------------------------------
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.containers import npy_file, open_regular, size_of
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.numerics.positions import read_axis_positions
 from sinpe.spec.profiles import to_fraction
 from sinpe.spec.rotary import MAX_AXES
+
+from ..inputs import LoadError, npy_file, open_regular, size_of
 
 MAX_FREQS = 1 << 16  # explicit frequencies (h = dim/2) accepted, counted before any is parsed
 MAX_PLAN_BYTES = 1 << 23  # a --channels .json file read at most (8 MiB), its size checked before it is read
@@ -33,7 +33,7 @@ def parse_freqs(spec: Any, what: str = "--freqs") -> tuple[Fraction, ...]:
     >>> parse_freqs("1,-0.5")
     Traceback (most recent call last):
     ...
-    sinpe.reference.checking.loaded.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
+    sinpe.reference.inputs.LoadError: --freqs: frequency 2 is -1/2; frequencies must be finite and positive
     """
     if isinstance(spec, str) and spec.strip().lower().endswith(".npy"):
         values: Any = _freqs_npy(spec.strip(), what)

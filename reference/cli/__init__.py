@@ -61,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _escape(message: str) -> str:
-    from sinpe.reference.checking.loaded import escape
+    from ..inputs import escape
     return escape(message)
 
 

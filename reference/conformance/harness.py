@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.loaders import call_table, resolve_callable
 from sinpe.reference.numerics.rounding import round_array
 from sinpe.reference.oracles import fast as fastref
@@ -28,6 +27,8 @@ from sinpe.spec.definition import column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.tolerance import allowed_abs_error, classify, unjudged
+
+from ..inputs import LoadError
 
 _TABLES: dict[tuple[Any, ...], Any] = {}
 _WORKERS: dict[str, Any] = {}       # one isolated worker per implementation for the session

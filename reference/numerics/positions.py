@@ -25,7 +25,8 @@ import numpy as np
 
 from sinpe.spec.profiles import format_number, to_fraction
 
-BINARY64_LIMIT = Fraction(2) ** 1024  # positions and parameters are binary64 values in every kernel
+from ..inputs import npy_file
+from .binary64 import BINARY64_LIMIT
 
 MAX_POSITIONS = 10**8
 EXACT_FLOAT = 2**53  # integers up to this magnitude are binary64 values
@@ -117,17 +118,12 @@ def parse_positions(spec: str, limit: int | None = MAX_POSITIONS) -> list[Fracti
     return [to_fraction(x, "position") for x in s.split(",")]
 
 
-def _npy_file(path: str) -> np.ndarray:
-    from sinpe.reference.checking.containers import npy_file
-    return npy_file(path)
-
-
 def _npy_header(path: str) -> np.ndarray:
     """The positions file memory-mapped (its header checked against its size; no data read)."""
     if not os.path.exists(path):
         raise ValueError(f"positions file {path!r} does not exist")
     try:
-        arr = _npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
+        arr = npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
     except Exception as e:  # corrupt file, pickled payload, header larger than the file, ...
         raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
     if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size == 0:
@@ -145,7 +141,7 @@ def read_axis_positions(path: str, rows: int, max_axes: int) -> np.ndarray | Non
     if not path.endswith(".npy") or not os.path.exists(path):
         return None
     try:
-        arr = _npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
+        arr = npy_file(path)  # a regular file only, its header checked (REQ-CHECK-INPUT)
     except Exception as e:
         raise ValueError(f"cannot read positions file {path!r}: {' '.join(str(e).split())[:160]}") from None
     if not isinstance(arr, np.ndarray) or arr.ndim != 2:

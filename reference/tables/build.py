@@ -36,6 +36,8 @@ from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Sta
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import Profile, get_profile
 
+from ..numerics.binary64 import binary64_parameters
+
 STORAGE = {name: np.dtype(f.storage).type for name, f in FORMATS.items()}  # spec.formats.Format.storage
 MAX_D = 1 << 20  # the frequency words of d/2 frequencies are computed in mpmath: ~20 s at this width
 BLOCK_ENTRIES = 1 << 17  # output entries per block (rows x d): the per-block memory bound
@@ -53,7 +55,6 @@ def resolve(profile: str | Profile, d: int, dtype: str | Format, overrides: dict
     if d > MAX_D:
         raise ValueError(f"d={d} is wider than {MAX_D} channels (the largest width sinpe tabulates)")
     fmt = dtype if isinstance(dtype, Format) else get_format(dtype)
-    from sinpe.reference.checking.limits import binary64_parameters
     from sinpe.spec.definition import column_data
     binary64_parameters(prof)  # --amplitude 1e400 and the like: one line, exit 2
     column_data(prof, int(d))  # raises for odd d under the 'error' rule

@@ -34,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _invoke, _to_numpy
+
+from ...inputs import LoadError
 
 CONVENTIONS = ("hf", "hf-ids", "module", "freqs")
 SIGNATURES = {"hf": "(q, k, cos, sin)", "hf-ids": "(q, k, cos, sin, position_ids)", "module": "(x, positions)",

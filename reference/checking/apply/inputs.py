@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.apply.exact import angles, round_to
-from sinpe.reference.checking.containers import npy_file
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.numerics.positions import positions_from_spec, read_axis_positions
 from sinpe.spec.rotary import MAX_AXES, RotaryProfile
+
+from ...inputs import LoadError, npy_file
 
 DEFAULT_POSITIONS = tuple(range(16)) + tuple(range(1000, 1016)) + (4095, 4096, 4097, 65535, 65536, 65537, 100000,
                                                                     100001)

@@ -24,7 +24,6 @@ from sinpe.reference.checking.check.reference import (
     _progression_reference,
     reference_chunk,
 )
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.result import BandFigures
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import round_array
@@ -35,6 +34,8 @@ from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import classify, phase_bound_into, phase_constant, ulp_array
+
+from ...inputs import LoadError
 
 
 def _new_part(stop: int) -> dict[str, Any]:

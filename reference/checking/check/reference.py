@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.result import BandFigures
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.arb import _endpoints, enclose
@@ -20,6 +19,8 @@ from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import Plan as _TablePlan
 from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import Profile
+
+from ...inputs import LoadError
 
 
 def positions_array(positions: Sequence[Any] | np.ndarray | None, rows: int) -> np.ndarray:

@@ -68,7 +68,7 @@ from sinpe.reference.checking.check.merge import _Merged
 from sinpe.reference.checking.check.reference import positions_array
 from sinpe.reference.checking.detect.fit import detect_table
 from sinpe.reference.checking.judge import verdict
-from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _finish, _to_numpy, release_pages
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.numerics.positions import format_position
@@ -78,6 +78,8 @@ from sinpe.spec.definition import column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
 from sinpe.spec.tolerance import TIERS, working_format
+
+from ...inputs import LoadError
 
 MAX_FAILURES = 10        # failures listed in the report (all are counted)
 THREADS = 2              # worker threads for the chunks (the machine's cores, at most)

@@ -13,7 +13,7 @@ over these; :func:`check_apply` is the door of the application check.
 >>> check(table("vaswani", 8, 64, "float32"), "mae", amplitude=2)
 Traceback (most recent call last):
 ...
-sinpe.reference.checking.loaded.LoadError: --amplitude does not apply to a 2-D grid (--profile mae)
+sinpe.reference.inputs.LoadError: --amplitude does not apply to a 2-D grid (--profile mae)
 """
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ from typing import Any
 from sinpe.reference.checking.door import auto, readings
 from sinpe.reference.checking.door.found import Found
 from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, application, grid, one_d, rotary
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Request, refuse_all
 from sinpe.reference.checking.result import CheckResult
+
+from ...inputs import LoadError
 
 __all__ = ["APPLY_OPTIONS", "DECLARED", "GRID", "KINDS", "OPTIONS", "ROTARY", "PROFILE_OPTIONS", "Found", "Request", "check", "check_apply",
            "detect", "kind_of", "request"]

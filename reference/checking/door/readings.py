@@ -16,17 +16,17 @@ import numpy as np
 
 from sinpe.reference.checking import targets
 from sinpe.reference.checking.cause import lowered_words
-from sinpe.reference.checking.containers import npy_file
 from sinpe.reference.checking.detect import detect_table, profile_of
 from sinpe.reference.checking.detect.ladder import precision_ladder, stored_dtype
 from sinpe.reference.checking.door.found import Found, name, none
 from sinpe.reference.checking.errors import internal
 from sinpe.reference.checking.kinds import channels, grid, one_d, rotary
 from sinpe.reference.checking.kinds.base import label
-from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Request
 from sinpe.reference.checking.values import grid_shape
+
+from ...inputs import LoadError, npy_file
+from ...numerics.binary64 import binary64_parameters
 
 
 def three_d_npy(target: Any) -> bool:

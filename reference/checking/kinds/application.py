@@ -42,12 +42,13 @@ from sinpe.reference.checking.cause import attach, of_diagnosis
 from sinpe.reference.checking.isolate import call_isolated
 from sinpe.reference.checking.judge import classify_entries, failing_words, inconclusive_words, unjudged_figures, verdict
 from sinpe.reference.checking.kinds import rotary
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import SHARED, Option, Request
 from sinpe.reference.checking.result import ApplyResult, Failure
 from sinpe.spec.formats import get_format
 from sinpe.spec.rotary import RotaryProfile, check_dim, sections
 from sinpe.spec.tolerance import ulp_array
+
+from ...inputs import LoadError
 
 APPLY = ("apply",)
 OPTIONS = (

@@ -12,10 +12,12 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _finish, _to_numpy, is_callable_target, load_table
 from sinpe.reference.checking.options import Option, Request
 from sinpe.reference.checking.result import CheckResult
+
+from ...inputs import LoadError
 
 
 class Kind(Protocol):

@@ -30,13 +30,14 @@ from sinpe.reference.checking.detect.channels import (
 from sinpe.reference.checking.detect.ladder import stored_dtype
 from sinpe.reference.checking.judge import check_plan
 from sinpe.reference.checking.kinds.base import label, with_command
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.targets import load_target
 from sinpe.reference.checking.values import parse_channels
 from sinpe.reference.oracles.angles import channels_plan
 from sinpe.spec.profiles import to_fraction
+
+from ...inputs import LoadError
 
 OPTIONS = (
     Option("channels", ("channels",), "explicit channel plan of a 1-D table (DEF-CHANNELS-EXPLICIT): per column "

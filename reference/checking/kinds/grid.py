@@ -27,7 +27,7 @@ from sinpe.reference.checking.cause import Cause, attach, of_grid
 from sinpe.reference.checking.detect.grid import detect_grid
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaded import LoadError, Table
+from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _to_numpy
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
@@ -35,6 +35,8 @@ from sinpe.reference.checking.shapes import CellShape
 from sinpe.reference.checking.values import grid_shape
 from sinpe.reference.oracles.angles import grid_plan
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
+
+from ...inputs import LoadError
 
 GRID = ("grid",)
 PRESET_OPTIONS = (  # the presets' factory arguments (DEF-GRID-PRESET-*), as their libraries name them

@@ -13,13 +13,14 @@ from sinpe.reference.checking import targets
 from sinpe.reference.checking.cause import attach, of_table
 from sinpe.reference.checking.check import oracle_entry, reference_chunk
 from sinpe.reference.checking.kinds.base import label
-from sinpe.reference.checking.limits import binary64_parameters
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import SHARED, TABLES, Option, Request, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import ODD_RULES, PRESETS, Profile, get_profile
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS
+
+from ...inputs import LoadError
+from ...numerics.binary64 import binary64_parameters
 
 OPTIONS = (
     Option("shift", ("1d",), "schedule shift s: D = floor(d/2) - s ('half' for Vaswani's D = d/2)", parameter=True,

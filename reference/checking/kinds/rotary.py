@@ -30,7 +30,6 @@ from sinpe.reference.checking.cause import attach, of_rotary
 from sinpe.reference.checking.detect.rotary import detect_rotary
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan, judge, plan_reference, unjudged_figures
 from sinpe.reference.checking.kinds.base import label, load_plain, with_command
-from sinpe.reference.checking.loaded import LoadError
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
@@ -38,6 +37,8 @@ from sinpe.reference.checking.values import axis_positions, grid_shape, parse_fr
 from sinpe.reference.oracles.angles import AnglePlan, growth_f64, rotary_plan
 from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RULES, RotaryProfile, default_positions, get_rotary
+
+from ...inputs import LoadError
 
 ROTARY = ("rotary",)
 CACHES = (Option("cos", ROTARY, "cos cache file"), Option("sin", ROTARY, "sin cache file"))
