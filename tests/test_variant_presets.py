@@ -164,6 +164,19 @@ def test_read_channels_recovers_function_frequency_phase():
         read_channels(np.zeros((8, (1 << 14) + 1)))
 
 
+def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-READ
+    """The screen before the refinement: one column of noise among sinusoids ends the reading naming it; a
+    sinusoid in float16's subnormal range (a few steps of its spacing) is not screened out."""
+    p = np.arange(300.0)[:, None]
+    t = np.sin(np.array([0.3, 0.02, 1.1]) * p)
+    t[:, 1] = np.random.default_rng(5).normal(size=300)
+    with pytest.raises(ValueError, match="column 1 is no sinusoid"):
+        read_channels(t)
+    slow = np.hstack([np.sin(0.3 * p), np.sin(5e-10 * p)]).astype(np.float16)  # 0 to 2.5 subnormal steps
+    assert read_channels(slow).kinds[0] == "sin"
+    assert read_channels(np.hstack([t[:, :1], np.zeros_like(p)])).kinds == ["sin", "zero"]
+
+
 @pytest.mark.parametrize("layout", ["halves", "pairs"])
 def test_detect_recovers_random_frequencies_and_its_plan_checks(tmp_path, layout):
     rng = np.random.default_rng(11)

@@ -3,7 +3,8 @@
 For rows at consecutive integer positions p, column j is modelled as ``R_j sin(w_j p + phi_j)``:
 
 0. a column that is not zero and whose three-term recurrence misses by more than SINUSOID_RESIDUAL of its RMS
-   on the first 128 rows is no sinusoid: the reading ends there (ValueError), before any refinement;
+   on the first 128 rows (at the median row) is no sinusoid: the reading ends there (ValueError), before any
+   refinement;
 1. ``w_j`` starts from the three-term recurrence ``x(p+1) + x(p-1) = 2 cos(w) x(p)`` (the shift theorem
    for one column, :func:`sinpe.reference.checking.detect.fit.column_frequencies`), on the first rows;
 2. it is refined by least squares over more and more rows (64, 256, 1024, 4096): for fixed w the model is
@@ -98,14 +99,22 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
     p0 = 0.0 if positions is None else float(positions[int(run[0])])
     p = p0 + np.arange(len(run), dtype=np.float64)
     live = np.any(y != 0, axis=0)  # a column of zeros is read as zero (_classify): nothing to refine
-    miss = recurrence_misses(y[:128, live])
-    if miss.size and miss.max() > SINUSOID_RESIDUAL:  # no model of this reading fits it: not refined (seconds)
-        j = int(np.flatnonzero(live)[int(np.argmax(miss))])
-        raise ValueError(f"column {j} is no sinusoid of the row index: its three-term recurrence misses by "
-                         f"{miss.max():.3g} of its RMS (over {SINUSOID_RESIDUAL:g})")
+    bad = _no_sinusoid(y[:128], live)
+    if bad is not None:  # no model of this reading fits it: the reading ends before its refinement (seconds)
+        raise ValueError(f"column {bad[0]} is no sinusoid of the row index: its three-term recurrence misses by "
+                         f"{bad[1]:.3g} of its RMS (over {SINUSOID_RESIDUAL:g})")
     w, a, b = (np.zeros(y.shape[1]) for _ in range(3))
     w[live], a[live], b[live] = _fit(y[:, live], p)
     return _classify(y, p, w, a, b)
+
+
+def _no_sinusoid(y: np.ndarray, live: np.ndarray) -> tuple[int, float] | None:
+    """The first live column whose three-term recurrence misses by more than SINUSOID_RESIDUAL of its RMS (at the
+    median row: a float16 sinusoid quantised to a few subnormal steps passes), and by how much; None: none does."""
+    screened = np.flatnonzero(live)
+    miss = recurrence_misses(y[:, screened])
+    bad = np.flatnonzero(miss > SINUSOID_RESIDUAL)
+    return (int(screened[bad[0]]), float(miss[bad[0]])) if bad.size else None
 
 
 def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
