@@ -46,6 +46,8 @@ from typing import Any
 import flint
 import sympy as sp
 
+from sinpe.spec.profiles import ARITHMETIC
+
 from . import claim_rules, claim_sos, groebner
 from .balls import NotEvaluable, acb_value, candidates, exact_ball
 
@@ -178,16 +180,10 @@ class _Builder:
             return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.BinOp):
             a, b = self.build(node.left, scope), self.build(node.right, scope)
-            if isinstance(node.op, ast.Add):
-                return a + b
-            if isinstance(node.op, ast.Sub):
-                return a - b
-            if isinstance(node.op, ast.Mult):
-                return a * b
-            if isinstance(node.op, ast.Div):
-                if b == 0:
-                    raise ClaimError("division by zero")
-                return a / b
+            if isinstance(node.op, ast.Div) and b == 0:
+                raise ClaimError("division by zero")
+            if type(node.op) in ARITHMETIC:
+                return ARITHMETIC[type(node.op)](a, b)
             if isinstance(node.op, ast.Pow):
                 if b.is_Integer and abs(int(b)) > MAX_POW:
                     raise ClaimError(f"integer exponent {b} larger than {MAX_POW}")

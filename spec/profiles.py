@@ -12,12 +12,15 @@ Fraction(1, 1)
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 Number = int | float | str | Fraction
 
@@ -56,6 +59,12 @@ def to_fraction(x: Number, what: str = "value") -> Fraction:
     return f
 
 
+# + - * / of an expression's syntax tree, one registry for every reader of whitelisted expressions: the exact one
+# here (Fractions), its binary64 twin for messages, and the claims' SymPy builder (proofs/claims.py). Each adds
+# its own refusals (division by zero) and its own ``**``, whose limits differ.
+ARITHMETIC: Mapping[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
 EXPRESSION_FORMS = ("decimals (1e4, 0.125)", "fractions (1/8)", "+ - * / and parentheses",
                     "integer powers (2**-3, 10**4)", "sqrt of a perfect square (1/sqrt(64))")
 
@@ -77,7 +86,6 @@ def parse_exact_expression(text: str, what: str = "value") -> Fraction:
     ...
     ValueError: value must be a finite number or a simple expression, got "__import__('os')"; accepted: decimals (1e4, 0.125), fractions (1/8), + - * / and parentheses, integer powers (2**-3, 10**4), sqrt of a perfect square (1/sqrt(64))
     """
-    import ast
     import math as _m
     src = text.strip()
     bad = ValueError(f"{what} must be a finite number or a simple expression, got {text!r}; accepted: "
@@ -102,18 +110,12 @@ def parse_exact_expression(text: str, what: str = "value") -> Fraction:
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.UAdd, ast.USub)):
             v = ev(n.operand)
             return -v if isinstance(n.op, ast.USub) else v
-        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+        if isinstance(n, ast.BinOp) and (type(n.op) in ARITHMETIC or isinstance(n.op, ast.Pow)):
             a, b = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Add):
-                return a + b
-            if isinstance(n.op, ast.Sub):
-                return a - b
-            if isinstance(n.op, ast.Mult):
-                return a * b
-            if isinstance(n.op, ast.Div):
-                if b == 0:
-                    raise ValueError(f"{what} {text!r} divides by zero")
-                return a / b
+            if isinstance(n.op, ast.Div) and b == 0:
+                raise ValueError(f"{what} {text!r} divides by zero")
+            if not isinstance(n.op, ast.Pow):
+                return ARITHMETIC[type(n.op)](a, b)
             if b.denominator != 1 or abs(b) > 64:
                 raise ValueError(f"{what} {text!r}: only integer powers of magnitude <= 64 are accepted")
             if a == 0 and b < 0:
@@ -142,7 +144,6 @@ def parse_exact_expression(text: str, what: str = "value") -> Fraction:
 
 def _approximate(node: object, src: str) -> float:
     """The binary64 value of a whitelisted expression (for the message refusing an irrational one)."""
-    import ast
     import math as _m
     if isinstance(node, ast.Constant):
         return float(node.value)  # type: ignore[arg-type]  # the parser admits numbers only
@@ -151,8 +152,8 @@ def _approximate(node: object, src: str) -> float:
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp):
         a, b = _approximate(node.left, src), _approximate(node.right, src)
-        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op)) if not isinstance(  # type: ignore[return-value]
-            node.op, (ast.Div, ast.Pow)) else (a / b if isinstance(node.op, ast.Div) else a ** b)
+        op = ARITHMETIC.get(type(node.op))
+        return a ** b if op is None else op(a, b)  # ** the only other operator the parser admits
     if isinstance(node, ast.Call):
         return _m.sqrt(_approximate(node.args[0], src))
     raise ValueError("not an expression")

@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from sinpe.reference.checking.detect.rotary import rotary_layout  # noqa: F401  (for the tests that read layouts)
@@ -19,6 +20,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # REQ-DETECT-GRID, REQ-DETECT-ROPE)
 check_grid, detect_grid = _grid.KIND.check_grid, _grid.KIND.read
 check_rotary, detect_rotary = _rotary.KIND.check_cache, _rotary.KIND.read
+
+
+def scaled_estimates(kernel: Callable[..., tuple[Any, Any]], delta: float) -> Callable[..., tuple[Any, Any]]:
+    """``kernel`` (a narrow kernel returning the sin and cos estimates S, C) wrapped so that each estimate it
+    returns is moved by ``delta`` times its magnitude (in place): the estimate off by more than a bound of
+    ``delta |.|`` claims, for the negative tests of a narrow bound."""
+    def wrong(*a: Any, **k: Any) -> tuple[Any, Any]:
+        S, C = kernel(*a, **k)
+        S += delta * abs(S)
+        C += delta * abs(C)
+        return S, C
+    return wrong
 
 
 def survey_report() -> Any:

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import scaled_estimates
 
 from sinpe.reference.oracles.interval import Certifier
 from sinpe.reference.tables import build, progression, table
@@ -82,15 +83,7 @@ def _perturb(monkeypatch, wide: bool, delta: float, cover: bool) -> None:  # typ
             bound = progression.wide_bound
             monkeypatch.setattr(progression, "wide_bound", lambda A, W: bound(A, W) + 2 * delta * 2.0 ** -52 * A.mag)
     else:
-        real_n = progression.narrow_block
-
-        def wrong_n(*a, **k):  # type: ignore[no-untyped-def]
-            S, C = real_n(*a, **k)
-            S += delta * np.abs(S)
-            C += delta * np.abs(C)
-            return S, C
-
-        monkeypatch.setattr(progression, "narrow_block", wrong_n)
+        monkeypatch.setattr(progression, "narrow_block", scaled_estimates(progression.narrow_block, delta))
         if cover:
             bound_n = progression.narrow_bound
             monkeypatch.setattr(progression, "narrow_bound", lambda A, W: bound_n(A, W) + 2 * delta * A.mag)

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import scaled_estimates
 
 from sinpe.reference.checking.loaders import read_safetensors
 from sinpe.reference.cli import main
@@ -89,15 +90,7 @@ def _perturbed(monkeypatch, delta_ulps: float, cover: bool) -> None:  # type: ig
 
 def _perturbed_narrow(monkeypatch, delta: float, cover: bool) -> None:  # type: ignore[no-untyped-def]
     """Wrap the narrow kernel: scale every estimate by (1 + delta); widen K_REL_N by 2 delta iff ``cover``."""
-    real = rounded.sincos_narrow
-
-    def wrong(*a, **k):  # type: ignore[no-untyped-def]
-        S, C = real(*a, **k)
-        S += delta * np.abs(S)
-        C += delta * np.abs(C)
-        return S, C
-
-    monkeypatch.setattr(rounded, "sincos_narrow", wrong)
+    monkeypatch.setattr(rounded, "sincos_narrow", scaled_estimates(rounded.sincos_narrow, delta))
     if cover:
         monkeypatch.setattr(rounded, "K_REL_N", rounded.K_REL_N + 2 * delta)
 

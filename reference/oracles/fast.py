@@ -37,13 +37,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import Profile
 
+_F = TypeVar("_F", np.ndarray, float)  # what :func:`_split` splits: an array or a number
 _SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitter for binary64 (hi gets 26 bits, lo 26 bits)
 _BLOCK = 1 << 15  # entries per inner block: the temporaries stay in L2 cache
 ERROR_ULPS = 4.0  # decisions allow this many binary64 ulps of reference error (measured: <= 1)
@@ -103,7 +104,8 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, e
 
 
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _split(a: _F) -> tuple[_F, _F]:
+    """a = hi + lo exactly, each half of 26 bits (Veltkamp), for an array or a number."""
     c = _SPLIT * a
     hi = c - (c - a)
     return hi, a - hi

@@ -213,6 +213,34 @@ def _two_sum(a: np.ndarray, b: np.ndarray, s: np.ndarray, e: np.ndarray, t: np.n
     fast._two_sum_into(a, b, s, e, t)
 
 
+def _reduce_into(x: np.ndarray, n: np.ndarray, xp: np.ndarray, idx: np.ndarray) -> None:
+    """The table split of both kernels (step 2 of the module docstring): n = rint(N_TABLE x), x' = x - n / N_TABLE
+    (exact) into ``xp``, and ``idx`` = n mod N_TABLE, the angle table's row."""
+    np.multiply(x, float(N_TABLE), out=n)
+    np.rint(n, out=n)
+    np.multiply(n, 1.0 / N_TABLE, out=xp)
+    np.subtract(x, xp, out=xp)  # x' exact
+    np.copyto(idx, n, casting="unsafe")
+    np.bitwise_and(idx, N_TABLE - 1, out=idx)
+
+
+def _bound_into(b: np.ndarray, head: np.ndarray, big: np.ndarray, p: np.ndarray, shared: np.ndarray,
+                t: np.ndarray) -> None:
+    """b = SAFETY (K_A |head| + K_CM |big| + K_B |p| + shared): one function's B of the module docstring, for sin
+    (head sa_hi, big term sa_hi cm~, p = ca_hi rh's head) and for cos (ca_hi, ca_hi cm~, sa_hi rh's). ``big``
+    and ``t`` are overwritten; ``shared`` is the |rl| K_r + K_tau (1 + P_abs g) + K_0 part both share."""
+    np.abs(big, out=big)
+    np.abs(head, out=b)
+    b *= K_A
+    big *= K_CM
+    b += big
+    np.abs(p, out=t)
+    t *= K_B
+    b += t
+    b += shared
+    b *= SAFETY
+
+
 def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws: list[np.ndarray], idx: np.ndarray
               ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """Steps 2-4: ``((h_s, T_s, B_s), (h_c, T_c, B_c))``, views into ``ws``, for turns x + y (x, y not in ws[:28]).
@@ -226,12 +254,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     (n, xp, sah, sal, cah, cal, sahh, sahl, cahh, cahl, rh, rl, xh, xl, t, z, cm, sm,
      ph, pl, qh, ql, hs, es, hc, ec, bs, bc) = ws[:28]
     H, Hlo, Hh, Hl = fast._two_pi()
-    np.multiply(x, float(N_TABLE), out=n)
-    np.rint(n, out=n)
-    np.multiply(n, 1.0 / N_TABLE, out=xp)
-    np.subtract(x, xp, out=xp)  # x' exact
-    np.copyto(idx, n, casting="unsafe")
-    np.bitwise_and(idx, N_TABLE - 1, out=idx)
+    _reduce_into(x, n, xp, idx)
     for dst, row in ((sah, 0), (sal, 1), (cah, 2), (cal, 3), (sahh, 4), (sahl, 5), (cahh, 6), (cahl, 7)):
         np.take(tab[row], idx, out=dst)
     # rh + rl = 2 pi (x' + y): Dekker product of x' by the split 2pi_hi, then the small terms
@@ -271,7 +294,6 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     es += t
     np.multiply(sah, cm, out=xh)  # the big term, last
     es += xh
-    np.abs(xh, out=xh)
     # bounds: shared |rl| K_r + K_0 part in xl
     np.abs(rl, out=xl)
     xl *= K_R
@@ -280,15 +302,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     t *= K_TAU
     xl += t
     xl += K_0
-    np.abs(sah, out=bs)
-    bs *= K_A
-    xh *= K_CM
-    bs += xh
-    np.abs(ph, out=t)
-    t *= K_B
-    bs += t
-    bs += xl
-    bs *= SAFETY
+    _bound_into(bs, sah, xh, ph, xl, t)
     # cos: head ca_hi - qh, tail
     np.negative(qh, out=qh)
     _two_sum(cah, qh, hc, ec, t)
@@ -303,16 +317,7 @@ def sincos_dd(x: np.ndarray, y: np.ndarray, P_abs: np.ndarray, g: np.ndarray, ws
     ec -= t
     np.multiply(cah, cm, out=xh)
     ec += xh
-    np.abs(xh, out=xh)
-    np.abs(cah, out=bc)
-    bc *= K_A
-    xh *= K_CM
-    bc += xh
-    np.abs(qh, out=t)
-    t *= K_B
-    bc += t
-    bc += xl
-    bc *= SAFETY
+    _bound_into(bc, cah, xh, qh, xl, t)
     return (hs, es, bs), (hc, ec, bc)
 
 
@@ -360,12 +365,7 @@ def sincos_narrow(x: np.ndarray, y: np.ndarray, ws: list[np.ndarray], idx: np.nd
     tab = angle_table()
     n, xp, sa, ca, r, z, cm, sm, p, q, t, pc, qc = ws[:13]
     H = fast._two_pi()[0]
-    np.multiply(x, float(N_TABLE), out=n)
-    np.rint(n, out=n)
-    np.multiply(n, 1.0 / N_TABLE, out=xp)
-    np.subtract(x, xp, out=xp)  # x' exact
-    np.copyto(idx, n, casting="unsafe")
-    np.bitwise_and(idx, N_TABLE - 1, out=idx)
+    _reduce_into(x, n, xp, idx)
     np.take(tab[0], idx, out=sa)
     np.take(tab[2], idx, out=ca)
     np.add(xp, y, out=r)
@@ -534,20 +534,10 @@ def _scale(h: np.ndarray, T: np.ndarray, B: np.ndarray, pl: Plan, ws: list[np.nd
     roundings of the tail, the error of A_hi + A_lo (<= 2^-106 |alpha|) and underflow.
     """
     a, alo = pl.a_hi, pl.a_lo
-    ca = fast._SPLIT * a
-    ah = ca - (ca - a)
-    al = a - ah
+    ah, al = fast._split(a)
     p, err, t, hh, hl = ws[:5]
     fast.split_into(h, hh, hl)
-    np.multiply(h, a, out=p)
-    np.multiply(hh, ah, out=err)
-    err -= p
-    np.multiply(hh, al, out=t)
-    err += t
-    np.multiply(hl, ah, out=t)
-    err += t
-    np.multiply(hl, al, out=t)
-    err += t
+    fast.two_product_into(h, hh, hl, a, ah, al, p, err, t)  # p + err = h A_hi
     T *= a
     np.abs(T, out=hl)  # |A_hi T|
     T += err
