@@ -55,6 +55,21 @@ def test_detr_normalized_independently(fmt: str):
     assert np.array_equal(G.load("grid-detr-normalized-d8-2x2", fmt), np.array(want))
 
 
+def test_cases_file_is_checked(tmp_path):
+    """The cases file (inputs/angles-cases-v1.json) is data read by code: a case with a key of the other kind, a
+    duplicate id or another schema is refused, naming the file."""
+    import json
+    doc = json.loads(G.CASES_PATH.read_text())
+    assert G.read_cases() == G.CASES and [c["id"] for c in json.loads(G.PATH.read_bytes())["cases"]] == \
+        [c["id"] for c in G.CASES]
+    for bad in ({**doc, "cases": doc["cases"] + doc["cases"][:1]},
+                {**doc, "cases": [{**doc["cases"][0], "positions": [0]}]},
+                {**doc, "schema": "sinpe-angles-cases-v0"}):
+        (tmp_path / "c.json").write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match="c.json"):
+            G.read_cases(tmp_path / "c.json")
+
+
 def test_mae_cls_row_is_zero_and_layout_is_x_first():
     t = G.load("grid-mae-d16-2x3-cls1", "binary64")
     assert t.shape == (7, 16) and not t[0].any()
