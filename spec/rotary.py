@@ -145,6 +145,26 @@ class RotaryProfile:
         if self.mrope_section is not None or self.rule == "pixel":
             raise ValueError("xPos (DEF-ROPE-XPOS) reads one position axis: not with mrope_section or rule pixel")
 
+    @property
+    def depends_on_last_position(self) -> bool:
+        """Whether an entry depends on the last (largest) position of the cache as well as its own: a cache read on
+        some of its rows is then another plan's (DEF-ROPE-XPOS centred, o = -ceil(n/2), n = 1 + the last position).
+
+        >>> get_rotary("xpos-torchscale").depends_on_last_position, get_rotary("xpos-audiocraft").depends_on_last_position
+        (True, False)
+        """
+        return self.xpos_centred
+
+    @property
+    def has_growth(self) -> bool:
+        """Whether the entries are scaled by a factor that grows or decays with the position (DEF-ROPE-XPOS's
+        zeta_k^(s (p + o)/sb)), not the unit-modulus cos and sin of the angles alone.
+
+        >>> get_rotary("xpos-audiocraft").has_growth, get_rotary("llama").has_growth
+        (True, False)
+        """
+        return self.xpos_scale_base is not None
+
     def replace(self, **changes: object) -> RotaryProfile:
         changes.setdefault("name", None)  # a changed preset is no longer the preset
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

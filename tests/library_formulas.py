@@ -245,23 +245,24 @@ def diffusers_2d_hw(dim: int, shape: tuple[int, int], base_size: float = 16, int
 
 
 def diffusers_3d(dim: int, spatial_size: tuple[int, int], temporal_size: int, spatial_interpolation_scale: float = 1.0,
-                 temporal_interpolation_scale: float = 1.0) -> np.ndarray:
+                 temporal_interpolation_scale: float = 1.0, dtype=F32) -> np.ndarray:
     """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size = (W, H); the spatial part is
     get_2d_sincos_pos_embed_from_grid(3 dim/4) over grid_w = arange(W) / s, grid_h = arange(H) / s (float32, w first:
     [x | y]), the temporal part get_1d_sincos_pos_embed_from_grid(dim/4, arange(T) / t) (float64 omega); rows over
-    (T, H, W), columns [t | x | y]; returned as (T*H*W, dim), cast to float32 as the model does."""
+    (T, H, W), columns [t | x | y]; returned as (T*H*W, dim), cast to float32 as the model does. ``dtype=np.float64``:
+    the same formula with float64 grids and no cast (the formula in binary64, to compare with exact values)."""
     w, h = spatial_size
     ds, dt = 3 * dim // 4, dim // 4
-    gh = np.arange(h, dtype=F32) / F32(spatial_interpolation_scale)
-    gw = np.arange(w, dtype=F32) / F32(spatial_interpolation_scale)
+    gh = np.arange(h, dtype=dtype) / dtype(spatial_interpolation_scale)
+    gw = np.arange(w, dtype=dtype) / dtype(spatial_interpolation_scale)
     xx, yy = np.meshgrid(gw, gh)
     spatial = np.concatenate([sincos_1d_concat(ds // 2, xx.astype(np.float64)),
                               sincos_1d_concat(ds // 2, yy.astype(np.float64))], axis=1)  # (H*W, 3D/4)
-    gt = np.arange(temporal_size, dtype=F32) / F32(temporal_interpolation_scale)
+    gt = np.arange(temporal_size, dtype=dtype) / dtype(temporal_interpolation_scale)
     temporal = sincos_1d_concat(dt, gt.astype(np.float64))  # (T, D/4)
     spatial = np.repeat(spatial[None], temporal_size, axis=0)
     temporal = np.repeat(temporal[:, None], h * w, axis=1)
-    return np.concatenate([temporal, spatial], axis=-1).reshape(temporal_size * h * w, dim).astype(F32)
+    return np.concatenate([temporal, spatial], axis=-1).reshape(temporal_size * h * w, dim).astype(dtype)
 
 
 def aifi_2d(w: int, h: int, dim: int = 256, temperature: float = 10000.0) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 
+import library_formulas as L
 import mpmath
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from sinpe.reference.golden import angles_vectors as G
 from sinpe.reference.numerics.rounding import round_to_format
 
-SHA256 = "62afdef8ce6815da2d25f4c874ee89f10cfdeee6ae952adaa978396e38f20702"
+SHA256 = "079ab1a448a41b6e03d5b59c9731a8fa5cd73b98f4506eb15e2acff1633d0bc3"
 
 
 def test_file_is_pinned():
@@ -53,6 +54,58 @@ def test_detr_normalized_independently(fmt: str):
             for x in range(2):
                 want.append(block(y) + block(x))
     assert np.array_equal(G.load("grid-detr-normalized-d8-2x2", fmt), np.array(want))
+
+
+def _ulps(golden: np.ndarray, other: np.ndarray) -> float:
+    """The largest distance of ``other`` from the golden binary64 entries, in units in the last place of each."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return float((np.abs(other - golden) / np.spacing(np.abs(golden))).max())
+
+
+# the formula's own float64 error: w_k = 1/10000^(k/n) carries k/n's rounding times ln 10^4 k/n (< 9.3 u) and pow's,
+# 1/x's, i/s's and the product's (a few u); sin and cos scale it by |x cot x| <= 1 and |x tan x| < 2 wherever x is
+# inexact (p w_k <= 0.25 for k >= 1; x = p <= 16/15 for w_0 = 1 at s = 15/8; x = p exact at s = 1), plus libm's 1 u:
+# below 16 ulps. Measured: 2 ulps.
+LIBRARY_ULPS = 16
+# (id, dim, (T, H, W), spatial interpolation scale, temporal interpolation scale), as in the cases file
+DIFFUSERS_3D = [("grid-diffusers-3d-d16-2x2x3", 16, (2, 2, 3), 1.0, 1.0),
+                ("grid-diffusers-3d-d32-2x3x2-s1.875-t2", 32, (2, 3, 2), 1.875, 2.0)]
+
+
+@pytest.mark.parametrize("case_id,dim,shape,s,t", DIFFUSERS_3D)
+def test_diffusers_3d_against_the_library_formula(case_id: str, dim: int, shape: tuple[int, int, int], s: float, t: float):
+    """DEF-GRID-PRESET-DIFFUSERS-3D: the golden binary64 entries (correctly rounded, from the certified oracle)
+    are within LIBRARY_ULPS of diffusers' get_3d_sincos_pos_embed transcribed in float64 (tests/library_formulas.py,
+    not the spec's plan); each wrong definition is off by far more."""
+    T, H, W = shape
+    golden = G.load(case_id, "binary64")
+    formula = L.diffusers_3d(dim, (W, H), T, s, t, dtype=np.float64)
+    assert golden.shape == formula.shape == (T * H * W, dim)
+    assert _ulps(golden, formula) <= LIBRARY_ULPS
+    q, a = dim // 4, 3 * dim // 8  # [t | x | y] widths
+    wrong = {"[t | y | x]": formula[:, list(range(q)) + list(range(q + a, q + 2 * a)) + list(range(q, q + a))],
+             "spatial_size (H, W)": L.diffusers_3d(dim, (H, W), T, s, t, dtype=np.float64)}
+    if (s, t) != (1.0, 1.0):
+        wrong |= {"scales ignored": L.diffusers_3d(dim, (W, H), T, dtype=np.float64),
+                  "temporal scale ignored": L.diffusers_3d(dim, (W, H), T, s, 1.0, dtype=np.float64),
+                  "scales swapped": L.diffusers_3d(dim, (W, H), T, t, s, dtype=np.float64)}
+    for name, table in wrong.items():
+        assert _ulps(golden, table) > LIBRARY_ULPS, name
+
+
+def test_cases_file_is_checked(tmp_path):
+    """The cases file (inputs/angles-cases-v1.json) is data read by code: a case with a key of the other kind, a
+    duplicate id or another schema is refused, naming the file."""
+    import json
+    doc = json.loads(G.CASES_PATH.read_text())
+    assert G.read_cases() == G.CASES and [c["id"] for c in json.loads(G.PATH.read_bytes())["cases"]] == \
+        [c["id"] for c in G.CASES]
+    for bad in ({**doc, "cases": doc["cases"] + doc["cases"][:1]},
+                {**doc, "cases": [{**doc["cases"][0], "positions": [0]}]},
+                {**doc, "schema": "sinpe-angles-cases-v0"}):
+        (tmp_path / "c.json").write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match="c.json"):
+            G.read_cases(tmp_path / "c.json")
 
 
 def test_mae_cls_row_is_zero_and_layout_is_x_first():

@@ -237,3 +237,28 @@ def test_detect_names_the_xpos_preset(library, words):  # REQ-DETECT-ROPE, DEF-R
 def test_a_plain_rotary_cache_is_not_read_as_xpos():  # REQ-DETECT-ROPE
     ang = np.outer(np.arange(256.0), 10000.0 ** (-np.arange(0, 64, 2) / 64))
     assert sinpe.detect(cos=np.repeat(np.cos(ang), 2, axis=1).astype(np.float32)).profile_flags == "--profile gptj"
+
+
+def test_detect_asks_what_a_profile_does_not_which_it_is():  # issue 27: a variant lives in few files
+    """detect/ reads a rotary profile's generic properties (has_growth: the growth biases the frequency estimate;
+    depends_on_last_position: a plan not screened on a few rows) and names no variant; the properties hold for the
+    xPos presets exactly, the centred one alone depending on the last position."""
+    from pathlib import Path
+
+    import sinpe.reference.checking.detect as D
+    from sinpe.spec.rotary import ROTARY_PRESETS
+    texts = {p.name: p.read_text().lower() for p in Path(D.__file__).resolve().parent.rglob("*.py")}
+    assert "rotary.py" in texts and not [n for n, t in texts.items() if "xpos" in t]
+    assert [n for n, rp in ROTARY_PRESETS.items() if rp.has_growth] == ["xpos-audiocraft", "xpos-torchscale"]
+    assert [n for n, rp in ROTARY_PRESETS.items() if rp.depends_on_last_position] == ["xpos-torchscale"]
+    assert get_rotary("llama", xpos_scale_base=512).has_growth and not get_rotary("llama").has_growth
+
+
+def test_a_centred_cache_whose_largest_positions_the_screen_misses_is_read():  # REQ-DETECT-ROPE, DEF-ROPE-XPOS
+    """A plan that depends on the last position is not screened on a few rows: with the two largest positions of a
+    torchscale cache among rows the screen does not read, the screen's plan centres elsewhere (o = -127, not -128)
+    and would refuse the preset (measured: detect names nothing when the property is False)."""
+    cos, _ = torchscale_caches(256, 64, dtype=np.float32)
+    order = list(range(254))
+    order[100:100] = [254, 255]  # rows 100, 101: neither among the first 32 nor the 32 spread over the rest
+    assert sinpe.detect(cos=cos[order], positions=order).profile_flags == "--profile xpos-torchscale"

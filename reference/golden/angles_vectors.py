@@ -3,8 +3,11 @@ entries from the certified interval oracle, part of the one golden set: the file
 ``sinpe golden`` with the 1-D files, listed in the same ``MANIFEST.json`` (REQ-GOLDEN-MANIFEST) and
 checked against it on every load.
 
-``data/angles/golden-angles-v1.json`` holds, per case, the profile (preset name and options), the rows
-and, for each format, every entry as a ``float.hex`` string of the correctly rounded value.
+The cases are data, apart from this code: ``inputs/angles-cases-v1.json`` (read by :func:`read_cases`) names
+each one's id, preset, dim, options and shape (a grid) or positions (a rotary cache). It is an input, not part of
+the golden set: ``data/angles/golden-angles-v1.json`` repeats every case (the profile, the rows and, for each
+format, every entry as a ``float.hex`` string of the correctly rounded value) and the manifest pins that file, so
+an edited input shows as a regeneration that differs (``sinpe golden --check``), never as other expected values.
 ``generate()`` rebuilds the file byte for byte; ``tests/test_golden_angles.py`` pins its SHA-256 and
 checks it regenerates identically.
 
@@ -29,30 +32,37 @@ REL = "angles/golden-angles-v1.json"  # relative to the golden data folder, as t
 PATH = Path(__file__).resolve().parent / "data" / REL
 FORMATS = ("binary64", "binary32", "binary16")
 
-CASES: list[dict[str, Any]] = [
-    {"id": "grid-mae-d16-2x3-cls1", "kind": "grid", "preset": "mae", "dim": 16, "shape": [2, 3], "options": {"cls": 1}},
-    {"id": "grid-timm-d16-2x3", "kind": "grid", "preset": "timm", "dim": 16, "shape": [2, 3], "options": {}},
-    {"id": "grid-diffusers-d16-3x3", "kind": "grid", "preset": "diffusers", "dim": 16, "shape": [3, 3],
-     "options": {"base_size": 16}},
-    {"id": "grid-detr-normalized-d8-2x2", "kind": "grid", "preset": "detr-normalized", "dim": 8, "shape": [2, 2],
-     "options": {}},
-    {"id": "rope-llama-d8-cos", "kind": "rotary", "preset": "llama", "dim": 8, "which": "cos",
-     "positions": [0, 1, 2, 1000, 65535], "options": {}},
-    {"id": "rope-llama-d8-sin", "kind": "rotary", "preset": "llama", "dim": 8, "which": "sin",
-     "positions": [0, 1, 2, 1000, 65535], "options": {}},
-    {"id": "rope-gptj-d8-sin", "kind": "rotary", "preset": "gptj", "dim": 8, "which": "sin",
-     "positions": [0, 1, 1000], "options": {}},
-    {"id": "rope-llama3.1-d16-cos", "kind": "rotary", "preset": "llama3.1", "dim": 16, "which": "cos",
-     "positions": [0, 1, 8191, 100000], "options": {}},
-    {"id": "rope-yarn-s4-d16-sin", "kind": "rotary", "preset": "llama", "dim": 16, "which": "sin",
-     "positions": [0, 1, 4096], "options": {"rule": "yarn", "factor": 4, "original_max": 2048}},
-    {"id": "rope-xpos-torchscale-d8-cos", "kind": "rotary", "preset": "xpos-torchscale", "dim": 8, "which": "cos",
-     "positions": [0, 1, 2, 3, 4, 5, 6], "options": {}},
-    {"id": "rope-xpos-audiocraft-d8-cos", "kind": "rotary", "preset": "xpos-audiocraft", "dim": 8, "which": "cos",
-     "positions": [0, 1, 1000, 65535], "options": {}},
-    {"id": "rope-xpos-audiocraft-keys-d8-sin", "kind": "rotary", "preset": "xpos-audiocraft", "dim": 8,
-     "which": "sin", "positions": [0, 1, 2, 1000, 4096], "options": {"xpos_downscale": True}},
-]
+CASES_PATH = Path(__file__).resolve().parent / "inputs" / "angles-cases-v1.json"  # the inputs: not in the manifest
+CASES_SCHEMA = "sinpe-angles-cases-v1"
+_KEYS = {"grid": {"id", "kind", "preset", "dim", "shape", "options"},
+         "rotary": {"id", "kind", "preset", "dim", "which", "positions", "options"}}
+
+
+def read_cases(path: Path = CASES_PATH) -> list[dict[str, Any]]:
+    """The cases of ``inputs/angles-cases-v1.json``, in order; each has exactly the keys of its kind and a unique id.
+
+    >>> read_cases(Path("/dev/null"))
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/null: not a sinpe-angles-cases-v1 document
+    """
+    try:
+        doc = json.loads(path.read_text())
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or doc.get("schema") != CASES_SCHEMA or not isinstance(doc.get("cases"), list):
+        raise ValueError(f"{path}: not a {CASES_SCHEMA} document")
+    cases, ids = doc["cases"], set()
+    for c in cases:
+        keys = _KEYS.get(str(c.get("kind"))) if isinstance(c, dict) else None
+        if keys is None or set(c) != keys or not isinstance(c["id"], str) or c["id"] in ids:
+            raise ValueError(f"{path}: case {c!r}: an id not a new string, or keys other than those of a grid {sorted(_KEYS['grid'])} "
+                             f"or rotary case {sorted(_KEYS['rotary'])}")
+        ids.add(c["id"])
+    return cases
+
+
+CASES: list[dict[str, Any]] = read_cases()
 
 
 def plan_of(case: dict[str, Any]) -> Any:

@@ -12,7 +12,7 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "data"
 # REQ-GOLDEN-PIN: the SHA-256 of the shipped MANIFEST.json, pinned in code. The manifest pins every
 # file; this pins the manifest: editing a value and rehashing the manifest is caught. After a deliberate
 # regeneration (`sinpe golden`, which prints the new hash) this line changes in the same commit.
-MANIFEST_SHA256 = "cd4a318ed3509c7601c82a042f5d1f5f5f12e23d69139130d0d1069f5339ac3d"
+MANIFEST_SHA256 = "4e1c6e07b9ba21b69576eb2e58e514945e1ed3c464efa507c4fbddbf2ba91927"
 MANIFEST_NAME = "MANIFEST.json"
 
 

@@ -198,8 +198,8 @@ def _fitting(kind: CacheKind, cands: list[RotaryProfile], dim: int, cos: Any, si
     caches = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
     few = screen_rows(SCREEN_ROWS, len(pos))
     for rp in cands:
-        try:  # a centred xPos plan centres on the largest position given: screened on a few rows it is another plan
-            if few is not None and not rp.xpos_centred and kind.check_cache(rp, dim, **{k: v[few] for k, v in caches.items()},
+        try:  # a plan that reads the last position given is another plan on a few rows: not screened
+            if few is not None and not rp.depends_on_last_position and kind.check_cache(rp, dim, **{k: v[few] for k, v in caches.items()},
                                                 positions=list(pos[few].tolist()), dtype=dtype, tier=tier,
                                                 working=working, max_failures=1).verdict == "fails":
                 continue
@@ -217,7 +217,7 @@ def _fitting(kind: CacheKind, cands: list[RotaryProfile], dim: int, cos: Any, si
 def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2) -> bool:
     """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around),
     to within ``tol`` radians of phase (:func:`_phase_tolerance`: the estimate is an arccos of a rounded value)."""
-    if rp.xpos_scale_base is not None:  # the growth zeta^(p/sb) biases the recurrence's estimate: checked, not filtered
+    if rp.has_growth:  # a growth with the position biases the recurrence's estimate: checked, not filtered
         return True
     w = _candidate_frequencies(rp, dim)
     if w is None:
