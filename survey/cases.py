@@ -34,7 +34,7 @@ NO_PRESET: dict[str, str] = {}
 # The canonical profile of each kind, checked on every table beside the intended one: the paper's 1-D profile,
 # the grid preset whose axes are the paper's frequencies side by side (MAE), the default rotary rule (DEF-ROPE-
 # FREQ-DEFAULT, base 10^4) in rotate-half layout.
-CANONICAL = {"1d": ("vaswani", []), "grid2d": ("mae", []), "rotary": ("llama", [])}
+CANONICAL = {"1d": ("vaswani", []), "grid2d": ("mae", []), "grid3d": ("diffusers-3d", []), "rotary": ("llama", [])}
 
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 
@@ -44,7 +44,7 @@ class Case:
     id: str
     library: str            # distribution name (version read from its metadata)
     function: str           # importable qualified name
-    kind: str               # "1d" | "grid2d" | "rotary"
+    kind: str               # "1d" | "grid2d" | "grid3d" | "rotary"
     profile: str            # intended profile (a 1-D, grid or rotary preset, or a NO_PRESET name)
     run: Callable
     flags: list = field(default_factory=list)
@@ -324,6 +324,19 @@ def diffusers_2d(base_size=None, interpolation_scale=1):
         out = get_2d_sincos_pos_embed(d, g, base_size=bs, interpolation_scale=interpolation_scale, output_type="pt")
         return out.to(_t(dtype)), (f"get_2d_sincos_pos_embed({d}, {g}, base_size={bs}, interpolation_scale="
                                    f"{interpolation_scale}, output_type='pt').to(torch.{dtype})")
+    return run
+
+
+def diffusers_3d(t, h, w, spatial_scale=1.0, temporal_scale=1.0):
+    """get_3d_sincos_pos_embed (CogVideoX, Latte): spatial_size = (W, H), temporal_size = T; rows over (T, H, W)."""
+    def run(d, n, dtype):
+        from diffusers.models.embeddings import get_3d_sincos_pos_embed
+        out = get_3d_sincos_pos_embed(d, (w, h), t, spatial_interpolation_scale=spatial_scale,
+                                      temporal_interpolation_scale=temporal_scale, output_type="pt")
+        return out.reshape(t * h * w, d).to(_t(dtype)), (
+            f"get_3d_sincos_pos_embed({d}, ({w}, {h}), {t}, spatial_interpolation_scale={spatial_scale}, "
+            f"temporal_interpolation_scale={temporal_scale}, output_type='pt').reshape({t * h * w}, {d})"
+            f".to(torch.{dtype})")
     return run
 
 
@@ -647,6 +660,14 @@ CASES: list[Case] = [
          flags=["--base-size", "8", "--interpolation-scale", "2"], claim="grid index i read as i / (16/8) / 2",
          d_odd=None, odd_note="embed_dim must be divisible by 4", n=256,
          derive=derive_grid(_halves, "vaswani-concat", ["--phase-scale", "0.25"])),
+    Case("diffusers/get_3d_sincos_pos_embed", "diffusers", "diffusers.models.embeddings.get_3d_sincos_pos_embed",
+         "grid3d", "diffusers-3d", diffusers_3d(4, 6, 8), flags=["--shape", "4x6x8"], d_odd=None,
+         odd_note="embed_dim must be divisible by 16", n=192),
+    Case("diffusers/get_3d_sincos_pos_embed[CogVideoX scales]", "diffusers",
+         "diffusers.models.embeddings.get_3d_sincos_pos_embed", "grid3d", "diffusers-3d",
+         diffusers_3d(3, 4, 6, 1.875, 1.0), flags=["--shape", "3x4x6", "--interpolation-scale", "1.875"],
+         claim="CogVideoX: spatial_interpolation_scale = 1.875, temporal 1", d_odd=None,
+         odd_note="embed_dim must be divisible by 16", n=72),
     Case("diffusers/get_1d_rotary_pos_embed", "diffusers", "diffusers.models.embeddings.get_1d_rotary_pos_embed",
          "rotary", "gptj", diffusers_rope, d_odd=None, odd_note="dim must be even",
          derive=derive_rope("pairs", "vaswani")),
