@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from sinpe.reference.checking import confine, guard, isolate
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.inputs import LoadError
 
 linux = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the child's confinement is Linux only")
 

@@ -9,7 +9,7 @@ import pytest
 from helpers import run_sinpe
 
 import sinpe
-from sinpe.reference.checking.loaders import LoadError
+from sinpe.reference.inputs import LoadError
 from sinpe.reference.tables import table
 
 

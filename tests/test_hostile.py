@@ -716,7 +716,7 @@ def test_an_unsupported_tensor_is_an_input_error(kind):
     import warnings
 
     import sinpe
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.inputs import LoadError
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         x = _odd_tensors()[kind]

@@ -132,7 +132,8 @@ def test_an_npz_member_that_is_a_link_entry_is_refused(tmp_path):
 
 def test_a_shared_list_dag_in_a_pt_is_refused_not_expanded(tmp_path):
     pytest.importorskip("torch")
-    from sinpe.reference.checking.loaders import LoadError, load_table
+    from sinpe.reference.checking.loaders import load_table
+    from sinpe.reference.inputs import LoadError
     H.shared_list_pt(tmp_path / "dag.pt")  # 2 KB; walked by path: 2^48 lists
     run(tmp_path, "scan", "dag.pt", rc=2, words="shared again and again")
     with pytest.raises(LoadError, match="shared again and again"):  # sinpe check's loader, in process
@@ -141,7 +142,8 @@ def test_a_shared_list_dag_in_a_pt_is_refused_not_expanded(tmp_path):
 
 def test_a_pt_holding_a_cycle_is_refused(tmp_path):
     pytest.importorskip("torch")
-    from sinpe.reference.checking.loaders import LoadError, load_table
+    from sinpe.reference.checking.loaders import load_table
+    from sinpe.reference.inputs import LoadError
     H.cycle_pt(tmp_path / "cycle.pt")
     with pytest.raises(LoadError, match="a cycle"):
         load_table(str(tmp_path / "cycle.pt"), key="pe")
@@ -207,7 +209,7 @@ def test_a_json_of_many_numbers_is_refused_before_parsing(tmp_path):
 
 def test_a_broadcast_view_is_refused_before_it_is_materialised(tmp_path):
     code = ("import numpy as np, sinpe\n"
-            "from sinpe.reference.checking.loaders import LoadError\n"
+            "from sinpe.reference.inputs import LoadError\n"
             "try:\n    sinpe.check(np.broadcast_to(np.zeros(64), (15625000, 64)), 'vaswani')\n"
             "except LoadError as e:\n    print('refused:', e)\n")
     r = _python(tmp_path, code)
@@ -325,7 +327,7 @@ def test_a_tensor_the_api_cannot_read_is_its_input_error(kind):
 
 def test_the_api_input_error_is_one_class():
     import sinpe
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.inputs import LoadError
     assert sinpe.InputError is LoadError and issubclass(sinpe.InputError, ValueError) and "InputError" in sinpe.__all__
 
 
@@ -341,6 +343,6 @@ def test_a_tensor_with_the_negative_bit_is_read_as_its_values():
 
 def test_a_masked_array_is_refused():
     import sinpe
-    from sinpe.reference.checking.loaders import LoadError
+    from sinpe.reference.inputs import LoadError
     with pytest.raises(LoadError, match="masked"):
         sinpe.check(np.ma.masked_array(sinpe.table("vaswani", 8, 64)), "vaswani")

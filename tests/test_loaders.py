@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 from helpers import run_sinpe
 
-from sinpe.reference.checking.loaders import LoadError, call_table, load_table
+from sinpe.reference.checking.loaders import call_table, load_table
 from sinpe.reference.implementations.numpy_impl import pe_table
+from sinpe.reference.inputs import LoadError
 from sinpe.spec.profiles import get_profile
 
 VAS = get_profile("vaswani")
