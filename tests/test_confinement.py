@@ -5,6 +5,7 @@ UNIX socket is refused; and each attack succeeds with the mechanism that stops i
 (REQ-CHECK-ISOLATE): the worker serves every call of a run and is restarted only after a failure."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -399,3 +400,20 @@ def test_check_apply_of_a_named_function_imports_no_torch_in_the_parent(in_here)
     r = subprocess.run([sys.executable, "-c", code], cwd=in_here, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["conforms", "False"], r.stdout
+
+
+def test_every_sinpe_package_is_a_read_root_whatever_the_install(monkeypatch):  # REQ-CHECK-ISOLATION
+    """The child reads sinpe's packages from where they lie: each package's folder (its files' real directory:
+    a strict editable install links them from the sources; a default editable install, ``pip install -e .``,
+    maps each package to its own source folder, so a child could not import ``sinpe.proofs`` and every
+    check-apply in the survey's environment ended with exit 2, PermissionError on proofs/__init__.py)."""
+    spec_init = importlib.util.find_spec("sinpe.spec").origin  # type: ignore[union-attr]
+    sources = os.path.dirname(os.path.dirname(os.path.realpath(str(spec_init))))  # the checkout
+    # as the `sinpe` command runs: the checkout is not on sys.path (`python -m pytest` puts the current directory there)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p and os.path.realpath(p) != sources])
+    roots = confine.read_roots([], tempfile.gettempdir())
+    for name in ("sinpe", "sinpe.spec", "sinpe.proofs", "sinpe.reference"):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
+        where = os.path.dirname(os.path.realpath(spec.origin))
+        assert any(where == r or where.startswith(r + os.sep) for r in roots), (name, where)

@@ -23,6 +23,7 @@ user's environment cannot weaken the child), to show that each one is what stops
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -226,11 +227,30 @@ def read_roots(tree: list[str], scratch: str) -> list[str]:
     tree and the scratch directory. Nothing else: not ``/etc`` (but the loader's cache), not the caller's home."""
     import sysconfig
     roots = [p for p in sys.path if p]
-    roots += [p for name in ("sinpe", "sinpe.reference", "sinpe.spec") for p in getattr(sys.modules.get(name), "__path__", [])]
+    roots += sinpe_dirs()
     roots += [sys.executable, os.path.realpath(sys.executable), os.path.join(sys.prefix, "pyvenv.cfg")]
     roots += [sysconfig.get_path(k) for k in ("stdlib", "platstdlib")] + [sysconfig.get_config_var("LIBDIR") or ""]
     roots += [*_SYSTEM_READS, *_mapped_directories(), os.path.realpath("/proc/self"), os.devnull, *tree, scratch]
     return sorted({os.path.realpath(p) for p in roots if p and os.path.exists(p)})
+
+
+SINPE_PACKAGES = ("sinpe", "sinpe.spec", "sinpe.proofs", "sinpe.reference")
+
+
+def sinpe_dirs() -> list[str]:
+    """The directories sinpe's own packages are read from, found without importing them (the child imports what
+    its check needs, ``sinpe.proofs`` included): each package's search locations and the directory its
+    ``__init__.py`` resolves to (a strict editable install links each file into a tree of its own; a default
+    editable install maps each package to its source folder, which need not be on ``sys.path``)."""
+    out = []
+    for name in SINPE_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for p in (spec.submodule_search_locations or []) if spec is not None else []:
+            out += [p, os.path.dirname(os.path.realpath(os.path.join(p, "__init__.py")))]
+    return out
 
 
 def _mapped_directories() -> set[str]:
