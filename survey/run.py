@@ -30,8 +30,8 @@ import report  # noqa: E402
 SINPE = str(Path(sys.executable).parent / "sinpe")
 TIMEOUT = 120
 LIBS = ["transformers", "diffusers", "timm", "open_clip_torch", "x-transformers", "rotary-embedding-torch",
-        "torch_geometric", "keras-hub", "keras", "positional-encodings", "openai-whisper", "torch", "torchvision",
-        "numpy"]
+        "torch_geometric", "keras-hub", "keras", "positional-encodings", "openai-whisper", "torchscale", "torch",
+        "torchvision", "numpy"]
 
 
 def torchvision_cpu_shim() -> None:

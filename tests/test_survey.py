@@ -48,7 +48,7 @@ def test_validator_rejects_damaged_results(results, schema, damage):
 
 
 KIND_PRESETS = {"1d": PRESETS, "grid": GRID_PRESETS, "rotary": ROTARY_PRESETS}
-ENTRY_KIND = {"1d": "1d", "grid2d": "grid", "rotary": "rotary"}
+ENTRY_KIND = {"1d": "1d", "grid2d": "grid", "grid3d": "grid", "rotary": "rotary"}
 
 
 def _checks(results):
@@ -119,7 +119,7 @@ def test_survey_reaches_its_scope(results):
     s = report.summary(results)
     assert s["functions"] >= 25 and s["libraries"] >= 10
     kinds = {e["kind"] for e in results["entries"]}
-    assert kinds == {"1d", "grid2d", "rotary"}
+    assert kinds == {"1d", "grid2d", "grid3d", "rotary"}
     env = results["environment"]
     assert env["torch"].startswith("2.13.0") and env["sinpe_commit"]
     assert all(e["library_version"] for e in results["entries"])
@@ -162,7 +162,7 @@ def test_detect_rule_doctests():  # the rule of issue 16's detect figure, with i
 def test_detect_names_the_right_plan_in_95_percent(results):  # issue 16 must-show, from the committed survey
     rates = report.summary(results)["detect"]
     named, total = rates["all"]
-    assert total == sum(rates[k][1] for k in ("1d", "grid2d", "rotary")) >= 240
+    assert total == sum(rates[k][1] for k in ("1d", "grid2d", "grid3d", "rotary")) >= 240
     assert named >= 0.95 * total, rates
 
 
