@@ -108,6 +108,38 @@ def test_cases_file_is_checked(tmp_path):
             G.read_cases(tmp_path / "c.json")
 
 
+def test_a_bad_cases_file_is_one_line_of_the_command_that_reads_it(tmp_path, monkeypatch):  # REQ-CLI-EXIT
+    """Red-team regression: read_cases checked the keys, not the values: a case with dim "16", shape 3, options [],
+    an unknown option or position "x" passed, and `sinpe golden` ended in an internal error (exit 3) or a
+    TypeError; a missing file was a FileNotFoundError traceback; and the file was read on importing the golden
+    package, so a bad one broke `sinpe golden --help`, `sinpe.golden_cases()` and the 1-D pytest plugin, with a
+    traceback (exit 1). Now each is a ValueError naming the file and the case, read when the cases are needed, and
+    `sinpe golden --check` says it in one line (exit 2) before any work."""
+    import json
+
+    from helpers import run_sinpe
+    doc = json.loads(G.CASES_PATH.read_text())
+    grid, rotary = doc["cases"][0], next(c for c in doc["cases"] if c["kind"] == "rotary")
+    for bad, words in (({**grid, "dim": "16"}, "dim a positive integer"), ({**grid, "dim": True}, "dim"),
+                       ({**grid, "shape": 3}, "shape"), ({**grid, "shape": [2, 0]}, "shape"),
+                       ({**grid, "options": []}, "options"), ({**grid, "options": {"colour": 1}}, "make no profile"),
+                       ({**grid, "preset": "no-such-grid"}, "make no profile"),
+                       ({**rotary, "which": "tan"}, "cos or sin"), ({**rotary, "positions": ["x"]}, "positions"),
+                       ({**rotary, "positions": []}, "positions"), ({**rotary, "options": {"base": -1}}, "no profile")):
+        (tmp_path / "c.json").write_text(json.dumps({**doc, "cases": [bad]}))
+        with pytest.raises(ValueError, match=f"c.json: case {bad['id']!r}: .*{words}"):
+            G.read_cases(tmp_path / "c.json")
+    for missing in (tmp_path / "none.json", tmp_path):
+        with pytest.raises(ValueError, match="cannot be read"):
+            G.read_cases(missing)
+    (tmp_path / "c.json").write_text(json.dumps({**doc, "cases": [{**grid, "shape": 3}]}))
+    monkeypatch.setattr(G, "CASES_PATH", tmp_path / "c.json")
+    with pytest.raises(ValueError, match="c.json"):
+        G.CASES  # noqa: B018  (read when asked for, not when imported)
+    res = run_sinpe("golden", "--check", cwd=tmp_path)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1 and "c.json" in res.stderr, res.stderr
+
+
 def test_mae_cls_row_is_zero_and_layout_is_x_first():
     t = G.load("grid-mae-d16-2x3-cls1", "binary64")
     assert t.shape == (7, 16) and not t[0].any()

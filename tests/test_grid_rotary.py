@@ -270,3 +270,21 @@ def test_oracle_decides_what_the_float64_reference_cannot():
     off[7, 3] = np.nextafter(off[7, 3], 2.0)
     r = check_rotary(rp, 8, sin=off, tier="exact")
     assert r.verdict == "fails" and r.n_failures == 1 and (r.failures[0].row, r.failures[0].column) == (7, 3)
+
+
+def test_a_cache_of_zeros_is_named_by_no_reading_and_the_reason_is_true():  # REQ-DETECT-ROPE
+    """Red-team regression. detect refuses caches of zeros (since a0695e4): at a0695e4 a bfloat16 cos cache of zeros
+    at positions 10^6.. was named linear s = 16 under --working native (its check: 93.8 % of the entries unjudged,
+    the rest within a bound that lets 0 pass); now no reading names it. The reason said no rotary cache is all zero,
+    which a pixel-band sin cache contradicts: timm-pixel, dim 8 (bands pi and 112 pi) on a 3 x 3 grid (coordinates
+    -1, 0, 1) is sin(k pi) = 0 in every entry, and its check conforms; the reason names that exception."""
+    zeros = np.zeros((9, 8), dtype=np.float16)
+    assert check_rotary(get_rotary("timm-pixel"), 8, sin=zeros, shape=(3, 3)).verdict == "conforms"
+    off = zeros.copy()
+    off[4, 2] = 0.01  # the centre cell (0, 0): sin 0 = 0 exactly
+    assert check_rotary(get_rotary("timm-pixel"), 8, sin=off, shape=(3, 3)).verdict == "fails"
+    r = detect_rotary(sin=zeros)
+    assert not r["found"] and "every entry is zero" in r["reason"] and "timm-pixel" in r["reason"], r
+    big = np.arange(10 ** 6, 10 ** 6 + 64)
+    r = detect_rotary(cos=np.zeros((64, 128), dtype=np.float32), positions=list(big), dtype="bfloat16")
+    assert not r["found"] and "every entry is zero" in r["reason"], r

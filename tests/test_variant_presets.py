@@ -177,6 +177,40 @@ def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-REA
     assert read_channels(np.hstack([t[:, :1], np.zeros_like(p)])).kinds == ["sin", "zero"]
 
 
+def test_the_no_sinusoid_screen_judges_any_scale_silently():  # REQ-DETECT-READ, REQ-CLI-EXIT
+    """Red-team regression: the screen squared the values as given: at 1e200 its squares overflowed (RuntimeWarnings
+    that `sinpe detect` printed, where the reading had been silent, and a NaN miss that let the column through); at
+    1e-200 they underflowed to 0 (a miss of ~1e-200: every column passed). The offset column is no sinusoid at
+    every scale; the sinusoid beside it is one."""
+    import warnings
+    p = np.arange(64.0)[:, None]
+    for scale in (1e-200, 1.0, 1e200):
+        t = scale * np.hstack([np.sin(0.3 * p), np.sin(0.7 * p) + 0.5])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="column 1 is no sinusoid"):
+                read_channels(t)
+            read_channels(t[:, :1])  # (a sinusoid: no ValueError, no warning)
+
+
+def test_a_channel_table_near_binary64s_range_is_no_internal_error(tmp_path):  # REQ-CLI-EXIT
+    """Red-team regression: sinusoids of amplitude 1e200 (finite binary64) and a zero column ended `sinpe detect` in
+    an internal error (exit 3: the float32 reading of the amplitude is inf, Fraction(inf); then a NaN frequency
+    from the refit's overflow). No plan is read from them: the 1-D finding stands (exit 1, nothing on stderr)."""
+    from fractions import Fraction
+
+    from sinpe.reference.checking.detect.channels import _amplitudes
+    from sinpe.reference.checking.kinds.channels import KIND
+    p = np.arange(64.0)[:, None]
+    t = 1e200 * np.hstack([np.sin(0.3 * p), np.cos(0.7 * p), np.zeros_like(p)])
+    assert _amplitudes(1e200) == [Fraction(1e200)]  # (no float32 reading: past its range)
+    assert _amplitudes(float("nan")) == [] and _amplitudes(float("inf")) == []
+    assert KIND.read(t, None, None) is None
+    np.save(tmp_path / "huge.npy", t)
+    res = run_clean(tmp_path, "detect", "huge.npy")
+    assert res.returncode == 1 and res.stderr == "", (res.returncode, res.stderr)
+
+
 @pytest.mark.parametrize("layout", ["halves", "pairs"])
 def test_detect_recovers_random_frequencies_and_its_plan_checks(tmp_path, layout):
     rng = np.random.default_rng(11)

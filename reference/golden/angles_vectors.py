@@ -11,12 +11,13 @@ an edited input shows as a regeneration that differs (``sinpe golden --check``),
 ``generate()`` rebuilds the file byte for byte; ``tests/test_golden_angles.py`` pins its SHA-256 and
 checks it regenerates identically.
 
->>> [c["id"] for c in CASES][:2]
+>>> [c["id"] for c in read_cases()][:2]
 ['grid-mae-d16-2x3-cls1', 'grid-timm-d16-2x3']
 """
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -38,31 +39,82 @@ _KEYS = {"grid": {"id", "kind", "preset", "dim", "shape", "options"},
          "rotary": {"id", "kind", "preset", "dim", "which", "positions", "options"}}
 
 
-def read_cases(path: Path = CASES_PATH) -> list[dict[str, Any]]:
-    """The cases of ``inputs/angles-cases-v1.json``, in order; each has exactly the keys of its kind and a unique id.
+def read_cases(path: Path | None = None) -> list[dict[str, Any]]:
+    """The cases of ``inputs/angles-cases-v1.json`` (or ``path``), in order; each has exactly the keys of its kind, a
+    unique string id, values of their types (a positive integer ``dim``; a grid's ``shape`` positive integers, a
+    rotary case's ``which`` cos or sin and ``positions`` integers or exact decimals) and a profile that its preset and
+    options make. Anything else -- a file that cannot be read, is no such document, or holds one bad case -- is a
+    ValueError of one line naming the file (and the case).
 
     >>> read_cases(Path("/dev/null"))
     Traceback (most recent call last):
     ...
     ValueError: /dev/null: not a sinpe-angles-cases-v1 document
+    >>> read_cases(Path("/nonexistent/cases.json"))
+    Traceback (most recent call last):
+    ...
+    ValueError: /nonexistent/cases.json: cannot be read (No such file or directory)
     """
+    path = CASES_PATH if path is None else path
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{path}: cannot be read ({e.strerror or type(e).__name__})") from None
     except ValueError:
         doc = None
     if not isinstance(doc, dict) or doc.get("schema") != CASES_SCHEMA or not isinstance(doc.get("cases"), list):
         raise ValueError(f"{path}: not a {CASES_SCHEMA} document")
     cases, ids = doc["cases"], set()
-    for c in cases:
+    for i, c in enumerate(doc["cases"]):
         keys = _KEYS.get(str(c.get("kind"))) if isinstance(c, dict) else None
         if keys is None or set(c) != keys or not isinstance(c["id"], str) or c["id"] in ids:
-            raise ValueError(f"{path}: case {c!r}: an id not a new string, or keys other than those of a grid {sorted(_KEYS['grid'])} "
-                             f"or rotary case {sorted(_KEYS['rotary'])}")
+            raise ValueError(f"{path}: case {i}: an id not a new string, or keys other than those of a grid "
+                             f"{sorted(_KEYS['grid'])} or rotary case {sorted(_KEYS['rotary'])}")
+        why = _bad_values(c)
+        if why:
+            raise ValueError(f"{path}: case {c['id']!r}: {why}")
         ids.add(c["id"])
     return cases
 
 
-CASES: list[dict[str, Any]] = read_cases()
+def _bad_values(c: dict[str, Any]) -> str | None:
+    """Why case ``c`` (its keys checked) cannot be generated, or None."""
+    def count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+    def position(v: Any) -> bool:
+        if isinstance(v, str):
+            try:
+                Fraction(v)
+            except (ValueError, ZeroDivisionError):
+                return False
+            return True
+        return isinstance(v, int) and not isinstance(v, bool)
+    if not isinstance(c["preset"], str) or not count(c["dim"]):
+        return "preset must be a name and dim a positive integer"
+    if not isinstance(c["options"], dict) or not all(isinstance(k, str) for k in c["options"]):
+        return "options must be an object"
+    if c["kind"] == "grid" and not (isinstance(c["shape"], list) and c["shape"] and all(map(count, c["shape"]))):
+        return "shape must be a list of positive integers"
+    if c["kind"] == "rotary" and (c["which"] not in ("cos", "sin") or not isinstance(c["positions"], list)
+                                  or not c["positions"] or not all(map(position, c["positions"]))):
+        return "which must be cos or sin and positions a list of integers or exact decimals"
+    try:
+        if c["kind"] == "grid":
+            get_grid(c["preset"], c["dim"], tuple(c["shape"]), **c["options"])
+        else:
+            get_rotary(c["preset"], **c["options"])
+    except (TypeError, ValueError) as e:
+        return f"its preset and options make no profile ({' '.join(str(e).split())[:160]})"
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    """``CASES``: the cases, read when first asked for (a bad inputs file fails the command that needs it, in one
+    line, never the import of the golden package: the 1-D vectors and the pytest plugin do not read it)."""
+    if name == "CASES":
+        return read_cases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plan_of(case: dict[str, Any]) -> Any:
@@ -72,10 +124,10 @@ def plan_of(case: dict[str, Any]) -> Any:
     return rotary_plan(rp, case["dim"], case["positions"], case["which"])
 
 
-def generate() -> bytes:
-    """The golden file's bytes (deterministic)."""
+def generate(cases: list[dict[str, Any]] | None = None) -> bytes:
+    """The golden file's bytes (deterministic), of ``cases`` (default: :func:`read_cases`)."""
     out = []
-    for case in CASES:
+    for case in read_cases() if cases is None else cases:
         plan = plan_of(case)
         entry = dict(case)
         entry["columns"] = plan.labels

@@ -217,11 +217,18 @@ def _refine_fixed(y: np.ndarray, p: np.ndarray, w: np.ndarray, amp: float, which
 
 
 def _amplitudes(amp: float) -> list[Fraction]:
-    """Amplitude readings to try, simplest first: 1, the float32 nearest, the float64 estimate."""
+    """Amplitude readings to try, simplest first: 1, the float32 nearest, the float64 estimate (those finite: an
+    estimate past float32's range has no float32 reading, a non-finite one none at all).
+
+    >>> [str(a) for a in _amplitudes(1e200)][0][:6], _amplitudes(float("nan"))
+    ('999999', [])
+    """
     out = [Fraction(1)] if abs(amp - 1) <= 1e-6 else []
-    for v in (float(np.float32(amp)), amp):
-        f = Fraction(v)
-        if f > 0 and f not in out:
+    with np.errstate(over="ignore"):
+        narrow = float(np.float32(amp))
+    for v in (narrow, amp):
+        f = Fraction(v) if math.isfinite(v) else None
+        if f is not None and f > 0 and f not in out:
             out.append(f)
     return out
 

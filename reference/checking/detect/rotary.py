@@ -114,9 +114,11 @@ def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: n
 
 
 def _all_zero(cos: Any, sin: Any, positions: Sequence[Any] | None) -> bool:
-    """Caches of zeros that no rotary profile gives: a cos cache (cos 0 = 1 in every column at position 0, and
-    |cos| + |sin| >= 1 elsewhere), or a sin cache with a position p != 0 (its first frequency is 1 rad, or 1/s
-    scaled: p w is a nonzero rational, never a multiple of pi)."""
+    """Caches of zeros that no reading of this module can name: a cos cache (no profile gives one: cos 0 = 1 at
+    position 0, and w_0 p is never an odd multiple of pi/2 elsewhere, nor pi beta_0 x = -pi at a pixel grid's
+    corner x = -1), or a sin cache with a position p != 0 (w_0 p is a nonzero rational, never a multiple of pi, for
+    every rule but pixel; a pixel-band sin cache, pi times an integer band at the coordinates -1, 0 and 1, is all
+    zero on a grid no side of which exceeds 3: its check conforms, but no cell shape shows in zeros)."""
     if cos is not None:
         return not np.any(np.asarray(cos))
     nonzero = positions is None or any(np.any(np.asarray(p) != 0) for p in positions)
@@ -143,8 +145,10 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
         return {"found": False, "layouts": layouts, "reason": f"a rotary reading needs at least {MIN_ROTARY_ROWS} "
                 f"rows; the cache has {t.shape[0]}"}
     if _all_zero(cos, sin, positions):
-        return {"found": False, "layouts": layouts, "reason": "every entry is zero: no rotary cache is (a cos cache "
-                "holds cos 0 = 1 at position 0, a sin cache sin(p) != 0 in its first column at a position p != 0)"}
+        return {"found": False, "layouts": layouts, "reason": "every entry is zero: no rotary cache of one position "
+                "axis is (a cos cache holds cos 0 = 1 at position 0, a sin cache sin(p) != 0 in its first column at a "
+                "position p != 0); a pixel-band sin cache can be, on a grid of sides <= 3: check it with --profile "
+                "timm-pixel --shape HxW"}
     if positions is not None and any(isinstance(p, (tuple, list, np.ndarray)) and len(p) > 1 for p in positions):
         return axes_reading(kind, cos, sin, positions, layouts, dtype, tier)  # several position axes
     pos = np.arange(t.shape[0]) if positions is None else np.asarray(

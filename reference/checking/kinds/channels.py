@@ -114,12 +114,16 @@ class ChannelsKind:
         turns = live & (rd.omega * rd.rows > 2 * np.pi)
         amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
         w = rd.omega.copy()
-        for which, fn in (("sin", np.sin), ("cos", np.cos)):
-            idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
-            if idx.size:
-                yk = y[:, idx]
-                wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp, which)
-                w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
+        with np.errstate(all="ignore"):  # (values near binary64's range overflow here: no plan, and no warning)
+            for which, fn in (("sin", np.sin), ("cos", np.cos)):
+                idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
+                if idx.size:
+                    yk = y[:, idx]
+                    wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp,
+                                       which)
+                    w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
+        if not np.all(np.isfinite(w)):
+            return None
         pos = list(range(t.shape[0])) if positions is None else list(positions)
         dt = dtype or stored_dtype(t)
         for a in _amplitudes(amp):

@@ -106,6 +106,7 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
     Raises ``ArithmeticError`` if the second oracle disagrees with the primary on any value.
     """
     full = presets is None and widths is None and tables and cases
+    angle_cases = angles_vectors.read_cases() if full else None  # a bad inputs file: refused before the work
     presets = list(PRESETS) if presets is None else list(presets)
     widths = list(WIDTHS) if widths is None else list(widths)
     formats = tuple(get_format(n) for n in FORMAT_ORDER)
@@ -129,7 +130,7 @@ def generate(presets: Sequence[str] | None = None, widths: Sequence[int] | None 
                     "holding exactly the bfloat16 values"}) + "\n").encode()
     if full:
         # grids and rotary caches: the same set, the same manifest
-        rep.files[angles_vectors.REL] = angles_vectors.generate()
+        rep.files[angles_vectors.REL] = angles_vectors.generate(angle_cases)
         rep.files[SCHEMA_NAME] = (dump(schema(), expand=99) + "\n").encode()
         rep.files[MANIFEST_NAME] = manifest_bytes(rep.files, prov)
     rep.seconds = dict(timer)
