@@ -6,6 +6,7 @@ Reproduce: python -m pytest tests/test_check_doors.py
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import library_formulas as L
@@ -101,6 +102,22 @@ def test_detect_takes_caches(files):
     assert run_clean(files, "detect", "--cos", "cos.npy", "--profile", "gptj").returncode == 1  # not what was asked
     one = run_clean(files, "detect", "sin.npy")  # a table read as the sin cache: the flags say so
     assert one.returncode == 0 and "check with: sinpe check --sin sin.npy --profile llama" in one.stdout
+
+
+def test_the_check_with_line_reads_the_table_as_detect_did(files):  # REQ-DETECT-CLI: the round trip
+    """Rows at positions from a file: the line detect prints carries --positions (it named the cache on those
+    rows), and the check it prints conforms; without them it would judge the rows at 0, 1, 2... and fail."""
+    c, s = L.rope_cache(L.inv_freq_default(32), 200)
+    pos = np.array([0, 3, 4, 5, 6, 7, 8, 9, 10, 40, 41, 42, 43, 44, 45, 46, 47, 90, 91, 92, 93, 94, 150, 199])
+    np.save(files / "sub.npy", c[pos])
+    np.save(files / "pos.npy", pos)
+    res = run_clean(files, "detect", "--cos", "sub.npy", "--positions", "pos.npy")
+    assert res.returncode == 0, res.stdout + res.stderr
+    line = next(x for x in res.stdout.splitlines() if "check with:" in x).split("sinpe check ", 1)[1]
+    assert "--positions pos.npy" in line, line
+    assert run_clean(files, "check", *shlex.split(line)).returncode == 0
+    dropped = shlex.split(line.replace("--positions pos.npy", ""))
+    assert run_clean(files, "check", *dropped).returncode == 1  # the line the previous code printed
 
 
 # --- 3. the Python API takes every kind and every flag ------------------------------------------------------

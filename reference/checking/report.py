@@ -249,13 +249,15 @@ def _num(s: str) -> float:
     return float(Fraction(s))
 
 
-def render_detection(found: Any, target: str) -> str:
-    """The human report of ``detect`` (REQ-DETECT-KINDS)."""
+def render_detection(found: Any, target: str, reading: str = "") -> str:
+    """The human report of ``detect`` (REQ-DETECT-KINDS); ``reading``: the flags of how the table was read
+    (positions, selection), carried into the ``check with`` line."""
     if found.kind != "1d":
         flags = found.profile_flags or ""
         words = flags.replace("FILE", escape(target), 1) if flags.split()[:2][1:] == ["FILE"] else \
             f"{escape(target)} {flags}"
-        return found.sentence + (f"\n  check with: sinpe check {words}" if flags else "")
+        return found.sentence + (f"\n  check with: sinpe check {words}{' ' + escape(reading) if reading else ''}"
+                                 if flags else "")
     det = found.detection
     L = [det.sentence,
          (f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "

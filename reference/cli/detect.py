@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 
 from sinpe.reference.checking import door
 from sinpe.reference.checking.loaders import input_errors
@@ -58,5 +59,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dict(found.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
-        print(render_detection(found, where))
+        print(render_detection(found, where, reading_flags(args, found.profile_flags or "")))
     return found.exit_code
+
+
+READING = ("positions", "d", "key", "call", "rows", "skip_rows", "zero_rows", "columns", "timeout", "dtype", "tier")
+
+
+def reading_flags(args: argparse.Namespace, named: str) -> str:
+    """The flags of how the user had the table read (positions, selection, format...), for the ``check with``
+    line: the check reads the same entries as detect did (REQ-DETECT-CLI's round trip); a flag the named
+    profile's flags already carry (a detected ``--dtype``) is not repeated."""
+    words = named.split()
+    return " ".join(f"{o.flag} {shlex.quote(str(getattr(args, o.name)))}" for o in options(*READING)
+                    if o.given(getattr(args, o.name, None)) and o.flag not in words)
