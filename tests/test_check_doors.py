@@ -120,6 +120,17 @@ def test_the_check_with_line_reads_the_table_as_detect_did(files):  # REQ-DETECT
     assert run_clean(files, "check", *dropped).returncode == 1  # the line the previous code printed
 
 
+def test_a_sin_cache_alone_is_read_at_any_first_position(files):  # REQ-DETECT-ROPE
+    """A sin cache whose first positive position is 3: arcsin reads p w only below pi/2, so the frequencies are
+    compared there (w_0 = 1 rad at p = 3 was read as 0.14/3 and every candidate was filtered out: exit 1)."""
+    _, s = L.rope_cache(L.inv_freq_default(32), 200)
+    pos = np.array([0, 3, 4, 5, 6, 7, 8, 9, 10, 40, 41, 42, 90, 91, 92, 150, 199])
+    np.save(files / "sub_sin.npy", s[pos])
+    np.save(files / "pos_sin.npy", pos)
+    res = run_clean(files, "detect", "--sin", "sub_sin.npy", "--positions", "pos_sin.npy")
+    assert res.returncode == 0 and "(preset llama)" in res.stdout, res.stdout + res.stderr
+
+
 # --- 3. the Python API takes every kind and every flag ------------------------------------------------------
 
 def test_api_checks_grids_and_caches(files):

@@ -90,7 +90,8 @@ def rotary_layout(table: np.ndarray) -> list[str]:
 
 def _estimate_frequencies(cos: np.ndarray | None, sin: np.ndarray | None, pos: np.ndarray,
                           layout: str) -> np.ndarray | None:
-    """w_k from the row at the smallest positive position p (valid while p w_k < pi), the values divided by the
+    """w_k from the row at the smallest positive position p (valid while p w_k < REACH, SIN_REACH for a sin cache
+    alone), the values divided by the
     cache's amplitude (its largest |value|: YaRN's and LongRoPE's attention factor scale the cache)."""
     t = cos if cos is not None else sin
     if t is None:
@@ -163,9 +164,10 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
                                   pos, layout)
         p_min = float(np.min(pos[pos > 0])) if np.any(pos > 0) else None
         tol = _phase_tolerance(dtype)
+        reach = SIN_REACH if cos is None else REACH
         memo: dict[tuple[Any, ...], bool] = {}
         cands = [rp for rp in kind.candidates(layout, dim, w) if w is None or p_min is None
-                 or _between(rp, dim, w, p_min, tol, memo) and _plausible(rp, dim, w, p_min, tol)]
+                 or _between(rp, dim, w, p_min, tol, memo, reach) and _plausible(rp, dim, w, p_min, tol, reach)]
         ladder = precision_ladder(dtype, tier)
         for fmt, working in ladder:
             found = _fitting(kind, cands, dim, cos, sin, pos, fmt, tier, working)
@@ -218,30 +220,36 @@ def _fitting(kind: CacheKind, cands: list[RotaryProfile], dim: int, cos: Any, si
     return found
 
 
-def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2) -> bool:
-    """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < 3 (no wrap-around),
-    to within ``tol`` radians of phase (:func:`_phase_tolerance`: the estimate is an arccos of a rounded value)."""
+REACH = 3.0       # the angle p w up to which a cos cache (arccos) or both caches (atan2) give p w itself (< pi)
+SIN_REACH = 1.5   # the same for a sin cache alone: arcsin gives p w only below pi/2 (p > 1 reaches past it)
+
+
+def _plausible(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float = 1e-2,
+               reach: float = REACH) -> bool:
+    """Cheap pre-filter: the candidate's frequencies agree with the estimate where p * w < ``reach`` (no
+    wrap-around), to within ``tol`` radians of phase (:func:`_phase_tolerance`: the estimate is an arccos or
+    arcsin of a rounded value)."""
     if rp.has_growth:  # a growth with the position biases the recurrence's estimate: checked, not filtered
         return True
     w = _candidate_frequencies(rp, dim)
     if w is None:
         return False
-    ok = p * w < 3
+    ok = p * w < reach
     return bool(np.all(np.abs(w_est[ok] - w[ok]) * p <= tol))
 
 
 def _between(rp: RotaryProfile, dim: int, w_est: np.ndarray, p: float, tol: float,
-             memo: dict[tuple[Any, ...], bool]) -> bool:
+             memo: dict[tuple[Any, ...], bool], reach: float = REACH) -> bool:
     """A necessary condition of :func:`_plausible` for llama3 and yarn candidates, decided once per (layout, base,
     factor) for every original length L: both rules blend w0_k / s and w0_k (w0 the base's default frequencies), so
-    where p w0 < 3 (a subset of the columns :func:`_plausible` reads) the estimate lies within ``tol`` of phase
+    where p w0 < ``reach`` (a subset of the columns :func:`_plausible` reads) the estimate lies within ``tol`` of phase
     of [w0 / s, w0]. Other rules pass (True)."""
     if rp.rule not in ("llama3", "yarn"):
         return True
     key = (rp.layout, rp.base, rp.factor)
     if key not in memo:
         w0 = _candidate_frequencies(RotaryProfile(None, rp.layout, rp.base), dim)
-        ok = p * w0 < 3 if w0 is not None else np.zeros(0, dtype=bool)
+        ok = p * w0 < reach if w0 is not None else np.zeros(0, dtype=bool)
         lo, hi = w0[ok] * p / float(rp.factor) - tol, w0[ok] * p + tol  # type: ignore[index]
         memo[key] = w0 is not None and bool(np.all((w_est[ok] * p >= lo) & (w_est[ok] * p <= hi)))
     return memo[key]
