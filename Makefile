@@ -47,11 +47,13 @@ test: lint
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
-# the static checks, as configured in pyproject.toml (the tools pinned in requirements.lock): run first by
+# the static checks, as configured in pyproject.toml (the tools pinned in requirements.lock; mypy once over the
+# package and once over benchmarks/, which `make test` does not run): run first by
 # `make test`, so a lint, type or layering error fails it (and CI); .pre-commit-config.yaml runs the same
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 
 bench: $(STAMP)

@@ -12,6 +12,7 @@ machine's load average is reported next to them. Set SINPE_BENCH_SMALL=1 to skip
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -92,7 +93,7 @@ def size_figures(n: int, d: int, reps: int) -> dict[str, Any]:
     if torch_table(1, 2) is not None:
         fns["torch f32"] = lambda: torch_table(n, d)
     for dtype in TARGET:
-        fns[dtype] = lambda dtype=dtype: table("vaswani", d, n, dtype)
+        fns[dtype] = functools.partial(table, "vaswani", d, n, dtype)
     best = interleaved(fns, reps)
     for base in ("torch f32", "numpy f64"):
         if base in best:

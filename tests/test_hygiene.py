@@ -118,7 +118,7 @@ def test_the_docs_path_rule_sees_a_stale_name():  # the rule above could pass on
     assert not (ROOT / "reference/checking/rotary_read.py").exists()
 
 
-LINT_STEPS = (["ruff", "check", "."], ["mypy"], ["lint-imports"])  # `make lint`, as the Makefile runs it
+LINT_STEPS = (["ruff", "check", "."], ["mypy"], ["mypy", "benchmarks"], ["lint-imports"])  # `make lint`
 
 
 def test_lint_and_types_are_clean():

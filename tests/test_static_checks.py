@@ -154,7 +154,7 @@ def test_make_lint_runs_the_gates_and_make_test_runs_make_lint():
     assert [line.strip().removeprefix("$(BIN)/").split() for line in recipe.splitlines()] == [list(s) for s in LINT_STEPS]
     hooks = (ROOT / ".pre-commit-config.yaml").read_text()
     assert "repo: local" in hooks and "http" not in hooks.split("repos:", 1)[1]
-    for entry in (".venv/bin/ruff check", ".venv/bin/mypy\n", ".venv/bin/lint-imports\n"):
+    for entry in (".venv/bin/ruff check", ".venv/bin/mypy\n", ".venv/bin/mypy benchmarks\n", ".venv/bin/lint-imports\n"):
         assert f"entry: {entry}" in hooks, entry
     lock = (ROOT / "requirements.lock").read_text()
     assert all(f"\n{tool}==" in lock for tool in ("ruff", "mypy", "import-linter"))
@@ -188,6 +188,23 @@ def test_mypy_fails_on_a_planted_type_error(tmp_path):
     res = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-1000:]
     assert f"progress.py:{line}: error: Incompatible types in assignment" in res.stdout, res.stdout[-2000:]
+
+
+def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path):
+    """``mypy benchmarks`` (a lint step: ``make bench`` is not run by ``make test``) on a copy of a benchmark that
+    reads a name the golden package no longer exports (bench_golden read vectors.PRESETS after the package split
+    and failed only when someone ran make bench): exit 1, naming it."""
+    target = tmp_path / "bench_golden.py"
+    shutil.copy(ROOT / "benchmarks" / "bench_golden.py", target)
+    if (ROOT / ".mypy_cache").is_dir():
+        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
+    cmd = [_bin("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    ok = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
+    with target.open("a") as fh:
+        fh.write("\n\nfrom sinpe.reference.golden import vectors as _G  # noqa: E402\n_NAMES = list(_G.PRESETS)\n")
+    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1 and 'has no attribute "PRESETS"' in res.stdout, res.stdout[-2000:]
 
 
 def _lint_imports(tmp_path: Path) -> subprocess.CompletedProcess:
