@@ -153,7 +153,8 @@ def test_a_check_with_line_only_where_the_check_reads_what_detect_read(files):  
     (left out; the line conforms); --rows chose the rows a cache was named on, and a cache is checked whole, so
     detect says there is no such check (the previous line carried --rows: exit 2 'does not apply to a rotary
     cache'); with --cos/--sin or --shape, where detect read the whole file and ignored them, they are refused as the
-    check refuses them, by detect and by --profile auto (which judged all 200 rows of a cache asked for 10:50)."""
+    check refuses them, by detect and by --profile auto (which judged all 200 rows of a cache asked for 10:50, as it
+    did for a table read as a cache)."""
     c = np.load(files / "cos.npy")
     c[:10] = 0.5
     np.save(files / "cos_head_bad.npy", c)  # rows 10.. are llama's, rows 0..9 are not
@@ -162,6 +163,9 @@ def test_a_check_with_line_only_where_the_check_reads_what_detect_read(files):  
     res = run_clean(files, "detect", "cos_head_bad.npy", "--rows", "10:50")
     assert res.returncode == 0 and "(preset llama)" in res.stdout and "check with:" not in res.stdout, res.stdout
     assert "no check line: --rows selected the entries detect read" in res.stdout, res.stdout
+    # --profile auto judged the whole file there: rows 0..9, left out, failed it (exit 1)
+    assert_one_line_exit_2(run_clean(files, "check", "cos_head_bad.npy", "--rows", "10:50", "--profile", "auto"),
+                           "--rows chose the entries detect read as a rotary cache")
     for args in (("detect", "--cos", "cos_head_bad.npy", "--rows", "10:50"), ("detect", "--sin", "sin.npy", "--d", "32"),
                  ("check", "--cos", "cos_head_bad.npy", "--rows", "10:50", "--profile", "auto")):
         assert_one_line_exit_2(run_clean(files, *args), f"{args[3]} does not apply to a rotary cache")
