@@ -56,6 +56,39 @@ def escape(s: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
+def shell_word(s: str) -> str:
+    """``s`` as one printable shell word that gives ``s`` back: as is when it needs no quoting, in single quotes
+    when it is printable, else in ANSI-C quotes (``$'...'``: bash, zsh, ksh, POSIX.1-2024 sh) with the other
+    characters escaped: ``\\xHH`` for an ASCII control character and for a byte that is not UTF-8 (a name
+    decoded with ``surrogateescape``), ``\\uHHHH`` / ``\\UHHHHHHHH`` for any other character (REQ-CLI-EXIT: no
+    control sequence reaches the terminal; a printed command runs as printed).
+
+    >>> print(shell_word("t.npy"), shell_word("my cos.npy"), shell_word("it's"), shell_word("a\\nb\\x1b"))
+    t.npy 'my cos.npy' 'it'"'"'s' $'a\\nb\\x1b'
+    >>> print(shell_word("\\u00a0x'\\\\"), shell_word("\\udcff.npy"))
+    $'\\u00a0x\\'\\\\' $'\\xff.npy'
+    """
+    import shlex
+    if all(c.isprintable() for c in s):
+        return shlex.quote(s)
+    out = []
+    for c in s:
+        n = ord(c)
+        if c in "\\'":
+            out.append("\\" + c)
+        elif c.isprintable():
+            out.append(c)
+        elif c in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[c])
+        elif n < 0x80:
+            out.append(f"\\x{n:02x}")
+        elif 0xDC80 <= n <= 0xDCFF:  # a byte of a name that is not UTF-8 (os.fsdecode's surrogateescape)
+            out.append(f"\\x{n - 0xDC00:02x}")
+        else:
+            out.append(f"\\u{n:04x}" if n <= 0xFFFF else f"\\U{n:08x}")
+    return "$'" + "".join(out) + "'"
+
+
 # --- regular files, opened once -------------------------------------------------------------------------
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)

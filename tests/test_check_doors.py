@@ -120,6 +120,61 @@ def test_the_check_with_line_reads_the_table_as_detect_did(files):  # REQ-DETECT
     assert run_clean(files, "check", *dropped).returncode == 1  # the line the previous code printed
 
 
+def _check_line(res) -> str:
+    lines = [x for x in res.stdout.splitlines() if "check with:" in x]
+    assert len(lines) == 1, res.stdout + res.stderr
+    return lines[0].split("sinpe check ", 1)[1]
+
+
+@pytest.mark.parametrize("name", ["my cos.npy", "it's.npy", "odd\x1b[31mname.npy"])
+def test_the_check_with_line_runs_as_printed_whatever_the_file_name(files, name):  # REQ-DETECT-CLI, REQ-CLI-EXIT
+    """Each file name one shell word: a space or a quote in single quotes, a control character (printed escaped)
+    in ANSI-C quotes, which bash gives back as the name (the previous line printed the name bare: 'sinpe check
+    --cos my cos.npy ...' is exit 2, unrecognized arguments)."""
+    import shutil
+    import subprocess
+    (files / name).write_bytes((files / "cos.npy").read_bytes())
+    np.save(files / "pos 0.npy", np.arange(200))
+    line = _check_line(run_clean(files, "detect", "--cos", name, "--positions", "pos 0.npy"))
+    assert line.isprintable(), line
+    if "\x1b" not in name:
+        words = shlex.split(line)
+    elif shutil.which("bash"):
+        out = subprocess.run(["bash", "-c", f'for w in {line}; do printf "%s\\0" "$w"; done'], capture_output=True)
+        words = [w.decode() for w in out.stdout.split(b"\0")[:-1]]
+    else:
+        pytest.skip("no bash to read ANSI-C quotes")
+    assert words[:2] == ["--cos", name] and "pos 0.npy" in words, words
+    assert run_clean(files, "check", *words).returncode == 0
+
+
+def test_a_check_with_line_only_where_the_check_reads_what_detect_read(files):  # REQ-DETECT-CLI, REQ-CHECK-SELECT
+    """A flag the check of the kind named refuses is not printed: --d of a file read as a cache read nothing else
+    (left out; the line conforms); --rows chose the rows a cache was named on, and a cache is checked whole, so
+    detect says there is no such check (the previous line carried --rows: exit 2 'does not apply to a rotary
+    cache'); with --cos/--sin or --shape, where detect read the whole file and ignored them, they are refused as the
+    check refuses them, by detect and by --profile auto (which judged all 200 rows of a cache asked for 10:50, as it
+    did for a table read as a cache)."""
+    c = np.load(files / "cos.npy")
+    c[:10] = 0.5
+    np.save(files / "cos_head_bad.npy", c)  # rows 10.. are llama's, rows 0..9 are not
+    line = _check_line(run_clean(files, "detect", "cos.npy", "--d", "32"))
+    assert "--d" not in line and run_clean(files, "check", *shlex.split(line)).returncode == 0
+    res = run_clean(files, "detect", "cos_head_bad.npy", "--rows", "10:50")
+    assert res.returncode == 0 and "(preset llama)" in res.stdout and "check with:" not in res.stdout, res.stdout
+    assert "no check line: --rows selected the entries detect read" in res.stdout, res.stdout
+    # --profile auto judged the whole file there: rows 0..9, left out, failed it (exit 1)
+    assert_one_line_exit_2(run_clean(files, "check", "cos_head_bad.npy", "--rows", "10:50", "--profile", "auto"),
+                           "--rows chose the entries detect read as a rotary cache")
+    for args in (("detect", "--cos", "cos_head_bad.npy", "--rows", "10:50"), ("detect", "--sin", "sin.npy", "--d", "32"),
+                 ("check", "--cos", "cos_head_bad.npy", "--rows", "10:50", "--profile", "auto")):
+        assert_one_line_exit_2(run_clean(files, *args), f"{args[3]} does not apply to a rotary cache")
+    for cmd in ("detect", "check"):
+        assert_one_line_exit_2(run_clean(files, cmd, "timm.npy", "--shape", "6x6", "--positions", "0:36",
+                                         *(("--profile", "auto") if cmd == "check" else ())),
+                               "--positions does not apply to a 2-D grid")
+
+
 def test_a_sin_cache_alone_is_read_at_any_first_position(files):  # REQ-DETECT-ROPE
     """A sin cache whose first positive position is 3: arcsin reads p w only below pi/2, so the frequencies are
     compared there (w_0 = 1 rad at p = 3 was read as 0.14/3 and every candidate was filtered out: exit 1)."""

@@ -249,15 +249,17 @@ def _num(s: str) -> float:
     return float(Fraction(s))
 
 
-def render_detection(found: Any, target: str, reading: str = "") -> str:
-    """The human report of ``detect`` (REQ-DETECT-KINDS); ``reading``: the flags of how the table was read
-    (positions, selection), carried into the ``check with`` line."""
+def render_detection(found: Any, target: str, reading: str = "", why_not: str = "") -> str:
+    """The human report of ``detect`` (REQ-DETECT-KINDS); ``target``: the target's words as the command line gives
+    them (each a shell word); ``reading``: the flags of how the table was read (positions, selection), carried into
+    the ``check with`` line; ``why_not``: why no check reads what detect read (said instead of the line)."""
     if found.kind != "1d":
         flags = found.profile_flags or ""
         words = flags.replace("FILE", escape(target), 1) if flags.split()[:2][1:] == ["FILE"] else \
             f"{escape(target)} {flags}"
-        return found.sentence + (f"\n  check with: sinpe check {words}{' ' + escape(reading) if reading else ''}"
-                                 if flags else "")
+        line = f"\n  no check line: {escape(why_not)}" if why_not else \
+            f"\n  check with: sinpe check {words}{' ' + escape(reading) if reading else ''}"
+        return found.sentence + (line if flags else "")
     det = found.detection
     L = [det.sentence,
          (f"  layout {det.layout}, shift {det.shift}, base {det.base}, phase scale {det.phase_scale}, amplitude "

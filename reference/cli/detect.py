@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
+from typing import Any
 
 from sinpe.reference.checking import door
-from sinpe.reference.checking.loaders import input_errors
+from sinpe.reference.checking.loaders import input_errors, is_callable_target
 from sinpe.reference.checking.report import render_detection
 from sinpe.reference.cli.args import (
     add_grid_arguments,
@@ -28,6 +28,7 @@ from sinpe.reference.cli.args import (
     request,
     target_words,
 )
+from sinpe.reference.inputs import escape, shell_word
 from sinpe.spec.grid import GRID_PRESETS
 from sinpe.spec.rotary import ROTARY_PRESETS
 
@@ -59,17 +60,37 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(dict(found.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
-        print(render_detection(found, where, reading_flags(args, found.profile_flags or "")))
+        flags, why_not = check_reading(args, found)
+        print(render_detection(found, check_target(args), flags, why_not))
     return found.exit_code
 
 
-READING = ("positions", "d", "key", "call", "rows", "skip_rows", "zero_rows", "columns", "timeout", "dtype", "tier")
+READING = ("positions", "d", "key", "call", "rows", "skip_rows", "columns", "timeout", "dtype", "tier")
+SELECTING = ("positions", "rows", "skip_rows", "columns")  # flags that change which entries detect read
+NOUNS = {"grid": "a 2-D grid", "rotary": "a rotary cache"}  # the kinds checked from a file or an array, whole
 
 
-def reading_flags(args: argparse.Namespace, named: str) -> str:
-    """The flags of how the user had the table read (positions, selection, format...), for the ``check with``
-    line: the check reads the same entries as detect did (REQ-DETECT-CLI's round trip); a flag the named
-    profile's flags already carry (a detected ``--dtype``) is not repeated."""
-    words = named.split()
-    return " ".join(f"{o.flag} {shlex.quote(str(getattr(args, o.name)))}" for o in options(*READING)
-                    if o.given(getattr(args, o.name, None)) and o.flag not in words)
+def check_target(args: argparse.Namespace) -> str:
+    """The target words of the ``check with`` line: FILE, ``--cos FILE``, ``--sin FILE``, each one shell word."""
+    words = [shell_word(args.target)] if args.target else []
+    return " ".join(words + [f"--{k} {shell_word(getattr(args, k))}" for k in ("cos", "sin") if getattr(args, k, None)])
+
+
+def check_reading(args: argparse.Namespace, found: Any) -> tuple[str, str]:
+    """The flags of how the user had the table read (positions, selection, format...) for the ``check with`` line,
+    and why there is no such line (empty when there is one): the check reads the same entries as detect did
+    (REQ-DETECT-CLI's round trip). A flag the named profile's flags already carry (a detected ``--dtype``) is not
+    repeated; one that does not apply to the kind named and did not change what was read (``--d`` of a file read
+    as a cache) is left out. A grid or a cache read from a callable, or from some of a table's rows or columns,
+    has no check that reads the same entries (its check reads a file or an array whole)."""
+    named = (found.profile_flags or "").split()
+    given = [o for o in options(*READING) if o.given(getattr(args, o.name, None)) and o.flag not in named]
+    noun = NOUNS.get(found.kind)
+    if noun is not None and args.target and is_callable_target(args.target):
+        return "", (f"sinpe check reads {noun} from a file or an array, not a callable: save what "
+                    f"{escape(args.target)} returns to a .npy file and check that")
+    lost = [o.flag for o in given if found.kind not in o.kinds and o.name in SELECTING]
+    if noun is not None and lost:
+        return "", (f"{lost[0]} selected the entries detect read, and sinpe check reads {noun} whole: save them "
+                    f"to a .npy file and check that")
+    return " ".join(f"{o.flag} {shell_word(str(getattr(args, o.name)))}" for o in given if found.kind in o.kinds), ""

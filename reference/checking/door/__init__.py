@@ -22,7 +22,7 @@ from typing import Any
 from sinpe.reference.checking.door import auto, readings
 from sinpe.reference.checking.door.found import Found
 from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, application, grid, one_d, rotary
-from sinpe.reference.checking.options import Request, refuse_all
+from sinpe.reference.checking.options import Request, refuse_all, refused
 from sinpe.reference.checking.result import CheckResult
 
 from ...inputs import LoadError
@@ -76,14 +76,24 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
         refuse_all(req, lambda o: o.detected, "{flag} does not apply to detect (it finds the parameters)")
     against_kind = kind_of(against, request({}))
     if req.cos is not None or req.sin is not None:
+        refused(req, "rotary", "does not apply to a rotary cache (--cos/--sin: read whole)", where=_reads_a_table)
         return readings.detect_caches(target, req, against, against_kind)
     if target is None:
         raise LoadError("FILE is required (a table file or module:callable; a rotary cache: --cos/--sin)")
     if req.channels_first or req.shape is not None:
+        refused(req, "grid", "does not apply to a 2-D grid (--shape/--channels-first: read whole)",
+                where=_reads_a_table)
         return readings.detect_grid_only(target, req, against, against_kind)
     if readings.three_d_npy(target):  # a (C, H, W) array (DETR's, PositionalEncodingPermute2D's): channels first
+        refused(req, "grid", "does not apply to a (C, H, W) array (a 2-D grid, read whole)", where=_reads_a_table)
         return readings.detect_grid_only(target, req.replace(channels_first=True), against, against_kind)
     return readings.detect_table_kinds(target, req, against, _first, against_kind)
+
+
+def _reads_a_table(o: Any) -> bool:
+    """An option of how a 1-D table is read (its rows, columns, width, a callable's call): a grid or a cache given
+    as such is read whole, from a file or an array, as its check reads it (which refuses these options too)."""
+    return o.name in ("d", "positions", "call", "timeout", "rows", "skip_rows", "columns")
 
 
 def check_apply(fn: Any, profile: Any = "llama", **kw: Any) -> Any:

@@ -14,6 +14,8 @@ from sinpe.reference.checking.kinds.rotary import reading_request
 from sinpe.reference.checking.options import Request, refuse_all
 from sinpe.reference.checking.result import CheckResult
 
+from ...inputs import LoadError
+
 
 def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> CheckResult:
     """REQ-CHECK-AUTO for every kind: ``detect``'s first reading, then the check against what it names."""
@@ -33,6 +35,10 @@ def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> Check
     else:
         r = found.readings["rotary"]
         if req.cos is None and req.sin is None:  # a table read as the cos or the sin cache
+            chose = req.given(("1d",), where=lambda o: o.name in ("rows", "skip_rows", "columns"))
+            if chose:  # the check of a cache reads it whole (it would judge rows the selection left out)
+                raise LoadError(f"{chose[0].flag} chose the entries detect read as a rotary cache, and a cache is "
+                                "checked whole: save them to a .npy file and check that")
             target, req = None, req.replace(**{r["cache"]: target})
         req = req.replace(**reading_request(r))  # its grid shape, its start position
         res = rotary.KIND.check(target, None, req, found.rotary, r["dim"])
