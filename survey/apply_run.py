@@ -15,6 +15,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,7 @@ def check(case, dtype: str, flags: list, role: str) -> dict:
     r = run.sinpe(args)  # the current directory is survey/: the isolated child imports apply_adapters from it
     js = r["json"] or {}
     rel = js.get("relative") or {}
-    return {"role": role, "dtype": dtype, "flags": list(flags), "command": "sinpe " + " ".join(args),
+    return {"role": role, "dtype": dtype, "flags": list(flags), "command": "sinpe " + shlex.join(args),
             "exit_code": r["exit_code"], "verdict": js.get("verdict") or ("timeout" if r["exit_code"] is None
                                                                           else "usage-error"),
             "cause": js.get("cause"), "reason": (js.get("reason") or "")[:400] or None,

@@ -12,6 +12,7 @@ import inspect
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -128,7 +129,7 @@ def check_record(role: str, target: str, files: dict, profile: str, flags: list,
     js = r["json"] or {}
     names = {f: Path(f).name for f in files.values()}
     rec = {"role": role, "target": target, "profile": profile, "flags": list(flags), "status": "preset",
-           "command": "sinpe " + " ".join(names.get(a, a) for a in args), "exit_code": r["exit_code"],
+           "command": "sinpe " + shlex.join(names.get(a, a) for a in args), "exit_code": r["exit_code"],
            "verdict": verdict, "reach": "checked" if verdict in ("conforms", "fails", "inconclusive") else verdict,
            "max_abs_error": _num(js.get("max_abs_error")), "reason": js.get("reason"), "stderr": r["stderr"][:300]}
     if js.get("verdict"):

@@ -100,6 +100,29 @@ def test_grid_and_rotary_tables_are_checked_as_such(results):
                 assert " --cos " in c["command"] and " --sin " in c["command"], c["command"]
 
 
+def test_every_recorded_command_is_one_that_sinpe_parses(results):
+    """A recorded command is a shell command line sinpe check accepts as written: a file name with a space (a case
+    id "[CogVideoX scales]", "[text positions]") is one quoted word (survey/run.py writes them with shlex.join;
+    bare, 'sinpe check --cos a b-cos.npy' is 'unrecognized arguments', exit 2)."""
+    import argparse
+    import shlex
+
+    from sinpe.reference.cli import check
+    parser = argparse.ArgumentParser(prog="sinpe check")
+    check.configure(parser)
+    seen = 0
+    for e, _v, c in _checks(results):
+        if c["command"]:
+            words = shlex.split(c["command"])
+            assert words[:2] == ["sinpe", "check"] and "sinpe " + shlex.join(words[1:]) == c["command"], c["command"]
+            try:
+                parser.parse_args(words[2:])
+            except SystemExit:
+                pytest.fail(f"{e['id']}: sinpe does not parse {c['command']!r}")
+            seen += 1
+    assert seen > 1000
+
+
 def test_half_precision_second_opinions_are_recorded(results):
     """Half-precision tables, grids and caches are also judged as computed natively (--working native);
     a float32 table is not."""
