@@ -109,11 +109,17 @@ def scan_one(ck, root: Path) -> dict:
             "errors": s.get("error", 0), "verdicts": {k: s.get(k, 0) for k in ("conforms", "fails", "inconclusive")},
             "expected": ck.expect, "missed": [n for n in ck.expect if n not in {t["name"] for t in found}],
             "unexpected": [t["name"] for t in found if t["name"] not in ck.expect],
-            "tables": [{k: t.get(k) for k in ("name", "shape", "dtype", "kind", "plan", "verdict", "max_abs_error",
-                                              "unjudged_share", "reason")} for t in found],
+            "tables": [_table_record(t) for t in found],
             "scan_seconds": s.get("seconds"), "tensors_per_second": s.get("tensors_per_second"),
             "wall_seconds": round(wall, 2), "peak_rss_mb": round(int(rss) / 1024, 1) if rss else None,
             "stderr": "\n".join(ln for ln in p.stderr.splitlines() if ln.startswith("sinpe"))[:300]}
+
+
+def _table_record(row: dict) -> dict:
+    """The survey's record of one scan row (``sinpe scan --json``: the check's summary keys, REQ-SCAN): ``plan`` is
+    the row's ``profile_flags``, ``unjudged_share`` its ``unjudged.share`` (read under the old names, both were null)."""
+    return {**{k: row.get(k) for k in ("name", "shape", "dtype", "kind", "verdict", "max_abs_error", "reason")},
+            "plan": row.get("profile_flags"), "unjudged_share": (row.get("unjudged") or {}).get("share")}
 
 
 def checkpoints() -> list:

@@ -86,6 +86,14 @@ def test_checkpoint_figures(ap):
         assert c["missed"] == [n for n in c["expected"] if n not in names]
 
 
+def test_every_judged_checkpoint_table_records_its_plan(ap):  # REQ-SCAN: a scan row's profile_flags
+    """A table the scan judged names the flags of what detect named and its unjudged share: the survey read them
+    under the scan's old keys (plan, unjudged_share) and recorded null for all 13 tables."""
+    tables = [t for c in ap["checkpoints"] for t in c["tables"] if t["verdict"] in ("conforms", "fails")]
+    assert tables and all(t["plan"] and t["plan"].startswith("--") for t in tables), tables
+    assert all(isinstance(t["unjudged_share"], (int, float)) for t in tables), tables
+
+
 def test_sections_are_regenerated_text(ap):
     results = (ROOT / "survey" / "RESULTS.md").read_text()
     assert report.apply_block(ap, calls=True) in results
