@@ -30,6 +30,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import shlex
 import stat
 from typing import Any, BinaryIO
 
@@ -68,7 +69,6 @@ def shell_word(s: str) -> str:
     >>> print(shell_word("\\u00a0x'\\\\"), shell_word("\\udcff.npy"))
     $'\\u00a0x\\'\\\\' $'\\xff.npy'
     """
-    import shlex
     if all(c.isprintable() for c in s):
         return shlex.quote(s)
     out = []

@@ -337,3 +337,19 @@ def test_junit_for_grids_and_caches(files):  # REQ-CHECK-CLI, REQ-CHECK-KINDS: o
         text = xml.read_text()
         assert f'failures="{fails}"' in text and 'tests="1"' in text, (args, text)
         assert "not written" not in res.stderr
+
+
+def test_the_reproduce_line_of_a_check_runs_as_printed(files):  # REQ-CLI-EXIT: a printed command runs as printed
+    """A file name with a space: the check's `reproduce` (text and JSON) names it as one shell word, so the line
+    reproduces the verdict; it was printed bare ('sinpe check my t.npy ...': exit 2, no such file 'my')."""
+    from sinpe.reference.tables import table
+    t = table("vaswani", 16, 64, "float64")
+    t[5, 3] += 0.1
+    np.save(files / "my t.npy", t)
+    (files / "my cos.npy").write_bytes((files / "cos.npy").read_bytes())
+    for args, rc in ((["my t.npy"], 1), (["--cos", "my cos.npy", "--profile", "llama"], 0)):
+        res = run_clean(files, "check", *args, "--json")
+        assert res.returncode == rc, res.stdout + res.stderr
+        line = _json(res)["reproduce"]
+        assert line.startswith("sinpe check ") and "'my " in line, line
+        assert run_clean(files, "check", *shlex.split(line)[2:]).returncode == rc, line

@@ -17,7 +17,7 @@ from sinpe.reference.checking.loaders import _finish, _to_numpy, is_callable_tar
 from sinpe.reference.checking.options import Option, Request
 from sinpe.reference.checking.result import CheckResult
 
-from ...inputs import LoadError
+from ...inputs import LoadError, shell_word
 
 
 class Kind(Protocol):
@@ -49,6 +49,12 @@ def label(target: Any, req: Request | None = None) -> str:
     """How a report names its target: the path or ``module:callable``, else ``table``."""
     t = target if target is not None else (req.cos if req and req.cos is not None else getattr(req, "sin", None))
     return str(t) if isinstance(t, str) or hasattr(t, "__fspath__") else "table"
+
+
+def command_word(target: Any, req: Request | None = None) -> str:
+    """:func:`label` as one shell word of a printed ``sinpe check`` line (a name with a space, a quote or a control
+    character quoted: the line runs as printed, REQ-CLI-EXIT)."""
+    return shell_word(label(target, req))
 
 
 def load_plain(target: Any, key: str | None, what: str) -> Table:

@@ -29,7 +29,7 @@ from sinpe.reference.checking.detect.channels import (
 )
 from sinpe.reference.checking.detect.ladder import stored_dtype
 from sinpe.reference.checking.judge import check_plan
-from sinpe.reference.checking.kinds.base import label, with_command
+from sinpe.reference.checking.kinds.base import command_word, with_command
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.targets import load_target
@@ -93,7 +93,7 @@ class ChannelsKind:
             if reading is not None:
                 res.detected = dict(reading, sentence=f"reads as {reading['profile_flags']}")
                 attach(res, Cause("channels", f"reads as {reading['profile_flags']}"))
-        return with_command(res, self.flags(chans, req.channels, extra), label(target), t.notes, t0)
+        return with_command(res, self.flags(chans, req.channels, extra), command_word(target), t.notes, t0)
 
     def read(self, table: Any, positions: Any, dtype: str | None, tier: str = "phase") -> dict[str, Any] | None:
         """DEF-CHANNELS-EXPLICIT read from a 1-D table no family member fits (REQ-DETECT-READ): every column sin, cos

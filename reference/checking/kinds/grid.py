@@ -26,7 +26,7 @@ from sinpe.reference.checking import loaders
 from sinpe.reference.checking.cause import Cause, attach, of_grid
 from sinpe.reference.checking.detect.grid import detect_grid
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan
-from sinpe.reference.checking.kinds.base import label, load_plain, with_command
+from sinpe.reference.checking.kinds.base import command_word, load_plain, with_command
 from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _to_numpy
 from sinpe.reference.checking.options import Option, Request, flag, refused
@@ -136,7 +136,7 @@ class GridKind:
             reading = self.read(data, dtype=res.dtype, tier=req.tier)
             res.detected = dict(reading, sentence=self.sentence(reading) if reading["found"] else reading["reason"])
             attach(res, self.cause(g, opts, reading))
-        return with_command(res, self.flags(g, opts), label(target), t.notes, t0)
+        return with_command(res, self.flags(g, opts), command_word(target), t.notes, t0)
 
     def read(self, table: Any, shape: Sequence[int] | None = None, dtype: str | None = None, tier: str = "phase",
              cells: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:

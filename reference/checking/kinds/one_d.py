@@ -12,7 +12,7 @@ from typing import Any
 from sinpe.reference.checking import targets
 from sinpe.reference.checking.cause import attach, of_table
 from sinpe.reference.checking.check import oracle_entry, reference_chunk
-from sinpe.reference.checking.kinds.base import label
+from sinpe.reference.checking.kinds.base import command_word
 from sinpe.reference.checking.options import SHARED, TABLES, Option, Request, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.spec.definition import ColumnData, column_data
@@ -77,7 +77,7 @@ class OneD:
     def finish(self, res: CheckResult, target: Any, parameters: bool = True) -> CheckResult:
         """The reproduce line and the cause (``parameters``: the deviations of the profile's parameters are causes:
         the profile was claimed, not found by detect)."""
-        res.reproduce = f"sinpe check {label(target)} {res.profile_flags}"
+        res.reproduce = f"sinpe check {command_word(target)} {res.profile_flags}"
         attach(res, of_table(res, parameters))
         return res
 

@@ -29,7 +29,7 @@ import numpy as np
 from sinpe.reference.checking.cause import attach, of_rotary
 from sinpe.reference.checking.detect.rotary import detect_rotary
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan, judge, plan_reference, unjudged_figures
-from sinpe.reference.checking.kinds.base import label, load_plain, with_command
+from sinpe.reference.checking.kinds.base import command_word, label, load_plain, with_command
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
@@ -195,7 +195,7 @@ class RotaryKind:
                                 if reading["found"] else reading["reason"])
             attach(res, of_rotary(rp.params(), reading))
         src = {"cos": target if target is not None else req.cos, "sin": req.sin}
-        given = " ".join(f"--{k} {label(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
+        given = " ".join(f"--{k} {command_word(v) if label(v) != 'table' else 'FILE'}" for k, v in src.items() if v is not None)
         return with_command(res, self.flags(rp, req.freqs, req.ext_factors), given, [], t0)
 
     def read(self, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None, dtype: str | None = None,
