@@ -124,6 +124,10 @@ COMMON = (
 )
 
 
+SELECTION = ("rows", "skip_rows", "columns")  # the options that choose which of a table's entries are read
+READING = ("d", "positions", "call", "timeout", *SELECTION)  # how a 1-D table is read: width, positions, call
+
+
 def option_table(options: Iterable[Option]) -> dict[str, Option]:
     """Options by name; a name declared twice is a bug of the declarations (ValueError)."""
     out: dict[str, Option] = {}

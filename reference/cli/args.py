@@ -4,7 +4,7 @@ its ``dest`` the API keyword; a command only says which it takes, under which he
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sinpe.reference.checking import door
@@ -78,8 +78,9 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in door.OPTIONS if hasattr(args, name)}
 
 
-def target_words(args: argparse.Namespace) -> str:
-    """What a report names as the target: TARGET, and --cos/--sin FILE when given."""
-    words = [args.target] if args.target else []
-    words += [f"--{k} {getattr(args, k)}" for k in ("cos", "sin") if getattr(args, k, None)]
+def target_words(args: argparse.Namespace, word: Callable[[str], str] = str) -> str:
+    """What a report names as the target: TARGET, and --cos/--sin FILE when given, each name through ``word``
+    (:func:`~sinpe.reference.inputs.shell_word` for a command line that runs as printed)."""
+    words = [word(args.target)] if args.target else []
+    words += [f"--{k} {word(getattr(args, k))}" for k in ("cos", "sin") if getattr(args, k, None)]
     return " ".join(words)

@@ -16,6 +16,7 @@ from typing import Any
 
 from sinpe.reference.checking import door
 from sinpe.reference.checking.loaders import input_errors, is_callable_target
+from sinpe.reference.checking.options import SELECTION
 from sinpe.reference.checking.report import render_detection
 from sinpe.reference.cli.args import (
     add_grid_arguments,
@@ -61,19 +62,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(dict(found.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
         flags, why_not = check_reading(args, found)
-        print(render_detection(found, check_target(args), flags, why_not))
+        print(render_detection(found, target_words(args, shell_word), flags, why_not))  # each one shell word
     return found.exit_code
 
 
-READING = ("positions", "d", "key", "call", "rows", "skip_rows", "columns", "timeout", "dtype", "tier")
-SELECTING = ("positions", "rows", "skip_rows", "columns")  # flags that change which entries detect read
+CARRIED = ("positions", "d", "key", "call", *SELECTION, "timeout", "dtype", "tier")  # into the check line, in order
+SELECTING = ("positions", *SELECTION)  # flags that change which entries detect read
 NOUNS = {"grid": "a 2-D grid", "rotary": "a rotary cache"}  # the kinds checked from a file or an array, whole
-
-
-def check_target(args: argparse.Namespace) -> str:
-    """The target words of the ``check with`` line: FILE, ``--cos FILE``, ``--sin FILE``, each one shell word."""
-    words = [shell_word(args.target)] if args.target else []
-    return " ".join(words + [f"--{k} {shell_word(getattr(args, k))}" for k in ("cos", "sin") if getattr(args, k, None)])
 
 
 def check_reading(args: argparse.Namespace, found: Any) -> tuple[str, str]:
@@ -84,7 +79,7 @@ def check_reading(args: argparse.Namespace, found: Any) -> tuple[str, str]:
     as a cache) is left out. A grid or a cache read from a callable, or from some of a table's rows or columns,
     has no check that reads the same entries (its check reads a file or an array whole)."""
     named = (found.profile_flags or "").split()
-    given = [o for o in options(*READING) if o.given(getattr(args, o.name, None)) and o.flag not in named]
+    given = [o for o in options(*CARRIED) if o.given(getattr(args, o.name, None)) and o.flag not in named]
     noun = NOUNS.get(found.kind)
     if noun is not None and args.target and is_callable_target(args.target):
         return "", (f"sinpe check reads {noun} from a file or an array, not a callable: save what "

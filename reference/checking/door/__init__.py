@@ -22,7 +22,7 @@ from typing import Any
 from sinpe.reference.checking.door import auto, readings
 from sinpe.reference.checking.door.found import Found
 from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, application, grid, one_d, rotary
-from sinpe.reference.checking.options import Request, refuse_all, refused
+from sinpe.reference.checking.options import READING, Request, refuse_all, refused
 from sinpe.reference.checking.result import CheckResult
 
 from ...inputs import LoadError
@@ -93,7 +93,7 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
 def _reads_a_table(o: Any) -> bool:
     """An option of how a 1-D table is read (its rows, columns, width, a callable's call): a grid or a cache given
     as such is read whole, from a file or an array, as its check reads it (which refuses these options too)."""
-    return o.name in ("d", "positions", "call", "timeout", "rows", "skip_rows", "columns")
+    return o.name in READING
 
 
 def check_apply(fn: Any, profile: Any = "llama", **kw: Any) -> Any:

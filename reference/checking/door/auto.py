@@ -11,7 +11,7 @@ from sinpe.reference.checking.cause import attach, of_deviations
 from sinpe.reference.checking.door.found import Found
 from sinpe.reference.checking.kinds import channels, grid, one_d, rotary
 from sinpe.reference.checking.kinds.rotary import reading_request
-from sinpe.reference.checking.options import Request, refuse_all
+from sinpe.reference.checking.options import SELECTION, Request, refuse_all
 from sinpe.reference.checking.result import CheckResult
 
 from ...inputs import LoadError
@@ -35,7 +35,7 @@ def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> Check
     else:
         r = found.readings["rotary"]
         if req.cos is None and req.sin is None:  # a table read as the cos or the sin cache
-            chose = req.given(("1d",), where=lambda o: o.name in ("rows", "skip_rows", "columns"))
+            chose = req.given(("1d",), where=lambda o: o.name in SELECTION)
             if chose:  # the check of a cache reads it whole (it would judge rows the selection left out)
                 raise LoadError(f"{chose[0].flag} chose the entries detect read as a rotary cache, and a cache is "
                                 "checked whole: save them to a .npy file and check that")
