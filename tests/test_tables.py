@@ -278,13 +278,39 @@ def test_first_table_in_a_fresh_process_on_many_threads() -> None:
             assert np.array_equal(_bits(got), _bits(want))
 
 
-def test_constants_do_not_depend_on_the_global_mpmath_context(monkeypatch) -> None:
-    """The angle table and 2 pi come from private mpmath contexts: the global precision does not reach them."""
+def test_constants_do_not_depend_on_the_global_mpmath_context() -> None:
+    """The builders of the kernels' tables use private mpmath contexts: the global precision does not reach them."""
+    import mpmath
+
+    from sinpe.reference.tables import constants
+    with mpmath.workprec(30):
+        for name, builder in constants.BUILDERS.items():
+            assert np.array_equal(_bits(builder()), _bits(constants.shipped(name)))
+
+
+def test_shipped_kernel_tables_are_their_definition(tmp_path, monkeypatch) -> None:
+    """The shipped angle and fine tables are bit for bit what mpmath at 256 bits gives (constants.BUILDERS), the
+    process reads them (no rebuild), and a file that is not its pinned bytes is not read but rebuilt; 2 pi's two
+    words are mpmath's 2 pi at 200 bits, each rounded to nearest."""
     import mpmath
 
     from sinpe.reference.oracles import fast
-    want_tab, want_pi = rounded.angle_table(), fast._two_pi()
-    monkeypatch.setattr(fast, "_TWO_PI", None)
-    with mpmath.workprec(30):
-        assert np.array_equal(rounded._build_angle_table(), want_tab) and fast._two_pi() == want_pi
-    assert want_pi[1] != 0.0 and np.count_nonzero(want_tab[1]) > 1000
+    from sinpe.reference.tables import constants
+    for name, builder in constants.BUILDERS.items():
+        got = constants.shipped(name)
+        assert got is not None and not got.flags.writeable
+        assert np.array_equal(_bits(got), _bits(builder()))
+    assert np.count_nonzero(constants.angle_table()[1]) > 1000 and constants.angle_table() is constants.angle_table()
+    bad = tmp_path / "angles-1024.npy"
+    raw = bytearray((constants.DATA / "angles-1024.npy").read_bytes())
+    raw[-1] ^= 1  # one bit of the last entry
+    bad.write_bytes(bytes(raw))
+    monkeypatch.setattr(constants, "DATA", tmp_path)
+    assert constants.shipped("angles-1024.npy") is None and constants.shipped("fine-512.npy") is None
+    monkeypatch.setattr(constants, "_TABLES", {})
+    assert np.array_equal(_bits(constants.angle_table()), _bits(constants.build_angle_table()))
+    ctx = mpmath.MPContext()
+    ctx.prec = 200
+    hi = float(2 * ctx.pi)
+    assert (fast.TWO_PI_HI, fast.TWO_PI_LO) == (hi, float(2 * ctx.pi - hi)) and fast.TWO_PI_LO != 0.0
+    assert fast._two_pi()[2] + fast._two_pi()[3] == hi

@@ -135,23 +135,16 @@ def two_product_into(a: np.ndarray, ah: np.ndarray, al: np.ndarray, b: np.ndarra
     err += t
 
 
-_TWO_PI = None
+# 2 pi = TWO_PI_HI + TWO_PI_LO within 2^-106 (each rounded to nearest: mpmath at 200 bits gives these bits, and
+# tests/test_tables.py recomputes them)
+TWO_PI_HI = float.fromhex("0x1.921fb54442d18p+2")
+TWO_PI_LO = float.fromhex("0x1.1a62633145c07p-52")
+_TWO_PI_HALVES = _split(TWO_PI_HI)
+_TWO_PI = (TWO_PI_HI, TWO_PI_LO, *_TWO_PI_HALVES)
 
 
 def _two_pi() -> tuple[float, float, float, float]:
-    """2 pi as hi + lo, and hi split into two 26-bit halves (in a private mpmath context: worker threads
-    may get here first, and ``mpmath.workprec`` would change the global one under another thread)."""
-    global _TWO_PI
-    if _TWO_PI is None:
-        import mpmath
-        ctx = mpmath.MPContext()
-        ctx.prec = 200
-        h = 2 * ctx.pi
-        hi = float(h)
-        lo = float(h - hi)
-        c = _SPLIT * hi
-        hh = c - (c - hi)
-        _TWO_PI = (hi, lo, hh, hi - hh)
+    """2 pi as hi + lo, and hi split into two 26-bit halves."""
     return _TWO_PI
 
 

@@ -110,6 +110,7 @@ import numpy as np
 
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import rounded
+from sinpe.reference.tables.constants import FINE_BITS, fine_tables
 from sinpe.spec.definition import ColumnData
 from sinpe.spec.formats import Format
 
@@ -277,48 +278,9 @@ def dd_mul(x: Turns, y: Turns) -> Turns:
     return Turns(sh, sl, ch, cl, err, x.mag * y.mag * (1 + 2.0 ** -52))
 
 
-FINE_BITS = 9          # e^{i a}, a = 2 pi (n1 / 2^9 + n2 / 2^18): two tables of 512 double-double pairs
 E_R = 2.0 ** -101      # |e^{i r} computed - e^{i r}| for |r| <= RHO_F (module docstring, exact rows)
 RHO_F = math.pi / 2 ** (2 * FINE_BITS) * (1 + 2.0 ** -30)
 C3, C4, C5 = -1.0 / 6, 1.0 / 24, 1.0 / 120
-
-_FINE: list[np.ndarray] = []
-_FINE_LOCK = threading.Lock()
-
-
-def fine_tables() -> np.ndarray:
-    """Array (8, 512): sin hi, lo, cos hi, lo of 2 pi n / 2^9, then of 2 pi n / 2^18 (each within 2^-106 and
-    |lo| <= u |hi|; exact 0 and +-1 at multiples of pi/2). Built once, under a lock, in a private mpmath context.
-
-    >>> t = fine_tables()
-    >>> t[[0, 2, 2], [128, 128, 256]].tolist()   # sin pi/2, cos pi/2, cos pi: exact
-    [1.0, 0.0, -1.0]
-    """
-    with _FINE_LOCK:
-        if not _FINE:
-            _FINE.append(_build_fine_tables())
-    return _FINE[0]
-
-
-def _build_fine_tables() -> np.ndarray:
-    import mpmath
-    ctx = mpmath.MPContext()
-    ctx.prec = 256
-    n_tab = 1 << FINE_BITS
-    out = np.zeros((8, n_tab))
-    for row, scale in ((0, n_tab), (4, n_tab * n_tab)):
-        for n in range(n_tab):
-            if scale == n_tab and n % (n_tab // 4) == 0:
-                s, c = ((0, 1), (1, 0), (0, -1), (-1, 0))[n // (n_tab // 4)]
-                out[row:row + 4, n] = (s, 0.0, c, 0.0)
-                continue
-            a = 2 * ctx.pi * n / scale
-            for i, v in ((row, ctx.sin(a)), (row + 2, ctx.cos(a))):
-                hi = float(v)
-                out[i, n], out[i + 1, n] = hi, float(v - hi)
-    out.setflags(write=False)
-    return out
-
 
 def _fine_factor(idx: np.ndarray, row: int) -> Turns:
     tab = fine_tables()

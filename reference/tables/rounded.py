@@ -112,13 +112,12 @@ import numpy as np
 
 from sinpe.reference.oracles import fast
 from sinpe.reference.oracles.interval import Certifier
+from sinpe.reference.tables.constants import N_TABLE, angle_table
 from sinpe.spec.definition import column_data
 from sinpe.spec.formats import Format
 from sinpe.spec.profiles import Profile
 
 U = 2.0 ** -53
-TABLE_BITS = 10
-N_TABLE = 1 << TABLE_BITS
 RHO = math.pi / N_TABLE * (1 + 2.0 ** -40)  # |rh| <= pi/1024 (|x'| <= 1/2048 turns)
 K_CM = 6.2 * U
 K_A = 5 * U * U + U * RHO ** 2 / 2 + 2.0 ** -80
@@ -136,49 +135,6 @@ K_ABS_N = 2.0 ** -57
 NARROW_MAX_PRECISION = 24
 
 K_TAU = 2 * math.pi * 2.0 ** -100 * (1 + 2.0 ** -40)  # eps_tau in radians per turn of |tau| = |P| g_k (and the 1)
-
-
-_ANGLES: list[np.ndarray] = []
-_ANGLES_LOCK = threading.Lock()
-
-
-def angle_table() -> np.ndarray:
-    """Array (8, 1024): sin a_n hi, lo, cos a_n hi, lo, then Dekker halves of sin hi and cos hi (a_n = 2 pi n/1024).
-
-    Built once, under a lock, in a private mpmath context: worker threads may ask for it at the same time,
-    and ``mpmath.workprec`` changes the one global context (a thread leaving it would drop another's
-    precision to 53 bits mid-table).
-
-    >>> t = angle_table()
-    >>> t[[0, 2, 1, 2], [256, 256, 512, 512]].tolist()   # sin pi/2, cos pi/2, sin pi (lo), cos pi: exact
-    [1.0, 0.0, 0.0, -1.0]
-    """
-    with _ANGLES_LOCK:
-        if not _ANGLES:
-            _ANGLES.append(_build_angle_table())
-    return _ANGLES[0]
-
-
-def _build_angle_table() -> np.ndarray:
-    import mpmath
-    ctx = mpmath.MPContext()
-    ctx.prec = 256
-    out = np.zeros((8, N_TABLE))
-    for n in range(N_TABLE):
-        if n % (N_TABLE // 4) == 0:
-            q = n // (N_TABLE // 4)
-            out[0:4, n] = ((0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0, 0.0), (-1.0, 0.0, 0.0, 0.0))[q]
-            continue
-        a = 2 * ctx.pi * n / N_TABLE
-        for i, v in ((0, ctx.sin(a)), (2, ctx.cos(a))):
-            hi = float(v)
-            out[i, n], out[i + 1, n] = hi, float(v - hi)
-    for i, src in ((4, 0), (6, 2)):
-        c = fast._SPLIT * out[src]
-        out[i] = c - (c - out[src])
-        out[i + 1] = out[src] - out[i]
-    out.setflags(write=False)
-    return out
 
 
 class Workspace:
