@@ -29,7 +29,7 @@ def corrupt(t: np.ndarray, row: int, col: int, by: float = 0.02) -> np.ndarray:
 def test_internal_error_is_exit_3_not_a_usage_error(tmp_path, monkeypatch, capsys):
     """A NumPy error raised while sinpe computes (here planted in the rotary reading) is an internal error: exit 3,
     one line saying so, the JSON error object with exit_code 3; a value sinpe refuses stays exit 2."""
-    from sinpe.reference.checking.kinds import rotary
+    from sinpe.reference.checking.detect import rotary
     cos, _ = L.rope_cache(L.inv_freq_default(16), 64)
     path = tmp_path / "cos.npy"
     np.save(path, cos)

@@ -60,3 +60,55 @@ def test_error_bound_covers_measured_error():
     v, th = fastref.table_f64(prof, 64, POSITIONS)
     ref = reference_f64(prof, 64, POSITIONS)
     assert np.all(np.abs(v - ref) <= fastref.error_bound(v, th))
+
+
+def _random_frequencies(n: int, seed: int) -> list[tuple[Fraction, Fraction, Fraction]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        scale = Fraction(int(rng.integers(1, 10**6)), int(rng.integers(1, 10**4)))
+        base = Fraction(int(rng.integers(2, 10**7)), int(rng.choice([1, 1, 3, 7, 1000])))
+        e = Fraction(int(rng.integers(-50, 4000)), int(rng.integers(1, 4097)))
+        out.append((scale, base, e))
+    return out
+
+
+def test_frequency_words_from_decimals_are_mpmaths():  # REQ-CHECK-FASTREF: the words the decisions rely on
+    """Every preset at six widths and 400 random (scale, base, exponent): the decimals' words are mpmath's at 320 bits
+    bit for bit, or the decimals leave the frequency to mpmath (frequency_words takes mpmath's then)."""
+    cases = [(cd.scale, cd.base, e) for name in PRESETS for d in (2, 4, 16, 64, 512, 4096)
+             for cd in [column_data(get_profile(name), d)] for e in cd.exponents[:: max(1, len(cd.exponents) // 40)]]
+    cases += _random_frequencies(400, 7)
+    answered = 0
+    for scale, base, e in cases:
+        got = fastref._words_decimal(scale, base, e)
+        if got is not None:
+            answered += 1
+            assert got == fastref._words_mp(scale, base, e), (scale, base, e)
+    assert answered >= len(cases) - 2 and len(cases) > 1000  # the two left: base^-e below 2^-1000 (mpmath's)
+
+
+def test_frequency_words_near_a_rounding_boundary_come_from_mpmath():
+    """scale = 1 + j 2^-53 (odd j) is a binary64 midpoint: 50 digits cannot tell which way it rounds, so the
+    decimals answer None and frequency_words gives mpmath's words (ties to even). Without the error bound the
+    decimals round some of them the other way: the bound is what keeps the words mpmath's."""
+    from decimal import Context, Decimal
+
+    from sinpe.spec.definition import ColumnData
+    wrong = 0
+    for j in range(1, 12, 2):
+        scale = 1 + Fraction(j, 2**53)
+        assert fastref._words_decimal(scale, Fraction(10000), Fraction(0)) is None
+        want = fastref._words_mp(scale, Fraction(10000), Fraction(0))
+        x = Fraction(Context(prec=fastref._DIGITS).divide(Decimal(scale.numerator), Decimal(scale.denominator)))
+        wrong += fastref._nearest(x, 53, Fraction(0)) != Fraction(want[4])
+        cd = column_data(get_profile("vaswani", phase_scale=scale), 2)
+        assert isinstance(cd, ColumnData) and tuple(fastref.frequency_words(cd)[:5, 0]) == want
+    assert wrong >= 2
+
+
+def test_one_over_two_pi_constant():
+    import mpmath
+    with mpmath.workprec(300):
+        want = mpmath.nstr(1 / (2 * mpmath.pi), 80)
+    assert fastref._INV_TWO_PI == want

@@ -7,6 +7,7 @@ Reproduce: python -m pytest tests/test_one_result.py
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import library_formulas as L
@@ -19,7 +20,7 @@ from sinpe.reference.checking import check, decide, judge, report
 from sinpe.reference.checking.check import conclude
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.oracles.angles import _Certified, rotary_plan, rounded_table as angle_rounded
+from sinpe.reference.oracles.angles import rotary_plan, rounded_table as angle_rounded
 from sinpe.reference.oracles.arb import rounded_table
 from sinpe.spec.profiles import get_profile
 from sinpe.spec.rotary import get_rotary
@@ -155,10 +156,12 @@ def _blur(monkeypatch, width: float) -> None:
     entry = conclude.oracle_entry
     monkeypatch.setattr(conclude, "oracle_entry", lambda *a, **k: grow(entry(*a, **k)))
 
-    class Blurred(_Certified):
-        def enclose(self, r, j, prec):
-            return grow(super().enclose(r, j, prec))
-    monkeypatch.setattr(judge, "_Certified", Blurred)
+    reference_of = judge.plan_reference
+
+    def blurred(plan):
+        ref = reference_of(plan)
+        return dataclasses.replace(ref, enclose=lambda r, j, prec: grow(ref.enclose(r, j, prec)))
+    monkeypatch.setattr(judge, "plan_reference", blurred)
 
 
 def test_an_entry_the_oracle_cannot_decide_is_inconclusive_in_both_kinds(spy, monkeypatch):

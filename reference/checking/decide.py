@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from sinpe.spec.tolerance import allowed_abs_error
@@ -57,6 +56,8 @@ def entry_bound(tier: str, fmt: Any, theta: float, amplitude: float, base: float
 def settle(enclose: Enclose, y: float, bound: Bound) -> tuple[bool | None, float, float]:
     """(within, |y - PE| at most, PE): ``within`` True or False once an enclosure decides it, None when
     MAX_PREC bits do not (then the figures are those of the last enclosure)."""
+    import mpmath  # the enclosures' numbers: imported when an entry goes to the oracle
+
     yy = mpmath.mpf(y)
     prec = START_PREC
     while True:

@@ -30,16 +30,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sinpe.reference.checking.decide import Escalation, entry_bound, undecided_words
 from sinpe.reference.checking.result import CheckResult, Failure
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.oracles.angles import AnglePlan, _at_prec, _Certified, _mid, reference_f64
 from sinpe.spec.formats import get_format
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, classify, error_ulps, ulp_array, unjudged, working_format
+
+if TYPE_CHECKING:  # the angle plans' oracle (mpmath) is imported by the kinds that have one (plan_reference)
+    from sinpe.reference.oracles.angles import AnglePlan
 
 MAX_LISTED = 10
 NP_FORMATS = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}
@@ -79,6 +81,8 @@ def plan_reference(plan: AnglePlan) -> Reference:
     """The reference of a grid, rotary or channel plan (:mod:`sinpe.reference.oracles.angles`): the float64
     evaluation within ``fast.error_bound`` of PE (plus two binary64 ulps), each column with its axis's amplitude,
     the interval oracle for the entries that evaluation cannot decide."""
+    from sinpe.reference.oracles.angles import _at_prec, _Certified, _mid, reference_f64
+
     values, theta = reference_f64(plan)
     amps = np.array([float(_mid(a)) for a in _at_prec(plan.amplitude, 128)] or [1.0])
     error = fastref.error_bound(values, np.nan_to_num(theta)) + 2 * np.spacing(np.abs(values))

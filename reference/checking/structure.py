@@ -91,7 +91,7 @@ def pair_plan(profile: Profile, d: int) -> PairPlan | None:
     if not ks:
         return None
     if len(ks) > MAX_PAIRS:
-        ks = [ks[int(i)] for i in np.unique(np.linspace(0, len(ks) - 1, MAX_PAIRS).round().astype(int))]
+        ks = [ks[i] for i in dict.fromkeys(np.linspace(0, len(ks) - 1, MAX_PAIRS).round().astype(int).tolist())]
     w = fastref.frequency_words(cd)[4]
     ka = np.array(ks, dtype=np.intp)
     return PairPlan(np.array([sin_of[k] for k in ks]), np.array([cos_of[k] for k in ks]), w[ka].astype(np.float64), ka, cd)

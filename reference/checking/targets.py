@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.check import _new_result, check_table, positions_array
-from sinpe.reference.checking.detect import detect_table, profile_of, zero_row_indices
 from sinpe.reference.checking.isolate import call_isolated
 from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import MAX_CALL_ENTRIES, _finish, _to_numpy, call_table, is_callable_target, load_table
@@ -276,6 +275,7 @@ def check_target(target: Any, profile: Profile | str, *, d: int | None = None, p
         return _must_raise(target, profile, d, load, ck)
     table, pos, _ = load_target(target, d, **load)
     if profile == "auto":
+        from sinpe.reference.checking.detect import detect_table  # detect: imported by the checks that need it
         return check_detected(table, pos, detect_table(table.data, positions=pos, d=d), d=d, zero_rows=zero_rows, **ck)
     if not isinstance(profile, Profile):
         raise TypeError(f"check_target: profile is a Profile or 'auto', not {profile!r}")
@@ -323,6 +323,8 @@ def check_detected(table: Table, pos: Any, det: Any, *, d: int | None, dtype: st
     """REQ-CHECK-AUTO for a 1-D table: check it against the member the detection ``det`` names, or report
     that it names none (a finding). The all-zero rows detect found (padding rows) must stay exactly 0
     (``--zero-rows``, unless given)."""
+    from sinpe.reference.checking.detect import profile_of, zero_row_indices
+
     found_profile, found = profile_of(det), det.to_json()
     if found_profile is None:
         return _unnamed(found, table, tier, dtype, d)

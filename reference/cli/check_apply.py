@@ -17,7 +17,7 @@ from sinpe.reference.cli.args import add_options, add_rotary_arguments, add_time
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS
 
 OUTPUTS = ("junit",)  # the files it writes: the one output rule (REQ-CLI-OUTPUT)
-APPLY, PROFILE = door.APPLY_OPTIONS
+APPLY, PROFILE = door.apply_options()
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -23,12 +23,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import mpmath
-from mpmath.libmp import from_man_exp
-
 from sinpe.spec.formats import Format, get_format
 
 if TYPE_CHECKING:
+    import mpmath
     import numpy as np
 
 Fmt = str | Format
@@ -44,7 +42,11 @@ def round_to_format(x: mpmath.mpf | float | int, fmt: Fmt) -> float:
     ``x`` is taken exactly, whatever ``mp.prec`` is (an mpf is never re-rounded on the way in).
 
     Every binary16, bfloat16 and binary32 value is a binary64 value, so the returned float is exact.
+    (mpmath is imported by the functions that take its numbers: a check of binary tables the fast path decides
+    does not import it, issue 28.1.)
     """
+    import mpmath
+
     f = _fmt(fmt)
     if isinstance(x, int):
         x = exact_mpf(x, 0)  # mpf(int) would round to mp.prec
@@ -84,6 +86,9 @@ def exact_mpf(man: int, exp: int) -> mpmath.mpf:
     >>> exact_mpf(2**70 + 1, -70)._mpf_[1] == 2**70 + 1
     True
     """
+    import mpmath
+    from mpmath.libmp import from_man_exp
+
     return mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
 
 
@@ -100,6 +105,8 @@ def ulp(y: float, fmt: Fmt) -> float:
 
 def ulp_error(y: float, exact: mpmath.mpf | float, fmt: Fmt) -> float:
     """|y - exact| in units of the ulp of ``fmt`` at the exact value's magnitude."""
+    import mpmath
+
     f = _fmt(fmt)
     exact = mpmath.mpf(exact)
     ref = round_to_format(exact, f)

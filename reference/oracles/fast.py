@@ -35,6 +35,7 @@ positions below 2^26 take a shorter exact path (P_hi has one half).
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -55,6 +56,13 @@ def frequency_words(cd: ColumnData) -> np.ndarray:
     """Array (7, n_freq): rows g1, g2, g3, g4 (g_k = scale * w_k / (2 pi), w_k = base^(-e_k) of the column
     data), w_hi = fl(scale * w_k), fl(g3 + g4), fl(g1 + g2).
 
+    g1, g2, g3 are g_k's successive roundings to 27 bits and g4 the rest's to 53, w_hi scale * w_k's (to nearest,
+    ties to even): the roundings of g_k and scale * w_k themselves, as mpmath at 320 bits gives them
+    (:func:`_words_mp`). They are read off 50-digit decimals (:func:`_words_decimal`: Python's decimal module, whose
+    ln and exp are correctly rounded) wherever the decimals' error bound leaves every rounding decided, and come
+    from mpmath otherwise (a value within about 10^-45 of its own of a rounding boundary): the same words, without
+    importing mpmath for nearly every table (issue 28.1).
+
     >>> from sinpe.spec.definition import column_data
     >>> from sinpe.spec.profiles import get_profile
     >>> fw = frequency_words(column_data(get_profile("vaswani"), 4))
@@ -66,27 +74,93 @@ def frequency_words(cd: ColumnData) -> np.ndarray:
     True
     >>> mpmath.mp.prec = 53
     """
-    import mpmath
-
     n = cd.n_frequencies
     out = np.empty((7, n), dtype=np.float64)
-    with mpmath.workprec(320):
-        inv_two_pi = 1 / (2 * mpmath.pi)
-        sigma = mpmath.mpf(cd.scale.numerator) / cd.scale.denominator
-        base = mpmath.mpf(cd.base.numerator) / cd.base.denominator
-        for k, e in enumerate(cd.exponents):
-            w = sigma * (mpmath.power(base, -mpmath.mpf(e.numerator) / e.denominator) if e != 0 else 1)
-            g = w * inv_two_pi
-            rest = g
-            for i in range(4):
-                word = _round_bits(rest, 27) if i < 3 else mpmath.mpf(float(rest))
-                out[i, k] = float(word)
-                rest = rest - word
-            out[4, k] = float(w)
+    for k, e in enumerate(cd.exponents):
+        out[:5, k] = _words_decimal(cd.scale, cd.base, e) or _words_mp(cd.scale, cd.base, e)
     out[5] = out[2] + out[3]  # g3 + g4 and g1 + g2: the tails' multipliers
     out[6] = out[0] + out[1]
     out.setflags(write=False)
     return out
+
+
+_DIGITS = 50
+# 1/(2 pi) to 80 digits (mpmath at 300 bits; tests/test_fastref.py recomputes it)
+_INV_TWO_PI = "0.15915494309189533576888376337251436203445964574045644874766734405889679763422654"
+
+
+def _words_decimal(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float, ...] | None:
+    """(g1, g2, g3, g4, w_hi) of one frequency from decimals at 50 digits, or None where a rounding is not decided.
+
+    Each operation rounds correctly, to within u = 10^-49 / 2 of itself: with t = |e ln base|, w = base^-e is
+    within 6 u (|e| + t + 2) of itself, and so are scale * w and g (two more products and 1/(2 pi), to 80 digits);
+    the bound taken is twice that."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=_DIGITS)
+    dec = lambda x: ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
+    try:  # (a base or scale beyond the decimals' range, an exponent whose power overflows: mpmath decides)
+        te = ctx.multiply(ctx.minus(dec(e)), ctx.ln(dec(base))) if e != 0 else Decimal(0)
+        sw = ctx.multiply(dec(scale), ctx.exp(te))
+        g = ctx.multiply(sw, Decimal(_INV_TWO_PI))
+    except ArithmeticError:
+        return None
+    bound = 12 * (10.0 ** (1 - _DIGITS) / 2) * (abs(float(e)) + abs(float(te)) + 2)
+    if not math.isfinite(bound) or not g.is_finite():
+        return None
+    rel = Fraction(bound)
+    words: list[float] = []
+    rest, err = Fraction(g), abs(Fraction(g)) * rel
+    for bits in (27, 27, 27, 53):
+        word = _nearest(rest, bits, err)
+        if word is None:
+            return None
+        words.append(float(word))
+        rest -= word
+    w_hi = _nearest(Fraction(sw), 53, abs(Fraction(sw)) * rel)
+    return None if w_hi is None else (*words, float(w_hi))
+
+
+def _nearest(x: Fraction, bits: int, err: Fraction) -> Fraction | None:
+    """x rounded to ``bits`` significant bits (to nearest, ties to even) when every value within ``err`` of x rounds
+    to it, and x is a normal binary64 magnitude; else None.
+
+    >>> _nearest(Fraction(1, 3), 2, Fraction(1, 100)), _nearest(Fraction(5, 8), 2, Fraction(1, 100))
+    (Fraction(3, 8), None)
+    """
+    if abs(x) <= err or not 2.0 ** -1000 < abs(x) < 2.0 ** 1000:
+        return None
+    n, d = abs(x).numerator, abs(x).denominator
+    k = n.bit_length() - d.bit_length()  # 2^k <= |x| < 2^(k + 1), after the correction
+    if (n << max(-k, 0)) < (d << max(k, 0)):
+        k -= 1
+    shift = bits - 1 - k  # |x| 2^shift in [2^(bits-1), 2^bits)
+    num, den = (n << shift, d) if shift >= 0 else (n, d << -shift)
+    q, r = divmod(num, den)
+    gap = abs(2 * r - den)  # |frac - 1/2| = gap / (2 den)
+    if gap <= 2 * den * err * Fraction(2) ** shift:
+        return None
+    q += 2 * r > den
+    return Fraction(q if x > 0 else -q) / Fraction(2) ** shift
+
+
+def _words_mp(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float, ...]:
+    """(g1, g2, g3, g4, w_hi) of one frequency by mpmath at 320 bits: the definition :func:`_words_decimal` agrees
+    with wherever it answers."""
+    import mpmath
+
+    with mpmath.workprec(320):
+        inv_two_pi = 1 / (2 * mpmath.pi)
+        sigma = mpmath.mpf(scale.numerator) / scale.denominator
+        b = mpmath.mpf(base.numerator) / base.denominator
+        w = sigma * (mpmath.power(b, -mpmath.mpf(e.numerator) / e.denominator) if e != 0 else 1)
+        rest = w * inv_two_pi
+        words = []
+        for i in range(4):
+            word = _round_bits(rest, 27) if i < 3 else mpmath.mpf(float(rest))
+            words.append(float(word))
+            rest = rest - word
+        return (*words, float(w))
 
 
 def _round_bits(x: Any, bits: int) -> Any:

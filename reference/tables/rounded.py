@@ -106,16 +106,18 @@ import threading
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sinpe.reference.oracles import fast
-from sinpe.reference.oracles.interval import Certifier
 from sinpe.reference.tables.constants import N_TABLE, angle_table
 from sinpe.spec.definition import column_data
 from sinpe.spec.formats import Format
 from sinpe.spec.profiles import Profile
+
+if TYPE_CHECKING:  # the certified oracle (mpmath) is imported when an entry needs it (Plan.certifier)
+    from sinpe.reference.oracles.interval import Certifier
 
 U = 2.0 ** -53
 RHO = math.pi / N_TABLE * (1 + 2.0 ** -40)  # |rh| <= pi/1024 (|x'| <= 1/2048 turns)
@@ -477,6 +479,8 @@ class Plan:
         return narrow_thresholds(f.precision, f.emin, f.emax, k_rel, k_abs)
 
     def certifier(self) -> Certifier:
+        """This thread's certified oracle (renewed past 100 000 cached pairs)."""
+        from sinpe.reference.oracles.interval import Certifier
         c = getattr(self._cert, "c", None)
         if c is None or len(c._pairs) > 100_000:
             c = self._cert.c = Certifier((self.fmt,))

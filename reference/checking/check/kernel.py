@@ -265,7 +265,7 @@ class _Kernel:
         out["worst_abs"] = (float(row_abs[ra]), a + ra, int(np.argmax(err[ra])))
         out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
         bo, n = self.band_of[a:b], b - a
-        for i in (bo[:1] if bo[0] == bo[-1] else np.unique(bo)):
+        for i in (bo[:1] if bo[0] == bo[-1] else np.flatnonzero(np.bincount(bo))):  # (np.unique imports numpy.ma)
             sel: Any = slice(None) if bo[0] == bo[-1] else bo == i
             out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
                                       float(row_ulp[sel].max()), float(row_ratio[sel].max()),

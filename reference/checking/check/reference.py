@@ -14,7 +14,6 @@ import numpy as np
 
 from sinpe.reference.checking.result import BandFigures
 from sinpe.reference.oracles import fast as fastref
-from sinpe.reference.oracles.arb import _endpoints, enclose
 from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import Plan as _TablePlan
 from sinpe.spec.definition import ColumnData, column_data
@@ -102,7 +101,10 @@ def reference_chunk(profile: Profile, d: int, positions: np.ndarray, want_theta:
 
 
 def oracle_entry(profile: Profile, d: int, position: Any, j: int, prec: int = 128) -> tuple[Any, Any]:
-    """The Arb enclosure of PE(position)[j] as exact mpmath endpoints (lo, hi)."""
+    """The Arb enclosure of PE(position)[j] as exact mpmath endpoints (lo, hi). (python-flint and mpmath are
+    imported here, when an entry needs the oracle: ``sinpe check t.npy`` of a table the fast path decides
+    imports neither, issue 28.1.)"""
+    from sinpe.reference.oracles.arb import _endpoints, enclose
     return _endpoints(enclose(profile, d, Fraction(position), j, prec))
 
 

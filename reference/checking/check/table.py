@@ -66,7 +66,6 @@ from sinpe.reference.checking.check.conclude import (
 from sinpe.reference.checking.check.kernel import _Kernel
 from sinpe.reference.checking.check.merge import _Merged
 from sinpe.reference.checking.check.reference import positions_array
-from sinpe.reference.checking.detect.fit import detect_table
 from sinpe.reference.checking.judge import verdict
 from sinpe.reference.checking.loaded import Table
 from sinpe.reference.checking.loaders import _finish, _to_numpy, release_pages
@@ -257,7 +256,10 @@ def _values_in(stored: str, checked: str) -> bool:
 
 
 def _detect(data: np.ndarray, pos: np.ndarray, profile: Profile, d: int | None = None) -> dict[str, Any] | None:
-    """What ``detect`` says the table is (on a sample of rows); None when detect cannot tell."""
+    """What ``detect`` says the table is (on a sample of rows); None when detect cannot tell. (detect and its
+    oracles are imported here: a table that conforms never needs them, issue 28.1.)"""
+    from sinpe.reference.checking.detect.fit import detect_table
+
     try:
         p = pos if len(pos) == data.shape[0] else None
         return detect_table(data, positions=p, against=profile, d=d).to_json()

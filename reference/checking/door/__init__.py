@@ -19,18 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sinpe.reference.checking.door import auto, readings
+from sinpe.reference.checking.door import auto
 from sinpe.reference.checking.door.found import Found
-from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, application, grid, one_d, rotary
-from sinpe.reference.checking.options import READING, Request, refuse_all, refused
+from sinpe.reference.checking.kinds import DECLARED, KINDS, OPTIONS, grid, one_d, rotary
+from sinpe.reference.checking.options import READING, Option, Request, refuse_all, refused
 from sinpe.reference.checking.result import CheckResult
 
 from ...inputs import LoadError
 
-__all__ = ["APPLY_OPTIONS", "DECLARED", "GRID", "KINDS", "OPTIONS", "ROTARY", "PROFILE_OPTIONS", "Found", "Request", "check", "check_apply",
-           "detect", "kind_of", "request"]
+__all__ = ["DECLARED", "GRID", "KINDS", "OPTIONS", "ROTARY", "PROFILE_OPTIONS", "Found", "Request", "apply_options", "check",
+           "check_apply", "detect", "kind_of", "request"]
 PROFILE_OPTIONS = one_d.PROFILE_OPTIONS  # a 1-D profile's parameters, in DEF-FAMILY's order (sinpe table too)
-APPLY_OPTIONS = (application.OPTIONS, application.PROFILE_OPTIONS)  # the application check's, and its profile's
 GRID, ROTARY = grid.KIND, rotary.KIND  # the two kinds called by their own methods (corrupted.py's readings: a grid, flags)
 
 
@@ -71,6 +70,8 @@ def detect(target: Any = None, *, against: Any = "vaswani", _request: Request | 
     """Name what ``target`` (or the ``cos=``/``sin=`` caches) is: the 1-D fit (REQ-DETECT-FIT) when it names a
     member, else a grid preset (REQ-DETECT-GRID), else a rotary reading as a cos or a sin cache
     (REQ-DETECT-ROPE). ``against`` (default vaswani) is what 1-D deviations are listed against."""
+    from sinpe.reference.checking.door import readings  # detect and its oracles: a check that conforms needs neither
+
     req = _request or request(kw)
     if _request is None:
         refuse_all(req, lambda o: o.detected, "{flag} does not apply to detect (it finds the parameters)")
@@ -96,7 +97,15 @@ def _reads_a_table(o: Any) -> bool:
     return o.name in READING
 
 
+def apply_options() -> tuple[tuple[Option, ...], tuple[Option, ...]]:
+    """The application check's options and its profile's, as its kind declares them. (The application kind and
+    its oracles are imported by the functions that use them: a table's check needs neither.)"""
+    from sinpe.reference.checking.kinds import application
+    return application.OPTIONS, application.PROFILE_OPTIONS
+
+
 def check_apply(fn: Any, profile: Any = "llama", **kw: Any) -> Any:
     """REQ-CHECK-APPLY: does ``fn`` rotate q and k as the rotary ``profile`` says
     (:meth:`~sinpe.reference.checking.kinds.application.ApplicationKind.check`)?"""
+    from sinpe.reference.checking.kinds import application
     return application.KIND.check(fn, profile, **kw)

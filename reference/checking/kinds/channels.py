@@ -18,23 +18,12 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.cause import Cause, attach
-from sinpe.reference.checking.detect.channels import (
-    MAX_ROWS,
-    _amplitudes,
-    _refine_fixed,
-    _slow,
-    _snap_f32,
-    consecutive_rows,
-    read_channels,
-)
-from sinpe.reference.checking.detect.ladder import stored_dtype
 from sinpe.reference.checking.judge import check_plan
 from sinpe.reference.checking.kinds.base import command_word, with_command
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.targets import load_target
 from sinpe.reference.checking.values import parse_channels
-from sinpe.reference.oracles.angles import channels_plan
 from sinpe.spec.profiles import to_fraction
 
 from ...inputs import LoadError
@@ -80,6 +69,8 @@ class ChannelsKind:
             raise LoadError(str(e)) from None
         t, pos, _ = load_target(target, len(chans), positions=req.positions, key=req.key, call=req.call,
                                 timeout=req.timeout, rows=req.rows, skip_rows=req.skip_rows, columns=req.columns)
+        from sinpe.reference.oracles.angles import channels_plan  # the plans' oracle (mpmath), when one is checked
+
         data = np.asarray(t.data)
         plan = channels_plan(chans, list(range(data.shape[0])) if pos is None else list(pos), **extra)
         res = check_plan(data, plan, "channels", kind="channels", dtype=req.dtype or t.dtype, tier=req.tier,
@@ -100,6 +91,18 @@ class ChannelsKind:
         or zero of its own frequency, one amplitude; each frequency refined with the amplitude and function known and
         snapped to float32 where that fits no worse. Returned (with the ``--channels`` flags) only if the plan
         conforms."""
+        from sinpe.reference.checking.detect.channels import (  # the reading: imported when a table is read
+            MAX_ROWS,
+            _amplitudes,
+            _refine_fixed,
+            _slow,
+            _snap_f32,
+            consecutive_rows,
+            read_channels,
+        )
+        from sinpe.reference.checking.detect.ladder import stored_dtype
+        from sinpe.reference.oracles.angles import channels_plan
+
         t = np.asarray(table)
         try:
             rd = read_channels(t, positions)

@@ -24,7 +24,6 @@ import numpy as np
 
 from sinpe.reference.checking import loaders
 from sinpe.reference.checking.cause import Cause, attach, of_grid
-from sinpe.reference.checking.detect.grid import detect_grid
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan
 from sinpe.reference.checking.kinds.base import command_word, load_plain, with_command
 from sinpe.reference.checking.loaded import Table
@@ -33,7 +32,6 @@ from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.checking.shapes import CellShape
 from sinpe.reference.checking.values import grid_shape
-from sinpe.reference.oracles.angles import grid_plan
 from sinpe.spec.grid import GRID_PRESETS, Grid, get_grid
 
 from ...inputs import LoadError
@@ -113,6 +111,7 @@ class GridKind:
                    working: str | None = None, cells: Sequence[Sequence[int]] | None = None,
                    max_failures: int = MAX_LISTED) -> CheckResult:
         """REQ-CHECK-GRID: a (cls + prod(shape), d) table against a grid, or rows at ``cells`` (spatial indices)."""
+        from sinpe.reference.oracles.angles import grid_plan  # the plans' oracle (mpmath): imported when a grid is checked
         res = check_plan(table, grid_plan(grid, cells), grid.name or grid.describe(), kind="grid", dtype=dtype,
                          tier=tier, working=working, max_failures=max_failures)
         res.profile_params = {"describe": grid.describe()}
@@ -141,6 +140,7 @@ class GridKind:
     def read(self, table: Any, shape: Sequence[int] | None = None, dtype: str | None = None, tier: str = "phase",
              cells: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
         """REQ-DETECT-GRID: the grid reading of a table (:func:`~sinpe.reference.checking.detect.grid.detect_grid`)."""
+        from sinpe.reference.checking.detect.grid import detect_grid
         return detect_grid(self, table, shape=shape, dtype=dtype, tier=tier, cells=cells)
 
     def preset_options(self, name: str, t: np.ndarray, cs: CellShape, dim: int) -> list[dict[str, Any]]:

@@ -22,23 +22,24 @@ import math
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sinpe.reference.checking.cause import attach, of_rotary
-from sinpe.reference.checking.detect.rotary import detect_rotary
 from sinpe.reference.checking.judge import MAX_LISTED, check_plan, judge, plan_reference, unjudged_figures
 from sinpe.reference.checking.kinds.base import command_word, label, load_plain, with_command
 from sinpe.reference.checking.options import Option, Request, flag, refused
 from sinpe.reference.checking.result import WORSE_FIRST, CheckResult
 from sinpe.reference.checking.targets import _positions
 from sinpe.reference.checking.values import axis_positions, grid_shape, parse_freqs, parse_sections
-from sinpe.reference.oracles.angles import AnglePlan, growth_f64, rotary_plan
 from sinpe.spec.profiles import Profile
 from sinpe.spec.rotary import ROTARY_LAYOUTS, ROTARY_PRESETS, RULES, RotaryProfile, default_positions, get_rotary
 
 from ...inputs import LoadError
+
+if TYPE_CHECKING:  # the plans' oracle (mpmath) and the reading are imported by the methods that use them
+    from sinpe.reference.oracles.angles import AnglePlan
 
 ROTARY = ("rotary",)
 CACHES = (Option("cos", ROTARY, "cos cache file"), Option("sin", ROTARY, "sin cache file"))
@@ -158,6 +159,8 @@ class RotaryKind:
         """REQ-CHECK-ROPE: a cos cache, a sin cache or both (rows = positions, default 0..n-1, or a tuple per row
         for a multi-axis profile, DEF-ROPE-AXES; rule pixel: the coordinates of ``shape``) against DEF-ROPE. The
         verdict is the worse of the parts; ``parts`` holds each, and the figures are over both."""
+        from sinpe.reference.oracles.angles import rotary_plan
+
         given = {k: v for k, v in (("cos", cos), ("sin", sin)) if v is not None}
         if not given:
             raise ValueError("check_rotary needs cos=, sin= or both")
@@ -201,6 +204,7 @@ class RotaryKind:
     def read(self, cos: Any = None, sin: Any = None, positions: Sequence[Any] | None = None, dtype: str | None = None,
              tier: str = "phase") -> dict[str, Any]:
         """REQ-DETECT-ROPE: the rotary reading of a cos cache, a sin cache or both."""
+        from sinpe.reference.checking.detect.rotary import detect_rotary
         return detect_rotary(self, cos=cos, sin=sin, positions=positions, dtype=dtype, tier=tier)
 
     def candidates(self, layout: str, dim: int, w: np.ndarray | None) -> list[RotaryProfile]:
@@ -281,6 +285,8 @@ def _judged(table: Any, plan: AnglePlan, profile: str, **kw: Any) -> CheckResult
     A * exp(rate_f q_r) and the reference's error bound grows by the factor's own (:func:`growth_f64`)."""
     if plan.growth is None or np.shape(table) != plan.shape:
         return check_plan(table, plan, profile, kind="rotary", **kw)
+    from sinpe.reference.oracles.angles import growth_f64
+
     ref = plan_reference(plan)
     factor, _, rel = growth_f64(plan)
     ref = dataclasses.replace(ref, amplitude=ref.amplitude * factor, error=ref.error + np.abs(ref.values) * rel)
