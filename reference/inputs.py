@@ -89,6 +89,28 @@ def shell_word(s: str) -> str:
     return "$'" + "".join(out) + "'"
 
 
+def path_word(s: str) -> str:
+    """A file name as one shell word (:func:`shell_word`) that a command line reads as that file, never as an
+    option: a name that starts with ``-`` (``-t.npy``, ``--t.npy``, given after ``--`` or as ``--cos=-c.npy``),
+    which argparse would read as a flag, is printed relative to the current directory (``./-t.npy``: the same
+    file); an absolute name, or one that starts otherwise, is printed as :func:`shell_word` prints it.
+
+    >>> print(path_word("-t.npy"), path_word("--my t.npy"), path_word("t.npy"), path_word("/d/-t.npy"))
+    ./-t.npy './--my t.npy' t.npy /d/-t.npy
+    """
+    return shell_word("./" + s if s.startswith("-") else s)
+
+
+def option_words(flag: str, value: str) -> str:
+    """``--flag VALUE`` as a printed command line gives it back: ``--flag=VALUE`` when the value starts with ``-``
+    (argparse reads ``--positions -3:5`` or ``--key -x`` as a flag with no value), the value one shell word.
+
+    >>> print(option_words("--positions", "-3:5"), option_words("--positions", "my p.npy"))
+    --positions=-3:5 --positions 'my p.npy'
+    """
+    return f"{flag}={shell_word(value)}" if value.startswith("-") else f"{flag} {shell_word(value)}"
+
+
 # --- regular files, opened once -------------------------------------------------------------------------
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)

@@ -353,3 +353,58 @@ def test_the_reproduce_line_of_a_check_runs_as_printed(files):  # REQ-CLI-EXIT: 
         line = _json(res)["reproduce"]
         assert line.startswith("sinpe check ") and "'my " in line, line
         assert run_clean(files, "check", *shlex.split(line)[2:]).returncode == rc, line
+
+
+def _printed_lines(files, args, xml):
+    """Every ``sinpe check`` line a check prints for ``args`` (the JSON ``reproduce``, the text report's
+    ``reproduce:`` lines, the JUnit failure messages' ``reproduce:``), each as the words a shell gives."""
+    js = _json(run_clean(files, "check", "--json", *args))
+    text = run_clean(files, "check", *args).stdout
+    run_clean(files, "check", "--junit", str(xml), *args)
+    junit = xml.read_text()
+    lines = [js["reproduce"]] + [x.split("reproduce: ", 1)[1] for x in text.splitlines() if "reproduce: sinpe check" in x]
+    lines += [m.split("reproduce: ", 1)[1].split(";")[0] for m in junit.split('message="')[1:]
+              if "reproduce: sinpe check" in m.split('"')[0]]
+    return js, [shlex.split(x.split('"')[0], comments=True) for x in lines]
+
+
+@pytest.mark.parametrize("name, kind", [("-t.npy", "1d"), ("--t.npy", "1d"), ("-timm.npy", "grid"), ("-cos.npy", "rotary")])
+def test_a_file_named_like_a_flag_is_printed_as_a_file(files, name, kind):  # REQ-CHECK-REPRO, REQ-DETECT-CLI
+    """A file name that starts with '-' (given after `--`, or as `--cos=-cos.npy`) is printed as `./-t.npy` in
+    every line a check or detect prints, so that the line reads the same file: printed bare ('sinpe check -t.npy
+    --profile vaswani'), argparse reads it as an option (exit 2). Each printed line, run as printed, checks the
+    same file (the report's header names it) with the same verdict and the same largest error."""
+    from sinpe.reference.tables import table
+    if kind == "1d":
+        t = table("vaswani", 16, 64, "float64")
+        t[5, 3] += 0.1
+        np.save(files / "t.npy", t)
+        (files / name).write_bytes((files / "t.npy").read_bytes())
+        args, rc, detect = ["--profile", "vaswani", "--", name], 1, None
+    elif kind == "grid":
+        (files / name).write_bytes((files / "timm_bad.npy").read_bytes())
+        (files / f"-{name}").write_bytes((files / "timm.npy").read_bytes())  # detect reads the grid it names
+        args, rc, detect = ["--profile", "timm", "--", name], 1, ["--", f"-{name}"]
+    else:
+        (files / name).write_bytes((files / "cos.npy").read_bytes())
+        np.save(files / "-pos.npy", np.arange(200))  # a flag's value named like a flag: --positions=-pos.npy
+        args, rc, detect = [f"--cos={name}", "--sin", "sin_bad.npy", "--profile", "llama"], 1, \
+            ["--positions=-pos.npy", f"--cos={name}"]
+    (files / "out").mkdir()
+    js, lines = _printed_lines(files, args, files / "out" / "r.xml")
+    assert js["exit_code"] == rc and len(lines) == 2 + (kind != "1d"), lines  # JSON, text, JUnit (not 1-D: a table line)
+    for words in lines:
+        assert words[:2] == ["sinpe", "check"], words
+        again = run_clean(files, "check", "--json", *words[2:])
+        assert again.returncode == rc, (words, again.stdout, again.stderr)
+        assert f"./{name}" in words, words
+        out = _json(again)
+        assert (out["verdict"], out["max_abs_error"]) == (js["verdict"], js["max_abs_error"]), words
+        header = run_clean(files, *words[1:]).stdout.splitlines()[0]
+        assert header.startswith(f"sinpe check {'--cos ' if kind == 'rotary' else ''}./{name}"), header
+    if detect is not None:  # detect's `check with` line: the same file, the check of what detect named
+        line = _check_line(run_clean(files, "detect", *detect))
+        words = shlex.split(line)
+        assert f"./{detect[-1].split('=')[-1]}" in words and (kind != "rotary" or "--positions=-pos.npy" in words), words
+        again = run_clean(files, "check", "--json", *words)
+        assert again.returncode in (0, 1) and _json(again)["kind"] == kind, (words, again.stderr)

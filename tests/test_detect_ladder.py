@@ -105,3 +105,24 @@ def test_llama3_cache_at_original_length_256_is_named_as_llama3():
     r = sinpe.check(cos=c, sin=s, profile="llama3.1", base=10000, original_max=256)
     assert r.verdict == "conforms"
     assert sinpe.check(cos=c, sin=s, profile="llama3.1", base=10000, original_max=512).verdict == "fails"
+
+
+@pytest.mark.parametrize("n, d", [(32, 64), (64, 32)])
+def test_noise_at_positions_near_a_million_is_named_nowhere(n, d):  # REQ-DETECT-PRECISION, REQ-DETECT-FIT
+    """bfloat16 noise at positions 10^6, 10^6 + 1, ... was named a YaRN cache computed natively in bfloat16 (exit 1,
+    `--cos FILE --profile llama --layout single --rule yarn ... --working native`): that check judged 32 (32 x 64)
+    or 64 (64 x 32) of 2048 entries, every other bound lets any value pass, and noise passed those (max bound ratio
+    0.84, 0.95): it could hardly have failed. A reading fits only when at least half of its check's entries are judged
+    (CheckResult.fits); no reading of this noise does, so detect names none (the 1-D no-fit reading, exit 1)."""
+    rng = np.random.default_rng(0)
+    t = torch.tensor(rng.uniform(-1, 1, (n, d))).to(torch.bfloat16).float().numpy()
+    pos = list(range(10**6, 10**6 + n))
+    plan = {"32x64": dict(factor=32, original_max=65536), "64x32": dict(factor=16, original_max=256)}[f"{n}x{d}"]
+    r = sinpe.check(cos=t, positions=pos, profile="llama", layout="single", rule="yarn", dtype="bfloat16",
+                    working="native", **plan)
+    judged = r.entries - r.unjudged["count"]
+    assert r.verdict == "inconclusive" and 0 < judged < r.entries / 2, (r.verdict, judged, r.entries)
+    assert not r.fits
+    found = sinpe.detect(t, positions=pos)
+    assert (found.kind, found.profile, found.exit_code) == ("1d", None, 1), (found.kind, found.profile_flags)
+    assert "no_fit" in found.deviations and found.readings["rotary"]["found"] is False, found.sentence

@@ -196,7 +196,9 @@ def test_the_no_sinusoid_screen_judges_any_scale_silently():  # REQ-DETECT-READ,
 def test_a_channel_table_near_binary64s_range_is_no_internal_error(tmp_path):  # REQ-CLI-EXIT
     """Red-team regression: sinusoids of amplitude 1e200 (finite binary64) and a zero column ended `sinpe detect` in
     an internal error (exit 3: the float32 reading of the amplitude is inf, Fraction(inf); then a NaN frequency
-    from the refit's overflow). No plan is read from them: the 1-D finding stands (exit 1, nothing on stderr)."""
+    from the refit's overflow). The refit now scales each column first: the plan of amplitude 1 is read, with
+    ``--amplitude`` 1e200 (test_channels_are_read_at_any_amplitude), and detect names it (exit 0, nothing on
+    stderr; before the scaling no plan was read and the 1-D finding stood, exit 1)."""
     from fractions import Fraction
 
     from sinpe.reference.checking.detect.channels import _amplitudes
@@ -205,10 +207,32 @@ def test_a_channel_table_near_binary64s_range_is_no_internal_error(tmp_path):  #
     t = 1e200 * np.hstack([np.sin(0.3 * p), np.cos(0.7 * p), np.zeros_like(p)])
     assert _amplitudes(1e200) == [Fraction(1e200)]  # (no float32 reading: past its range)
     assert _amplitudes(float("nan")) == [] and _amplitudes(float("inf")) == []
-    assert KIND.read(t, None, None) is None
+    one = KIND.read(t / 1e200, None, None)
+    assert one["found"] and KIND.read(t, None, None)["plan"] == one["plan"]
     np.save(tmp_path / "huge.npy", t)
     res = run_clean(tmp_path, "detect", "huge.npy")
-    assert res.returncode == 1 and res.stderr == "", (res.returncode, res.stderr)
+    assert res.returncode == 0 and res.stderr == "" and "--amplitude 9999" in res.stdout, (res.returncode, res.stderr)
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_channels_are_read_at_any_amplitude(scale):  # REQ-DETECT-READ
+    """The channel reading squares the values (the least-squares refit, the Gauss-Newton steps on w): at amplitude
+    1e200 the squares overflowed (NaN frequencies: every column read as cos/-cos of frequency 0, residual 5.5e3), at
+    1e-200 they underflowed (frequency 0 the same). Each column is scaled by a power of two first (exact: the same
+    bits at ordinary amplitudes), so a table times 1e200 or 1e-200 reads as the table: the same functions and
+    frequencies, the amplitude times the scale; a cos cache of explicit frequencies too (read nowhere before)."""
+    p = np.arange(300.0)[:, None]
+    t = np.hstack([np.sin(0.3 * p), np.cos(0.0123 * p), np.sin(1.7 * p + 0.4), -np.cos(0.9 * p), np.zeros_like(p)])
+    one, r = read_channels(t), read_channels(t * scale)
+    assert r.kinds == one.kinds == ["sin", "cos", "phase", "-cos", "zero"]
+    assert np.max(np.abs(r.omega - one.omega)) < 1e-12 and np.max(np.abs(r.phase - one.phase)) < 1e-9
+    assert np.max(np.abs(r.amplitude / scale - one.amplitude)) < 1e-9 and np.max(r.residual) < 1e-9
+    rng = np.random.default_rng(11)
+    inv = np.sort(rng.uniform(2e-3, 1.0, 16))[::-1].astype(F32)
+    cos = np.cos(np.arange(512.0)[:, None] * np.concatenate([inv, inv]).astype(np.float64))  # halves, in float64
+    found = sinpe.detect(cos=cos * scale)
+    assert found.kind == "rotary" and found.rotary is not None, found.sentence
+    assert [float(w) for w in found.rotary.explicit] == inv.tolist()
 
 
 @pytest.mark.parametrize("layout", ["halves", "pairs"])

@@ -25,6 +25,7 @@ from sinpe.reference.checking.jsonout import json_float, profile_params_json, wi
 
 VERDICTS = ("conforms", "fails", "inconclusive")  # exit 0, 1, 3 (REQ-CHECK-VERDICT)
 EXIT = {"conforms": 0, "fails": 1, "inconclusive": 3, "skipped": 0, "error": 3}  # a scan row: skipped, error too
+MIN_JUDGED_SHARE = 0.5  # a reading fits only where at least this share of its check's entries is judged (fits)
 WORSE_FIRST = ("fails", "error", "inconclusive", "skipped", "conforms")
 # the keys every result's JSON and every scan row carries (REQ-CHECK-KINDS, REQ-SCAN)
 SUMMARY_KEYS = ("kind", "verdict", "conformant", "exit_code", "profile", "profile_flags", "dtype", "reason", "cause",
@@ -148,9 +149,14 @@ class CheckResult:
 
     @property
     def fits(self) -> bool:
-        """What detect takes as a reading that fits: nothing fails and something was judged (entries a bound
-        cannot judge, REQ-CHECK-UNJUDGED, name nothing; a reading judged nowhere would fit any table)."""
-        return self.verdict != "fails" and self.unjudged["count"] < self.entries
+        """What detect takes as a reading that fits (REQ-DETECT-FIT; every reading a check confirms: the precision
+        ladder, grids, rotary caches, explicit plans): nothing fails and at least :data:`MIN_JUDGED_SHARE` of the
+        entries are judged, each of them an entry the check could have failed (REQ-CHECK-UNJUDGED). Entries a bound
+        cannot judge name nothing: a reading judged nowhere would fit any table, and one judged on a few entries
+        fits noise (bfloat16 noise at positions near 10^6 passed a YaRN plan under ``--working native``, 64 of its
+        2048 entries judged, the rest passing whatever they held). Where no reading fits so, detect names none."""
+        judged = self.entries - self.unjudged["count"]
+        return self.verdict != "fails" and judged > 0 and judged >= MIN_JUDGED_SHARE * self.entries
 
     def summary(self) -> dict[str, Any]:
         """The :data:`SUMMARY_KEYS` of :meth:`to_json` (a scan row's keys)."""

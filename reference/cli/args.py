@@ -80,7 +80,7 @@ def request(args: argparse.Namespace) -> dict[str, Any]:
 
 def target_words(args: argparse.Namespace, word: Callable[[str], str] = str) -> str:
     """What a report names as the target: TARGET, and --cos/--sin FILE when given, each name through ``word``
-    (:func:`~sinpe.reference.inputs.shell_word` for a command line that runs as printed)."""
+    (:func:`~sinpe.reference.inputs.path_word` for a command line that runs as printed)."""
     words = [word(args.target)] if args.target else []
     words += [f"--{k} {word(getattr(args, k))}" for k in ("cos", "sin") if getattr(args, k, None)]
     return " ".join(words)

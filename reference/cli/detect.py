@@ -29,7 +29,7 @@ from sinpe.reference.cli.args import (
     request,
     target_words,
 )
-from sinpe.reference.inputs import escape, shell_word
+from sinpe.reference.inputs import escape, option_words, path_word
 from sinpe.spec.grid import GRID_PRESETS
 from sinpe.spec.rotary import ROTARY_PRESETS
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(dict(found.to_json(), target=args.target or args.cos or args.sin), indent=1))
     else:
         flags, why_not = check_reading(args, found)
-        print(render_detection(found, target_words(args, shell_word), flags, why_not))  # each one shell word
+        print(render_detection(found, target_words(args, path_word), flags, why_not))  # each one shell word
     return found.exit_code
 
 
@@ -88,4 +88,4 @@ def check_reading(args: argparse.Namespace, found: Any) -> tuple[str, str]:
     if noun is not None and lost:
         return "", (f"{lost[0]} selected the entries detect read, and sinpe check reads {noun} whole: save them "
                     f"to a .npy file and check that")
-    return " ".join(f"{o.flag} {shell_word(str(getattr(args, o.name)))}" for o in given if found.kind in o.kinds), ""
+    return " ".join(option_words(o.flag, str(getattr(args, o.name))) for o in given if found.kind in o.kinds), ""

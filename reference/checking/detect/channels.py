@@ -104,8 +104,21 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
         raise ValueError(f"column {bad[0]} is no sinusoid of the row index: its three-term recurrence misses by "
                          f"{bad[1]:.3g} of its RMS (over {SINUSOID_RESIDUAL:g})")
     w, a, b = (np.zeros(y.shape[1]) for _ in range(3))
-    w[live], a[live], b[live] = _fit(y[:, live], p)
+    e = _exponents(np.max(np.abs(y[:, live]), axis=0))  # each column fitted at a largest |value| in [1/2, 1)
+    w[live], a[live], b[live] = _fit(np.ldexp(y[:, live], -e), p)
+    a[live], b[live] = np.ldexp(a[live], e), np.ldexp(b[live], e)
     return _classify(y, p, w, a, b)
+
+
+def _exponents(peak: Any) -> Any:
+    """The binary exponents e with ``peak * 2^-e`` in [1/2, 1) (0 where ``peak`` is 0): scaling by them is exact, so
+    a fit of squares and products (:func:`_fit`, :func:`_refine_fixed`) gives the same bits for columns of ordinary
+    size and neither overflows nor underflows at amplitudes of 1e+-200 (``(1e200)**2`` is inf, ``(1e-200)**2`` 0).
+
+    >>> _exponents(np.array([1.0, 0.75, 1e200, 0.0])).tolist()
+    [1, 0, 665, 0]
+    """
+    return np.frexp(np.where(np.asarray(peak) > 0, peak, 1.0))[1] * (np.asarray(peak) > 0)
 
 
 def _no_sinusoid(y: np.ndarray, live: np.ndarray) -> tuple[int, float] | None:
@@ -204,8 +217,11 @@ def _slow(y: np.ndarray, p: np.ndarray, amp: float, which: str, w_free: np.ndarr
 
 def _refine_fixed(y: np.ndarray, p: np.ndarray, w: np.ndarray, amp: float, which: str, steps: int = 8) -> np.ndarray:
     """Gauss-Newton on w alone with the amplitude and the function known (a slow column's w and R are otherwise
-    nearly one parameter, R w)."""
+    nearly one parameter, R w). Fitted with ``y`` and ``amp`` scaled by one power of two (:func:`_exponents`): the
+    same bits at ordinary amplitudes, no inf or 0 from ``(amp p)^2`` at 1e+-200."""
     P = p[:, None]
+    e = int(_exponents(np.array([amp]))[0])
+    y, amp = np.ldexp(y, -e), math.ldexp(amp, -e)
     for _ in range(steps):
         th = P * w
         m, dm = (np.cos(th), -np.sin(th)) if which == "cos" else (np.sin(th), np.cos(th))

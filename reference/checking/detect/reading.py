@@ -19,6 +19,8 @@ from sinpe.reference.checking.jsonout import PARAMS, exact_number, json_float, r
 from sinpe.spec.profiles import ODD_RULES, PRESETS, Profile, to_fraction
 
 NO_FIT = 0.05           # a winning residual above this (and above the rounding floor) names nothing
+FLOOR_ADMITS = 1.0      # the rounding floor admits residuals below this only: a plan off by the whole amplitude
+#                         somewhere explains nothing (a floor of 3.8, a float32 table at positions near 10^6, let noise fit)
 
 
 @dataclass
@@ -224,8 +226,10 @@ def _sentence(det: Detection, c: _Cand) -> str:
 def _named(det: Detection, best: _Cand, params: dict[str, float], floor: float, bad_rows: list[str],
            corrupted: list[int], against: Profile, pos: np.ndarray, rows: int) -> Detection:
     """What the assembled detection names: nothing above the residual the fit allows (``no_fit``), the corrupted
-    rows or columns as deviations, else the profile's round-trip flags (with ``--zero-rows`` for padding rows)."""
-    if not params["residual"] <= max(NO_FIT, floor):  # NaN too: the winner is only the least bad plan
+    rows or columns as deviations, else the profile's round-trip flags (with ``--zero-rows`` for padding rows).
+    The fit allows :data:`NO_FIT`, or the rounding floor up to :data:`FLOOR_ADMITS`: a winner must be a plan the fit
+    could have rejected (a floor beyond the values' range admits every table, noise included)."""
+    if not params["residual"] <= max(NO_FIT, min(floor, FLOOR_ADMITS)):  # NaN too: the winner is only the least bad plan
         det.deviations = {"no_fit": json_float(params["residual"]), **det.deviations}
         det.profile = det.profile_flags = None
         det.sentence = (f"No member of the family fits this table (residual {params['residual']:.3g} of the "

@@ -17,7 +17,7 @@ from sinpe.reference.checking.loaders import _finish, _to_numpy, is_callable_tar
 from sinpe.reference.checking.options import Option, Request
 from sinpe.reference.checking.result import CheckResult
 
-from ...inputs import LoadError, shell_word
+from ...inputs import LoadError, path_word
 
 
 class Kind(Protocol):
@@ -53,8 +53,9 @@ def label(target: Any, req: Request | None = None) -> str:
 
 def command_word(target: Any, req: Request | None = None) -> str:
     """:func:`label` as one shell word of a printed ``sinpe check`` line (a name with a space, a quote or a control
-    character quoted: the line runs as printed, REQ-CLI-EXIT)."""
-    return shell_word(label(target, req))
+    character quoted, one that starts with ``-`` as ``./-t.npy``: the line runs as printed, REQ-CLI-EXIT;
+    :func:`~sinpe.reference.inputs.path_word`). A ``module:callable`` never starts with ``-``."""
+    return path_word(label(target, req))
 
 
 def load_plain(target: Any, key: str | None, what: str) -> Table:
