@@ -159,6 +159,19 @@ def _approximate(node: object, src: str) -> float:
     raise ValueError("not an expression")
 
 
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # what argparse reads as a negative number, not a flag
+
+
+def _flag_value(flag: str, value: str) -> str:
+    """``flag value``, or ``flag=value`` for a value argparse would read as a flag (-1/3, -1e-05; -1 and -0.5 it
+    reads as numbers): the printed flags run as printed.
+
+    >>> _flag_value("--offset", "-1"), _flag_value("--offset", "-1/3"), _flag_value("--amplitude", "-1e-05")
+    ('--offset -1', '--offset=-1/3', '--amplitude=-1e-05')
+    """
+    return f"{flag}={value}" if value.startswith("-") and not _NEGATIVE_NUMBER.match(value) else f"{flag} {value}"
+
+
 def format_number(x: Number) -> str:
     """The shortest text that parses back (:func:`to_fraction`) to exactly ``x``: an integer, else the
     shortest decimal denoting it exactly when there is one, else ``n/d``.
@@ -254,7 +267,7 @@ class Profile:
             for flag, field in (("--base", "base"), ("--phase-scale", "phase_scale"),
                                 ("--amplitude", "amplitude"), ("--offset", "offset")):
                 if getattr(self, field) != getattr(base, field):
-                    out.append(f"{flag} {format_number(getattr(self, field))}")
+                    out.append(_flag_value(flag, format_number(getattr(self, field))))
             if self.odd != base.odd:
                 out.append(f"--odd {self.odd}")
             if best is None or len(out) < len(best):

@@ -98,15 +98,17 @@ def test_replace_keeps_preset_name_only_when_equal():
     assert get_profile("vaswani", shift="half") == PRESETS["vaswani"]
 
 
-def test_cli_flags_round_trip():  # REQ-CLI-PROFILE
-    p = get_profile("t2t", base=500, offset=2)
+@pytest.mark.parametrize("overrides", [dict(base=500, offset=2), dict(offset=-1), dict(offset=Fraction(-1, 3)),
+                                       dict(amplitude=-1e-05, phase_scale=-0.5), dict(offset=Fraction(-3, 2), base=7)])
+def test_cli_flags_round_trip(overrides):  # REQ-CLI-PROFILE, REQ-CHECK-REPRO: the printed flags parse as printed
+    p = get_profile("t2t", **overrides)
     import argparse
 
     from sinpe.reference.cli import build_parser  # noqa: F401  (import check)
     from sinpe.reference.cli.args import add_profile_arguments, profile_from_args
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(exit_on_error=False)
     add_profile_arguments(ap)
-    q = profile_from_args(ap.parse_args(p.cli_flags().split()))
+    q = profile_from_args(ap.parse_args(p.cli_flags().split()))  # '--offset -1/3' was 'expected one argument'
     assert q == p
 
 
