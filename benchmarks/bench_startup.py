@@ -9,11 +9,12 @@ each is the figure (the least disturbed by other work on the machine); the CPU-t
     python benchmarks/bench_startup.py
 
 Measured (2 cores shared with other jobs, load average 2-6, 2026-12-02): check 0.22-0.32 s, import numpy
-0.085-0.14 s; wall ratio 1.8-2.6, CPU ratio 2.25-2.35 -- the target is not met yet. At 0f1533a, in the same
-conditions: wall 1.9-2.6, CPU 2.1-2.3 (its check also imported xml.sax, urllib.request, http.client and email:
-16 modules, ~20 ms, now imported by the JUnit writer only). What remains above numpy: mpmath + gmpy2 + flint
-(~60 ms: the Arb figure of the worst entry and the interval oracle, imported at module level by
-reference/oracles and reference/numerics), sinpe's own modules (~60 ms), numpy.ma (7 ms, through np.unique).
+0.085-0.14 s; wall ratio 1.8-2.6, CPU ratio 2.25-2.35. What was above numpy then: mpmath + gmpy2 + flint (~80 ms,
+imported by the oracles at module level), the kernels' constant tables built in mpmath (~45 ms a process), sinpe's
+own 82 modules (~60 ms), numpy.ma (through np.unique). 2026-12-03 (issue 28.1): the tables are shipped data
+(reference/tables/constants.py), the frequency words come from decimals, mpmath/flint/detect/the angle oracles are
+imported where they are used: 64 sinpe modules (about 34 ms of imports), no mpmath, flint, gmpy2 or numpy.ma
+(tests/test_startup.py). Ratios measured while two other jobs ran: see the stop note.
 """
 from __future__ import annotations
 
