@@ -107,6 +107,11 @@ class _Kernel:
                    _progression_reference(profile, d, fmt, tier, pos, step))
 
     @property
+    def ulp_floor(self) -> float:
+        """ulp_F(|alpha| 2^-10): the figures' ulp unit is never below it (near a zero of sin/cos)."""
+        return float(ulp_array(np.array([self.absamp * 2.0 ** -10]), self.fmt)[0])
+
+    @property
     def cd(self) -> ColumnData:
         """The column data of the claimed profile: all the reference and the bounds read."""
         return column_data(self.profile, self.d)
@@ -251,20 +256,22 @@ class _Kernel:
                  out: dict[str, Any]) -> None:
         """Abs error, its ratio to the bound and ulp error (ulp of F in the binade of max(|PE|, |alpha| 2^-10):
         near a zero of sin/cos the ulp of PE itself is no useful unit), per row, per band, and the worst."""
+        n = b - a
         with np.errstate(over="ignore", invalid="ignore"):
-            ratio = err / allowed
+            ratio = np.divide(err, allowed, out=self.buf("ratio", n))
             if self.tier == "exact":  # PE = 0 in float64: ulp/2 underflows to 0; an exact 0 is 0 of it, not 0/0
                 ratio[err == 0] = 0.0
-            row_ratio = np.nan_to_num(ratio, nan=np.inf).max(axis=1)
-            np.abs(ref, out=ulp)
-            np.maximum(ulp, self.absamp * 2.0 ** -10, out=ulp)
-            ulp_array(ulp, self.fmt, out=ulp)
+            row_ratio = ratio.max(axis=1)  # a NaN ratio makes its row's NaN: counted as infinite
+            row_ratio[np.isnan(row_ratio)] = np.inf
+            # ulp_F(max(|PE|, |alpha| 2^-10)) = max(ulp_F(PE), ulp_F(|alpha| 2^-10)): ulp_F is monotone in |x|, and
+            # ``ulp`` holds ulp_F(PE) (the bounds' own)
+            np.maximum(ulp, self.ulp_floor, out=ulp)
             np.divide(err, ulp, out=ulp)
         row_abs, row_ulp = err.max(axis=1), ulp.max(axis=1)
         ra, ru = int(np.argmax(row_abs)), int(np.argmax(row_ulp))
         out["worst_abs"] = (float(row_abs[ra]), a + ra, int(np.argmax(err[ra])))
         out["worst_ulp"] = (float(row_ulp[ru]), a + ru, int(np.argmax(ulp[ru])))
-        bo, n = self.band_of[a:b], b - a
+        bo = self.band_of[a:b]
         for i in (bo[:1] if bo[0] == bo[-1] else np.flatnonzero(np.bincount(bo))):  # (np.unique imports numpy.ma)
             sel: Any = slice(None) if bo[0] == bo[-1] else bo == i
             out["band_stats"].append((int(i), n if bo[0] == bo[-1] else int(sel.sum()), float(row_abs[sel].max()),
