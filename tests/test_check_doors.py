@@ -190,7 +190,8 @@ def test_the_check_with_line_judges_half_values_in_float32_as_detect_did(files, 
     detect judges it in the narrowest format holding its values, so the line it prints carries ``--dtype`` and
     conforms as detect's check did (the previous line had no --dtype: the check judged the float32 claim and
     failed, 6082 of 6400 entries of the bfloat16 cos cache, 780 of 1152 of the grid; with --cos the flag was
-    printed). The JSON's profile_flags and the API's carry it too."""
+    printed). The JSON's profile_flags and the API's carry it too, and ``--profile auto`` checks that claim (it
+    judged float32 and failed)."""
     np.save(files / "half.npy", _half_in_float32(np.load(files / f"{what}.npy"), fmt))
     for args in (("half.npy",), *((("--cos", "half.npy"),) if what == "cos" else ())):
         res = run_clean(files, "detect", *args)
@@ -200,6 +201,8 @@ def test_the_check_with_line_judges_half_values_in_float32_as_detect_did(files, 
         assert run_clean(files, "check", *shlex.split(line)).returncode == 0, line
         js = _json(run_clean(files, "detect", *args, "--json"))
         assert f"--dtype {fmt}" in js["profile_flags"], js["profile_flags"]
+        auto = _json(run_clean(files, "check", *args, "--profile", "auto", "--json"))  # the claim detect judged
+        assert (auto["verdict"], auto["dtype"]) == ("conforms", fmt), (auto["verdict"], auto["dtype"])
     assert run_clean(files, "check", *shlex.split(line.replace(f"--dtype {fmt}", ""))).returncode == 1  # float32
     assert f"--dtype {fmt}" in sinpe.detect(str(files / "half.npy")).profile_flags
     assert f"--dtype {fmt}" in sinpe.detect(files / "half.npy", dtype=fmt).profile_flags  # asked: said as well
