@@ -175,6 +175,42 @@ def test_a_check_with_line_only_where_the_check_reads_what_detect_read(files):  
                                "--positions does not apply to a 2-D grid")
 
 
+def _narrow_values(a: np.ndarray, fmt: str) -> np.ndarray:
+    """``a`` rounded to ``fmt`` and stored in the next wider format: float16 and bfloat16 values as float32 (what
+    sinpe's own ``table(..., "bfloat16")`` returns, a half-precision cache or grid saved as float32), float32 values
+    as float64 (transformers' rotary caches computed in float32 and cast to a float64 model)."""
+    import ml_dtypes
+
+    if fmt == "float32":
+        return a.astype(np.float32).astype(np.float64)
+    return a.astype(ml_dtypes.bfloat16 if fmt == "bfloat16" else F16).astype(np.float32)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("what, flag", [("cos", "--cos"), ("sin", "--sin"), ("timm", None)])
+def test_the_check_with_line_judges_narrow_values_as_detect_did(files, what, flag, fmt):  # REQ-DETECT-ROPE
+    """A file of values of a narrower format (half values in float32, float32 values in float64) read as a cache or
+    a grid from the table (``sinpe detect FILE``): detect judges it in the narrowest format holding its values, so
+    the line it prints carries ``--dtype`` and conforms as detect's check did (the previous line had no --dtype: the
+    check judged the file's format and failed, 6082 of 6400 entries of the bfloat16 cos cache, 780 of 1152 of the
+    grid; with --cos the flag was printed). The JSON's profile_flags and the API's carry it too, and ``--profile
+    auto`` checks that claim (it judged the file's format and failed)."""
+    np.save(files / "half.npy", _narrow_values(np.load(files / f"{what}.npy"), fmt))
+    for args in (("half.npy",), *((("--cos", "half.npy"),) if what == "cos" else ())):
+        res = run_clean(files, "detect", *args)
+        assert res.returncode == 0, res.stdout + res.stderr
+        line = _check_line(res)
+        assert f" --dtype {fmt}" in f" {line} " and (flag is None or line.startswith(f"{flag} half.npy")), line
+        assert run_clean(files, "check", *shlex.split(line)).returncode == 0, line
+        js = _json(run_clean(files, "detect", *args, "--json"))
+        assert f"--dtype {fmt}" in js["profile_flags"], js["profile_flags"]
+        auto = _json(run_clean(files, "check", *args, "--profile", "auto", "--json"))  # the claim detect judged
+        assert (auto["verdict"], auto["dtype"]) == ("conforms", fmt), (auto["verdict"], auto["dtype"])
+    assert run_clean(files, "check", *shlex.split(line.replace(f"--dtype {fmt}", ""))).returncode == 1  # the file's
+    assert f"--dtype {fmt}" in sinpe.detect(str(files / "half.npy")).profile_flags
+    assert f"--dtype {fmt}" in sinpe.detect(files / "half.npy", dtype=fmt).profile_flags  # asked: said as well
+
+
 def test_a_sin_cache_alone_is_read_at_any_first_position(files):  # REQ-DETECT-ROPE
     """A sin cache whose first positive position is 3: arcsin reads p w only below pi/2, so the frequencies are
     compared there (w_0 = 1 rad at p = 3 was read as 0.14/3 and every candidate was filtered out: exit 1)."""

@@ -27,7 +27,7 @@ def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> Check
         return _one_d(target, req, found)
     if found.kind == "grid":
         r = found.readings["grid"]
-        res = grid.KIND.check(target, found.grid, req, table=found.table, options=r["options"])
+        res = grid.KIND.check(target, found.grid, claimed(r, req), table=found.table, options=r["options"])
     elif found.kind == "channels":
         c = found.readings["1d"]["channels"]
         res = channels.KIND.check(target, None, req.replace(channels=c["plan"],
@@ -40,11 +40,21 @@ def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> Check
                 raise LoadError(f"{chose[0].flag} chose the entries detect read as a rotary cache, and a cache is "
                                 "checked whole: save them to a .npy file and check that")
             target, req = None, req.replace(**{r["cache"]: target})
-        req = req.replace(**reading_request(r))  # its grid shape, its start position
+        req = claimed(r, req).replace(**reading_request(r))  # its format, its grid shape, its start position
         res = rotary.KIND.check(target, None, req, found.rotary, r["dim"])
     res.profile_source, res.detected = "detected", found.to_json()
     res.notes.insert(0, f"--profile auto: checked against what detect found: {res.profile_flags} ({found.sentence})")
     return res
+
+
+def claimed(r: dict[str, Any], req: Request) -> Request:
+    """The request with the format a grid or rotary reading ``r`` claims, when ``--dtype`` is not given: the one
+    detect judged it in at TOL-WORKING's default, the narrowest holding its values (half values in a float32
+    file, as the 1-D check reads them). A reading found only on the precision ladder's float32 step (a float64
+    file) claims the file's format: auto still rejects it (REQ-DETECT-PRECISION)."""
+    if req.dtype is not None or not r.get("dtype") or r.get("lowered") and not r.get("working"):
+        return req
+    return req.replace(dtype=r["dtype"])
 
 
 def _one_d(target: Any, req: Request, found: Found) -> CheckResult:

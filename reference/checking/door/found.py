@@ -32,7 +32,7 @@ class Found:
     rotary: RotaryProfile | None = None
     cache_pair: bool = False
     arrays: dict[str, Any] = field(default_factory=dict)  # the caches read, by name
-    dtype: str = ""
+    dtype: str = ""                # the format of the file read: what a check of it claims unless told (--dtype)
     against: Any = None
     exit_code: int = 0
 
@@ -73,7 +73,9 @@ def name(found: Found, kind: str, against_kind: str) -> Found:
     else:
         found.rotary = named
     if r.get("dtype") and (found.dtype and r["dtype"] != found.dtype or r.get("lowered") and not r.get("working")):
-        found.profile_flags += f" --dtype {r['dtype']}"  # judged narrower than stored (stored_dtype, the ladder)
+        # judged in another format than the file's (the narrowest holding its values: half values in a float32 file;
+        # the ladder's float32; --dtype asked): the check reads the file's format unless told
+        found.profile_flags += f" --dtype {r['dtype']}"
     if r.get("lowered"):  # fits only as computed in less precision than it claims: a deviation (exit 1)
         found.profile_flags += " --working native" if r.get("working") == "native" else ""
         found.sentence = found.sentence[:-1] + "; " + lowered_words(r["dtype"], r.get("working"))

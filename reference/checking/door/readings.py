@@ -66,7 +66,9 @@ def detect_table_kinds(target: Any, req: Request, against: Any, first: bool, aga
         readings: dict[str, dict[str, Any]] = {"1d": one, "grid": skipped, "rotary": dict(skipped)}
     else:
         readings = {**other_readings(table.data, pos, det, dtype=req.dtype, tier=req.tier), "1d": one}
-    found = Found("1d", None, None, "", readings, det, table, pos,
+    # dtype: the file's format, what the check of a grid or cache judges by default (a grid or rotary reading judged
+    # in a narrower one, the narrowest holding the values, is named with --dtype: found.name)
+    found = Found("1d", None, None, "", readings, det, table, pos, dtype=table.dtype,
                   against=prof if against is not None and against_kind == "1d" else against)
     # the grid and rotary readings are found by a conforming check, the 1-D one by a fit: when both are found the
     # 1-D reading must conform too (a float16 MAE grid fits t2t-cos, a float16 cos cache fits t2t)
@@ -138,7 +140,7 @@ def detect_grid_only(target: Any, req: Request, against: Any, against_kind: str)
 
 def detect_caches(target: Any, req: Request, against: Any, against_kind: str) -> Found:
     """``cos=``/``sin=`` (``target``, if given, the cos cache): only the rotary reading is tried."""
-    cos, sin, pos, dtype = rotary.KIND.load(req, target)
+    cos, sin, pos, dtype = rotary.KIND.load(req.replace(dtype=None), target)  # the caches' format, not the claim asked
     r = rotary.KIND.read(cos=cos, sin=sin, positions=pos, dtype=req.dtype, tier=req.tier)
     if r["found"] and cos is not None and sin is None:
         r["cache"] = "cos"
