@@ -179,9 +179,24 @@ def round_trip(det, files: dict, det_file: str, dtype: str) -> dict | None:
         flags = flags[2:]
     else:  # a 1-D or grid reading: the one file detect read
         files = {"table": det_file}
+    prof, rest, dtype = detected_args(flags, dtype)
+    return check_record("detected", "what detect named", files, prof, rest, dtype)
+
+
+def detected_args(flags: list[str], dtype: str) -> tuple[str, list[str], str]:
+    """(profile, the other flags, dtype) of the check detect's flags name: its ``--dtype`` where it prints one (a
+    float32 file of bfloat16 values judged in bfloat16), else the variant's ``dtype``.
+
+    >>> detected_args(["--profile", "llama", "--dtype", "bfloat16", "--working", "native"], "float32")
+    ('llama', ['--working', 'native'], 'bfloat16')
+    """
     prof = flags[flags.index("--profile") + 1] if "--profile" in flags else "vaswani"
     rest = [f for i, f in enumerate(flags) if f != "--profile" and (i == 0 or flags[i - 1] != "--profile")]
-    return check_record("detected", "what detect named", files, prof, rest, dtype)
+    if "--dtype" in rest:  # detect's format decides: check_args would add the variant's after it, and the last wins
+        i = rest.index("--dtype")
+        dtype = rest[i + 1]
+        del rest[i:i + 2]
+    return prof, rest, dtype
 
 
 def detect_record(fname: str) -> dict:

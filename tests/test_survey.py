@@ -198,3 +198,23 @@ def test_detect_rule_fails_a_wrong_plan(results):
                 if c["role"] == "detected":
                     c["verdict"], c["max_abs_error"] = "fails", -1.0
     assert report.summary(bad)["detect"]["all"][0] == 0
+
+
+def test_the_round_trip_checks_in_the_format_detect_names():
+    """survey/run.py's detect -> check round trip: detect's --dtype decides (check_args appends the variant's
+    --dtype after the flags, and argparse keeps the last: a float32 file of bfloat16 values named '--profile llama
+    --dtype bfloat16' was checked as float32)."""
+    import importlib.util
+    import sys
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location("sinpe_survey_run", Path(__file__).resolve().parents[1] / "survey" / "run.py")
+        assert spec is not None and spec.loader is not None
+        run = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(run)
+    finally:
+        sys.path[:] = saved
+    prof, rest, dtype = run.detected_args(["--profile", "llama", "--dtype", "bfloat16"], "float32")
+    args = run.check_args({"table": "c.npy"}, prof, rest, dtype, None)
+    assert args.count("--dtype") == 1 and args[args.index("--dtype") + 1] == "bfloat16"
+    assert run.detected_args(["--profile", "t2t", "--base", "500"], "float16") == ("t2t", ["--base", "500"], "float16")
