@@ -184,7 +184,31 @@ def fingerprint() -> str:
     and of a profile away from every preset value (amplitude 1/8, phase scale 3/2, offset -7/2, base 500, each odd
     rule) at widths the golden vectors, the survey and the mutants name; rotary caches of every rotary preset and
     layout; grids; certified golden entries (the interval oracle, four formats); and what else a user reads off the
-    definition (:func:`_fingerprint_more`). An entry that raises is fingerprinted by its error."""
+    definition (:func:`_fingerprint_more`). An entry that raises is fingerprinted by its error.
+
+    The digest after each section of entries (a profile's tables, a rotary preset, ...) is kept for the final
+    digest (:data:`_MARKS`), so that a mutant's child, handed them, stops at the first section whose digest differs
+    (:func:`fingerprint_marks`): its fingerprint differs from this one exactly then."""
+    marks = fingerprint_marks()
+    _MARKS[marks[-1]] = marks
+    return marks[-1]
+
+
+class _Differs(Exception):
+    """Raised by :func:`fingerprint_marks` at the first section whose digest differs from the one it was handed."""
+
+    def __init__(self, section: int, digest: str) -> None:
+        super().__init__(section, digest)
+        self.section, self.digest = section, digest
+
+
+_MARKS: dict[str, list[str]] = {}  # a fingerprint computed in this process -> its section digests
+
+
+def fingerprint_marks(against: list[str] | None = None) -> list[str]:
+    """The digests of :func:`fingerprint`'s stream after each section, the last one the fingerprint. ``against``
+    (another definition's marks): :class:`_Differs` at the first section whose digest is not that one's (the
+    streams differ there, so the fingerprints differ); the stream is otherwise computed to its end."""
     import numpy as np
 
     from sinpe.reference.oracles.angles import grid_plan, reference_f64, rotary_plan
@@ -195,6 +219,12 @@ def fingerprint() -> str:
     from sinpe.spec.profiles import PRESETS, get_profile
     from sinpe.spec.rotary import ROTARY_PRESETS
     h = hashlib.sha256()
+    marks: list[str] = []
+
+    def mark() -> None:
+        marks.append(h.copy().hexdigest())
+        if against is not None and (len(marks) > len(against) or marks[-1] != against[len(marks) - 1]):
+            raise _Differs(len(marks) - 1, marks[-1])
 
     def put(x: Any) -> None:
         h.update(np.ascontiguousarray(np.asarray(x, dtype=np.float64)).tobytes() if not isinstance(x, str) else x.encode())
@@ -216,6 +246,7 @@ def fingerprint() -> str:
             put(" ".join(c.label for c in columns(prof, d)))
             for fmt in ("float64", "float16"):
                 put_or_error(f"{prof.cli_flags()} d={d} {fmt}", table, prof, d, pos, fmt, workers=1)
+        mark()
     for name, rp in ROTARY_PRESETS.items():
         for dim in (8, 64):
             try:
@@ -224,8 +255,10 @@ def fingerprint() -> str:
                     put(reference_f64(rotary_plan(rp, dim, rows, which))[0])
             except Exception as e:
                 put(f"{name} {dim}: {type(e).__name__}: {e}"[:300])
+        mark()
     for gname in ("mae", "timm"):
         put_or_error(gname, lambda g: reference_f64(grid_plan(get_grid(g, 16, (3, 4))))[0], gname)
+    mark()
     cert = Certifier()
     for prof in PRESETS.values():
         for d in (1, 2, 3, 4, 8, 64, 65, 512, 768, 1024, 4096):
@@ -233,8 +266,12 @@ def fingerprint() -> str:
                 continue
             for fmt_vals in cert.tables(prof, d, [0, 1, 3, 4095], cols=sorted({0, min(1, d - 1), d // 2, d - 1})).values():
                 put(fmt_vals)
-    _fingerprint_more(put_or_error)
-    return h.hexdigest()
+        mark()
+    _fingerprint_more(put_or_error, mark)
+    marks.append(h.hexdigest())
+    if against is not None and marks != against:
+        raise _Differs(len(marks) - 1, marks[-1])
+    return marks
 
 
 # Schedules away from the presets' (DEF-SCHEDULE-SHIFT with a fractional, a larger or a negative shift) and the
@@ -280,7 +317,7 @@ def _rotary_facts(layout: str, dim: int) -> str:
     return repr((cd.kinds, cd.labels, cd.partner, cd.exponents))
 
 
-def _fingerprint_more(put_or_error: Callable[..., None]) -> None:
+def _fingerprint_more(put_or_error: Callable[..., None], mark: Callable[[], None]) -> None:
     """The rest of what a user reads off the definition: every layout under every odd rule and a few schedules
     away from the presets' (column data, exponents, the refusals where D <= 0), the phase scale -1 and an offset
     that is no dyadic rational, the copy instructions at wide odd d, the partner columns of 1-D tables and of the
@@ -298,6 +335,7 @@ def _fingerprint_more(put_or_error: Callable[..., None]) -> None:
             if d <= 65:
                 put_or_error(f"{where} table", table, prof, d, [0, 3, 1000], "float64", workers=1)
                 put_or_error(f"{where} oracles", _oracle_rows, prof, d)
+        mark()
     wide = get_profile("vaswani-concat", odd="trailing-sin")
     for d in (32767, 32769, 65537):  # the copy instructions of wide concatenated odd tables (index arrays)
         put_or_error(f"index d={d}", _copy_index, wide, d)
@@ -321,20 +359,27 @@ class _Mutant(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(compile(SRC, ORIGIN, "exec"), module.__dict__)
 sys.meta_path.insert(0, _Mutant())
 from sinpe.proofs.mutants import _child_main
-sys.exit(_child_main(sys.argv[3] == "prove", sys.argv[4] or None))
+sys.exit(_child_main(sys.argv[3] == "prove", sys.argv[4] or None, sys.argv[5] or None))
 '''
 
 # the theorems a definition mutant is proven against first: the ones that read the definition's data directly
 _FIRST = ("THM-LIFT", "THM-WAVE", "THM-BOUND", "THM-ROPE-ATTN", "THM-NORM", "THM-CPLX")
 
 
-def _child_main(prove: bool = True, first: str | None = None) -> int:
-    """In the mutant's child: the fingerprint, then (``prove``) the suite without the witness until a theorem is
-    not proven (``first``, then :data:`_FIRST`, then the rest)."""
+def _child_main(prove: bool = True, first: str | None = None, marks: str | None = None) -> int:
+    """In the mutant's child: the fingerprint (``marks``: a file of the real definition's section digests, the
+    fingerprint stopped at the first that differs, ``differs_at``), then (``prove``) the suite without the witness
+    until a theorem is not proven (``first``, then :data:`_FIRST`, then the rest)."""
     from .suite import prove_within_budget, theorems
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"differs_at": None}
     try:
-        out["fingerprint"] = fingerprint()
+        if marks is None:
+            out["fingerprint"] = fingerprint()
+        else:
+            with open(marks, encoding="utf-8") as f:
+                out["fingerprint"] = fingerprint_marks(json.load(f))[-1]
+    except _Differs as e:
+        out["fingerprint"], out["differs_at"] = e.digest, e.section
     except Exception as e:  # the edited definition cannot build a table: that changes a table
         out["fingerprint"] = f"error: {type(e).__name__}: {e}"[:300]
     order = ((first,) if first else ()) + _FIRST
@@ -371,22 +416,29 @@ def run_definition_mutant(m: DefinitionMutant, baseline: str, timeout: float = M
                           prove: bool = True, first: str = "") -> dict[str, Any]:
     """One mutant in its child: {name, what, verdict: rejected | inert | survived, rejected_by, failure}
     (``prove=False``: the fingerprint only, so the verdict is inert or survived; ``first``: the theorem tried
-    before the others, e.g. the one a test expects to reject the edit)."""
+    before the others, e.g. the one a test expects to reject the edit). Where ``baseline`` is a fingerprint this
+    process computed, the child is handed its section digests and stops fingerprinting at the first that differs."""
     row: dict[str, Any] = {"kind": "definition", "name": m.name, "what": m.what, "rejected_by": None, "failure": ""}
     with tempfile.TemporaryDirectory(prefix="sinpe-mutant-") as tmp:
         path = os.path.join(tmp, "definition.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutated_source(m))
+        marks = ""
+        if baseline in _MARKS:
+            marks = os.path.join(tmp, "marks.json")
+            with open(marks, "w", encoding="utf-8") as f:
+                json.dump(_MARKS[baseline], f)
         try:
-            res = subprocess.run([sys.executable, "-c", _BOOT, path, _source_path(), "prove" if prove else "values", first],
-                                 capture_output=True, text=True, timeout=timeout, cwd=tmp)
+            res = subprocess.run([sys.executable, "-c", _BOOT, path, _source_path(), "prove" if prove else "values", first,
+                                  marks], capture_output=True, text=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             return {**row, "verdict": "survived", "failure": f"did not finish within {timeout:g} s (a hang survives)"}
     try:
         got = json.loads(res.stdout)
     except json.JSONDecodeError:
         return {**row, "verdict": "survived", "failure": f"child exit {res.returncode}: {res.stderr.strip()[-300:]}"}
-    row.update(rejected_by=got["rejected_by"], failure=got["failure"], changes_values=got["fingerprint"] != baseline)
+    row.update(rejected_by=got["rejected_by"], failure=got["failure"],
+               changes_values=got["differs_at"] is not None or got["fingerprint"] != baseline)
     row["verdict"] = "rejected" if got["rejected_by"] else "inert" if not row["changes_values"] else "survived"
     return row
 

@@ -18,10 +18,12 @@ def _killed(r: ProofResult) -> bool:
     return r.status == "not-proven" and bool(r.failures) and not any(BUDGET_MESSAGE in f for f in r.failures)
 
 
-def _statement_rows(todo: list[Any], progress: Any) -> list[dict[str, Any]]:
-    """Statement and scope mutants of the theorems in ``todo``, each proven without the witness."""
+def _statement_rows(todo: list[Any], progress: Any, kinds: Sequence[str] = ("statement", "scope")) -> list[dict[str, Any]]:
+    """Statement and scope mutants (those of ``kinds``) of the theorems in ``todo``, each proven without the witness."""
     jobs: list[tuple[str, str, str, Any]] = [("statement", t.id, m, lambda t=t, m=m: prove_within_budget(t, m, False))
-                                             for t in todo for m in t.mutations]
+                                             for t in todo for m in t.mutations] if "statement" in kinds else []
+    if "scope" not in kinds:
+        return _run_rows(jobs, progress)
     for t in todo:
         if isinstance(t, ObligationTheorem):
             jobs += [("scope", t.id, name, fn) for name, fn in scope_mutants(t)]
@@ -33,6 +35,11 @@ def _statement_rows(todo: list[Any], progress: Any) -> list[dict[str, Any]]:
             fresh._claim_cache, fresh._cache = None, None
             return fresh.prove(witness=False)
     jobs += [("scope", t.id, "offset-zero", lambda t=t: with_offset_zero(t)) for t in family]
+    return _run_rows(jobs, progress)
+
+
+def _run_rows(jobs: list[tuple[str, str, str, Any]], progress: Any) -> list[dict[str, Any]]:
+    """Each (kind, theorem, mutation, run) job run: its row of the report."""
     rows = []
     for n, (kind, tid, m, run) in enumerate(jobs):
         if progress is not None:
@@ -66,7 +73,7 @@ def mutation_report(only: str | Sequence[str] | None = None, progress: Callable[
     if unknown:
         raise ValueError(f"unknown mutant kind {sorted(unknown)[0]!r}; known: {', '.join(MUTANT_KINDS)}")
     todo = [get_theorem(i) for i in only] if only else theorems()
-    rows = [r for r in _statement_rows(todo, progress) if r["kind"] in kinds]
+    rows = _statement_rows(todo, progress, kinds)
     if "procedure" in kinds:
         for p in run_procedure_mutants():
             rows.append({"kind": "procedure", "theorem": "", "mutation": p["name"], "killed": p["verdict"] == "rejected",

@@ -269,13 +269,20 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
         kinds, labels = [""] * d, [-1] * d
         ok = True
         for kind, (lo0, lo1), (hi0, hi1), (c0, c1), a in forms:
-            c = c0 + c1 * n
-            for i in range(lo0 + lo1 * n, hi0 + hi1 * n):
-                j = a * i + c if a else c + i - (lo0 + lo1 * n)
-                if not 0 <= j < d or kinds[j]:
-                    ok = False
-                    break
-                kinds[j], labels[j] = kind, (0 if kind == "zero" else i)
+            lo, hi, c = lo0 + lo1 * n, hi0 + hi1 * n, c0 + c1 * n
+            # label i (lo <= i < hi) in column a i + c (a = 0: c + i - lo), copied as one slice of the columns
+            js = range(a * lo + c, a * hi + c, a) if a else range(c, c + max(hi - lo, 0))
+            if not js:
+                continue
+            if min(js[0], js[-1]) < 0 or max(js[0], js[-1]) >= d:
+                ok = False
+                break
+            end = js[-1] + (1 if js.step > 0 else -1)
+            sl = slice(js[0], end if end >= 0 else None, js.step)
+            if any(kinds[sl]):  # a column written twice
+                ok = False
+                break
+            kinds[sl], labels[sl] = [kind] * len(js), [0] * len(js) if kind == "zero" else list(range(lo, hi))
         if (not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels or not _copies_agree(cd, kinds, labels)
                 or partners(d) and cd.partner != _partners(kinds, labels)):
             bad.append(d)
@@ -286,9 +293,13 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
 def _partners(kinds: list[str], labels: list[int]) -> tuple[int | None, ...]:
     """Per column, the column of the other function with the same label in the plan's columns (None for a zero
     or an unpaired column): the partner M_k rotates it with, and a rotary layout's other pair member."""
-    where = {(f, k): j for j, (f, k) in enumerate(zip(kinds, labels, strict=True)) if f != "zero"}
-    other = {"sin": "cos", "cos": "sin"}
-    return tuple(where.get((other[f], k)) if f != "zero" else None for f, k in zip(kinds, labels, strict=True))
+    at: dict[str, dict[int, int]] = {"sin": {}, "cos": {}}  # function -> label -> its column (the last, as a dict keeps)
+    for j, (f, k) in enumerate(zip(kinds, labels, strict=True)):
+        if f != "zero":
+            at[f][k] = j
+    sin_at, cos_at = at["sin"], at["cos"]
+    return tuple([cos_at.get(k) if f == "sin" else sin_at.get(k) if f == "cos" else None
+                  for f, k in zip(kinds, labels, strict=True)])
 
 
 def _copies_agree(cd: Any, kinds: list[str], labels: list[int]) -> bool:
@@ -299,9 +310,9 @@ def _copies_agree(cd: Any, kinds: list[str], labels: list[int]) -> bool:
         dst, src = ci.dst[f], ci.src[f]
         dst = list(range(cd.d)[dst]) if isinstance(dst, slice) else [int(j) for j in dst]
         src = list(range(cd.n_frequencies + 1)[src]) if isinstance(src, slice) else [int(k) for k in src]
-        if sorted(dst) != [j for j in range(cd.d) if kinds[j] == f] or [labels[j] for j in dst] != src:
+        if sorted(dst) != [j for j, kind in enumerate(kinds) if kind == f] or [labels[j] for j in dst] != src:
             return False
-    return sorted(ci.zero) == [j for j in range(cd.d) if kinds[j] == "zero"]
+    return sorted(ci.zero) == [j for j, kind in enumerate(kinds) if kind == "zero"]
 
 
 def odd_shift_steps(plan: SymbolicPlan, mutation: str | None = None) -> list[Step]:

@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property, lru_cache
-from itertools import pairwise
 from typing import Any, Generic, Protocol, TypeVar
 
 from .profiles import Profile
@@ -88,7 +87,8 @@ class Schedule:
     def exponents(self, n: int, count: int) -> tuple[Fraction, ...]:
         """(e_0, ..., e_(count-1)) at an integer n: :meth:`exponent` with D(n) computed once."""
         den = self.denominator(n)
-        return tuple(self._over(i, den) for i in range(count))
+        over = self._over
+        return tuple([over(i, den) for i in range(count)])
 
     @staticmethod
     def _over(i: Any, den: Any) -> Any:
@@ -277,7 +277,7 @@ class ChannelPlan(Generic[_Seg]):
                 raise ValueError(f"plan {self.name}: segment {s.kind} writes column {cols[-1] if cols[-1] >= d else cols.start} "
                                  f"at n={n}")
             sl = slice(cols.start, cols.stop if cols.stop >= 0 else None, cols.step)
-            if any(kinds[j] is not None for j in cols):
+            if len(cols) and kinds[sl].count(None) != len(cols):  # kinds[sl] is kinds[j] for j in cols (bounds checked)
                 j = next(j for j in cols if kinds[j] is not None)
                 raise ValueError(f"plan {self.name}: segment {s.kind} writes column {j} at n={n}")
             kinds[sl] = [s.kind] * len(cols)
@@ -520,7 +520,7 @@ def _as_slice(js: list[int]) -> Any:
     if not js:
         return slice(0, 0)
     step = js[1] - js[0] if len(js) > 1 else 1
-    if step > 0 and all(b - a == step for a, b in pairwise(js)):
+    if step > 0 and js == list(range(js[0], js[-1] + 1, step)):  # every consecutive difference is step
         return slice(js[0], js[-1] + 1, step)
     import numpy as np
     return np.array(js, dtype=np.intp)

@@ -27,9 +27,10 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown (and unused) without it
 def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
     """``-n N --dist loadgroup`` (make test): each test is its own unit of work, except that the tests taking the
-    same module-scoped fixture (the proof suite, the golden set, a wheel, the survey reports: seconds each) form
-    one unit, so the fixture is built once, on one worker. (xdist's own loadgroup reads ``xdist_group`` marks
-    through ``item._nodeid``, which pytest 9 no longer reads: it would group nothing.)"""
+    same module-scoped fixture (the proof suite, the golden set, a wheel, the survey reports: seconds each), or
+    the same session-scoped fixture of this file (the proof certificates, read by two modules), form one unit, so
+    the fixture is built once, on one worker. (xdist's own loadgroup reads ``xdist_group`` marks through
+    ``item._nodeid``, which pytest 9 no longer reads: it would group nothing.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -42,25 +43,32 @@ def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
 
 
 def _module_fixture_users(root: Path) -> dict[str, str]:
-    """``file::test`` -> ``file::fixture`` for every test function taking a module-scoped fixture of its file
-    (read from the source: the controller collects nothing)."""
+    """``file::test`` -> ``file::fixture`` for every test function taking a module-scoped fixture of its file, else
+    -> ``tests/conftest.py::fixture`` for one taking a session-scoped fixture of this file (read from the source:
+    the controller collects nothing)."""
+    here = Path(__file__).resolve()
+    conftest = [f for f in ast.parse(here.read_text(encoding="utf-8")).body if isinstance(f, ast.FunctionDef)]
+    session = {f.name for f in conftest if any(_scoped(d, "session") for d in f.decorator_list)}
     out: dict[str, str] = {}
-    for path in Path(__file__).resolve().parent.glob("test_*.py"):
+    for path in here.parent.glob("test_*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         rel = path.relative_to(root).as_posix()
         funcs = [f for f in tree.body if isinstance(f, ast.FunctionDef)]
-        shared = {f.name for f in funcs if any(_module_scoped(d) for d in f.decorator_list)}
+        shared = {f.name for f in funcs if any(_scoped(d, "module") for d in f.decorator_list)}
         for f in funcs:
-            used = sorted(shared & {a.arg for a in f.args.args})
+            args = {a.arg for a in f.args.args}
+            used, common = sorted(shared & args), sorted(session & args - shared)
             if f.name.startswith("test") and used:
                 out[f"{rel}::{f.name}"] = f"{rel}::{used[0]}"
+            elif f.name.startswith("test") and common:
+                out[f"{rel}::{f.name}"] = f"{here.relative_to(root).as_posix()}::{common[0]}"
     return out
 
 
-def _module_scoped(decorator: ast.expr) -> bool:
-    """``@pytest.fixture(scope="module")``."""
+def _scoped(decorator: ast.expr, scope: str) -> bool:
+    """``@pytest.fixture(scope=scope)``."""
     return isinstance(decorator, ast.Call) and any(
-        k.arg == "scope" and isinstance(k.value, ast.Constant) and k.value.value == "module" for k in decorator.keywords)
+        k.arg == "scope" and isinstance(k.value, ast.Constant) and k.value.value == scope for k in decorator.keywords)
 
 
 _DURATIONS: dict[str, float] = {}

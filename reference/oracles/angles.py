@@ -96,6 +96,9 @@ class AnglePlan:
     row_labels: list[str]
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # reference_f64, once per plan
     growth: Growth | None = None
+    # what ``omega`` is a function of, hashable (a rotary plan: its profile and dim), or None: the frequencies'
+    # enclosures and words are then computed once per key in this process (:func:`frequency_enclosures`)
+    key: Any = field(default=None, compare=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -195,7 +198,8 @@ def rotary_plan(rp: RotaryProfile, dim: int, positions: Sequence[Any], which: st
     return AnglePlan(np.full(n, KINDS[which], dtype=np.int8), fids, axes, coords,
                      np.tile(np.arange(rows, dtype=np.intp)[:, None], (1, n_axes)), np.zeros(rows, dtype=bool),
                      lambda ctx: frequencies(rp, dim, ctx), lambda ctx: [attention_factor(rp, ctx)] * n_axes,
-                     float(rp.base), labels, [_row_label(p) for p in positions], growth=xpos_growth(rp, dim, coords))
+                     float(rp.base), labels, [_row_label(p) for p in positions], growth=xpos_growth(rp, dim, coords),
+                     key=("rotary", rp, dim))
 
 
 def xpos_growth(rp: RotaryProfile, dim: int, coords: list[list[Fraction]]) -> Growth | None:
@@ -322,10 +326,41 @@ def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
 
 
 def frequency_enclosures(plan: AnglePlan) -> list[Any]:
-    """The plan's frequencies at WORD_PREC bits (``mpmath.iv``), computed once per plan (``plan.memo``)."""
+    """The plan's frequencies at WORD_PREC bits (``mpmath.iv``), computed once per plan (``plan.memo``), and once
+    per ``plan.key`` where the plan has one: detect tries the same rotary candidates on every cache of a width."""
     if "omegas" not in plan.memo:
-        plan.memo["omegas"] = _at_prec(plan.omega, WORD_PREC)
+        plan.memo["omegas"] = list(_keyed(plan)[0]) if plan.key is not None else _at_prec(plan.omega, WORD_PREC)
     return plan.memo["omegas"]
+
+
+_KEYED: dict[Any, list[Any]] = {}  # plan.key -> [enclosures (a tuple), words (None until first read)]
+_KEYED_MAX = 1024
+
+
+def _keyed(plan: AnglePlan) -> list[Any]:
+    """``[enclosures, words]`` of the plan's frequencies, kept per ``plan.key`` (the enclosures at WORD_PREC bits,
+    which mpmath.iv values never change; the words read-only)."""
+    got = _KEYED.get(plan.key)
+    if got is None:
+        if len(_KEYED) >= _KEYED_MAX:
+            _KEYED.clear()
+        got = _KEYED[plan.key] = [tuple(_at_prec(plan.omega, WORD_PREC)), None]
+    return got
+
+
+def _plan_words(plan: AnglePlan, omegas: list[Any]) -> np.ndarray:
+    """:func:`_words` of the plan's frequencies ``omegas`` after :func:`_check_enclosures`; once per ``plan.key``
+    where the plan has one (``omegas`` are then the key's own)."""
+    if plan.key is None:
+        _check_enclosures(omegas)
+        return _words(omegas)
+    got = _keyed(plan)
+    if got[1] is None:
+        _check_enclosures(list(got[0]))
+        fw = _words(list(got[0]))
+        fw.setflags(write=False)
+        got[1] = fw
+    return got[1]
 
 
 def plan_rows(plan: AnglePlan, rows: np.ndarray, share: bool = True) -> AnglePlan:
@@ -339,10 +374,8 @@ def plan_rows(plan: AnglePlan, rows: np.ndarray, share: bool = True) -> AnglePla
 
 
 def _reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
-    omegas = frequency_enclosures(plan)
-    _check_enclosures(omegas)
+    fw = _plan_words(plan, frequency_enclosures(plan))  # the enclosures checked first, as narrow as the words need
     amps = [float(_mid(a)) for a in _at_prec(plan.amplitude, 128)]
-    fw = _words(omegas)
     rows, d = plan.shape
     vals = np.zeros((rows, d))
     theta = np.full((rows, d), np.nan)
