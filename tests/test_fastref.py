@@ -112,3 +112,40 @@ def test_one_over_two_pi_constant():
     with mpmath.workprec(300):
         want = mpmath.nstr(1 / (2 * mpmath.pi), 80)
     assert fastref._INV_TWO_PI == want
+
+
+def test_frequency_words_of_a_huge_exponent_fall_back_to_mpmath():
+    """--shift 2-1e-400 at d = 4 makes e_1 = 10^400: base^-e_1 underflows to 0 in the decimals and float(e_1)
+    overflows in their error bound. The frequency is mpmath's (w = 0: all words 0), as before the decimals; it
+    was an OverflowError out of frequency_words ('sinpe check' exit 3, internal error)."""
+    cd = column_data(get_profile("t2t", shift="2-1e-400"), 4)
+    assert cd.exponents[1] == 10**400
+    assert fastref._words_decimal(cd.scale, cd.base, cd.exponents[1]) is None
+    fw = fastref.frequency_words(cd)
+    assert tuple(fw[:5, 1]) == fastref._words_mp(cd.scale, cd.base, cd.exponents[1]) == (0.0, -0.0, -0.0, 0.0, 0.0)
+
+
+def test_frequency_words_do_not_read_the_callers_decimal_context(monkeypatch):
+    """The decimals' context is all explicit: a program that narrowed decimal.DefaultContext's exponent range
+    (Emin = -99) made 1/(7e120), the base, a subnormal decimal of a few digits, and g4 came out wrong
+    (-1.3011591080110384e+34 for mpmath's -1.2948428420208215e+34) while the bound said it was decided. A
+    subnormal or underflowing decimal is now left to mpmath, whatever the caller's context."""
+    import decimal
+
+    scale, base, e = Fraction(1), Fraction(1, 7 * 10**120), Fraction(1, 2)
+    want = fastref._words_mp(scale, base, e)
+    assert fastref._words_decimal(scale, base, e) == want
+    for field, value in (("Emin", -99), ("Emax", 99), ("rounding", decimal.ROUND_FLOOR)):
+        monkeypatch.setattr(decimal.DefaultContext, field, value)
+        assert fastref._words_decimal(scale, base, e) in (None, want), field
+
+
+def test_nearest_refuses_an_interval_across_a_binade_edge():
+    """_nearest decides only when every value within err rounds as x does: just above 2^k the grid below is twice
+    as fine, so 1.7 (within 0.4 of 2.05) rounds to 1.5 at 2 bits while 2.05 rounds to 2; the answer was 2."""
+    x, err = Fraction(41, 20), Fraction(2, 5)
+    below = Fraction(17, 10)
+    assert abs(x - below) <= err and fastref._nearest(below, 2, Fraction(0)) == Fraction(3, 2)
+    assert fastref._nearest(x, 2, Fraction(0)) == 2
+    assert fastref._nearest(x, 2, err) is None
+    assert fastref._nearest(x, 2, Fraction(1, 5)) == 2  # within a quarter ulp: 1.85 and up round to 2

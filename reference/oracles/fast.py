@@ -94,18 +94,23 @@ def _words_decimal(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float,
 
     Each operation rounds correctly, to within u = 10^-49 / 2 of itself: with t = |e ln base|, w = base^-e is
     within 6 u (|e| + t + 2) of itself, and so are scale * w and g (two more products and 1/(2 pi), to 80 digits);
-    the bound taken is twice that."""
-    from decimal import Context, Decimal
+    the bound taken is twice that.
 
-    ctx = Context(prec=_DIGITS)
+    Every field of the context is set here (the caller's decimal.DefaultContext is not read), and a result beyond
+    its range or below its normal range (a subnormal keeps fewer than 50 digits) raises: mpmath decides then."""
+    from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOperation, Overflow, Subnormal, Underflow
+
+    ctx = Context(prec=_DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999_999, Emax=999_999, capitals=1, clamp=0, flags=[],
+                  traps=[InvalidOperation, DivisionByZero, Overflow, Underflow, Subnormal])
     dec = lambda x: ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
-    try:  # (a base or scale beyond the decimals' range, an exponent whose power overflows: mpmath decides)
+    try:  # (a value beyond the decimals' range, a power that overflows or underflows, an exponent beyond
+        # binary64 in the bound: mpmath decides)
         te = ctx.multiply(ctx.minus(dec(e)), ctx.ln(dec(base))) if e != 0 else Decimal(0)
         sw = ctx.multiply(dec(scale), ctx.exp(te))
         g = ctx.multiply(sw, Decimal(_INV_TWO_PI))
+        bound = 12 * (10.0 ** (1 - _DIGITS) / 2) * (abs(float(e)) + abs(float(te)) + 2)
     except ArithmeticError:
         return None
-    bound = 12 * (10.0 ** (1 - _DIGITS) / 2) * (abs(float(e)) + abs(float(te)) + 2)
     if not math.isfinite(bound) or not g.is_finite():
         return None
     rel = Fraction(bound)
@@ -123,7 +128,8 @@ def _words_decimal(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float,
 
 def _nearest(x: Fraction, bits: int, err: Fraction) -> Fraction | None:
     """x rounded to ``bits`` significant bits (to nearest, ties to even) when every value within ``err`` of x rounds
-    to it, and x is a normal binary64 magnitude; else None.
+    to it, and x is a normal binary64 magnitude; else None. (Just above 2^k the grid below is twice as fine: a value
+    more than a quarter of x's ulp under 2^k rounds down, so err may not reach that far.)
 
     >>> _nearest(Fraction(1, 3), 2, Fraction(1, 100)), _nearest(Fraction(5, 8), 2, Fraction(1, 100))
     (Fraction(3, 8), None)
@@ -138,8 +144,9 @@ def _nearest(x: Fraction, bits: int, err: Fraction) -> Fraction | None:
     num, den = (n << shift, d) if shift >= 0 else (n, d << -shift)
     q, r = divmod(num, den)
     gap = abs(2 * r - den)  # |frac - 1/2| = gap / (2 den)
-    if gap <= 2 * den * err * Fraction(2) ** shift:
-        return None
+    err_s = err * Fraction(2) ** shift  # err in units of the last bit
+    if gap <= 2 * den * err_s or q == 1 << (bits - 1) and 4 * (r - den * err_s) <= -den:
+        return None  # a rounding boundary within err, or values below 2^k that round down (the finer grid)
     q += 2 * r > den
     return Fraction(q if x > 0 else -q) / Fraction(2) ** shift
 
