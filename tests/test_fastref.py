@@ -101,7 +101,7 @@ def test_frequency_words_near_a_rounding_boundary_come_from_mpmath():
         assert fastref._words_decimal(scale, Fraction(10000), Fraction(0)) is None
         want = fastref._words_mp(scale, Fraction(10000), Fraction(0))
         x = Fraction(Context(prec=fastref._DIGITS).divide(Decimal(scale.numerator), Decimal(scale.denominator)))
-        wrong += fastref._nearest(x, 53, Fraction(0)) != Fraction(want[4])
+        wrong += float(x) != want[4]  # x rounded to nearest (an exact division), no error bound
         cd = column_data(get_profile("vaswani", phase_scale=scale), 2)
         assert isinstance(cd, ColumnData) and tuple(fastref.frequency_words(cd)[:5, 0]) == want
     assert wrong >= 2
@@ -112,3 +112,39 @@ def test_one_over_two_pi_constant():
     with mpmath.workprec(300):
         want = mpmath.nstr(1 / (2 * mpmath.pi), 80)
     assert fastref._INV_TWO_PI == want
+
+
+def test_frequency_words_of_a_huge_exponent_fall_back_to_mpmath():
+    """--shift 2-1e-400 at d = 4 makes e_1 = 10^400: base^-e_1 underflows to 0 in the decimals and float(e_1)
+    overflows in their error bound. The frequency is mpmath's (w = 0: all words 0), as before the decimals; it
+    was an OverflowError out of frequency_words ('sinpe check' exit 3, internal error)."""
+    cd = column_data(get_profile("t2t", shift="2-1e-400"), 4)
+    assert cd.exponents[1] == 10**400
+    assert fastref._words_decimal(cd.scale, cd.base, cd.exponents[1]) is None
+    fw = fastref.frequency_words(cd)
+    assert tuple(fw[:5, 1]) == fastref._words_mp(cd.scale, cd.base, cd.exponents[1]) == (0.0, -0.0, -0.0, 0.0, 0.0)
+
+
+def test_frequency_words_do_not_read_the_callers_decimal_context(monkeypatch):
+    """The decimals' context is all explicit: a program that narrowed decimal.DefaultContext's exponent range
+    (Emin = -99) made 1/(7e120), the base, a subnormal decimal of a few digits, and g4 came out wrong
+    (-1.3011591080110384e+34 for mpmath's -1.2948428420208215e+34) while the bound said it was decided. A
+    subnormal or underflowing decimal is now left to mpmath, whatever the caller's context."""
+    import decimal
+
+    scale, base, e = Fraction(1), Fraction(1, 7 * 10**120), Fraction(1, 2)
+    want = fastref._words_mp(scale, base, e)
+    assert fastref._words_decimal(scale, base, e) == want
+    for field, value in (("Emin", -99), ("Emax", 99), ("rounding", decimal.ROUND_FLOOR)):
+        monkeypatch.setattr(decimal.DefaultContext, field, value)
+        assert fastref._words_decimal(scale, base, e) in (None, want), field
+
+
+def test_nearest_refuses_an_interval_across_a_binade_edge():
+    """_nearest decides only when every value within err rounds as n does: just above 2^k the grid below is twice
+    as fine. At 2 bits 268 rounds to 256 (= 2^8) and 220, within 48 of it, to 192 (a quarter ulp under 256 is 224):
+    the answer was 256. With err 30 (down to 238) every value rounds to 256."""
+    assert fastref._nearest(268, 2, 0) == 256 and fastref._nearest(220, 2, 0) == 192
+    assert fastref._nearest(268, 2, 48) is None
+    assert fastref._nearest(268, 2, 30) == 256
+    assert fastref._nearest(-268, 2, 30) == -256 and fastref._nearest(268 + 64 - 30, 2, 30) is None  # a midpoint

@@ -94,54 +94,77 @@ def _words_decimal(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float,
 
     Each operation rounds correctly, to within u = 10^-49 / 2 of itself: with t = |e ln base|, w = base^-e is
     within 6 u (|e| + t + 2) of itself, and so are scale * w and g (two more products and 1/(2 pi), to 80 digits);
-    the bound taken is twice that."""
-    from decimal import Context, Decimal
+    the bound taken is twice that.
 
-    ctx = Context(prec=_DIGITS)
+    Every field of the context is set here (the caller's decimal.DefaultContext is not read), and a result beyond
+    its range or below its normal range (a subnormal keeps fewer than 50 digits) raises: mpmath decides then."""
+    from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOperation, Overflow, Subnormal, Underflow
+
+    ctx = Context(prec=_DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999_999, Emax=999_999, capitals=1, clamp=0, flags=[],
+                  traps=[InvalidOperation, DivisionByZero, Overflow, Underflow, Subnormal])
     dec = lambda x: ctx.divide(Decimal(x.numerator), Decimal(x.denominator))
-    try:  # (a base or scale beyond the decimals' range, an exponent whose power overflows: mpmath decides)
+    try:  # (a value beyond the decimals' range, a power that overflows or underflows, an exponent beyond
+        # binary64 in the bound: mpmath decides)
         te = ctx.multiply(ctx.minus(dec(e)), ctx.ln(dec(base))) if e != 0 else Decimal(0)
         sw = ctx.multiply(dec(scale), ctx.exp(te))
         g = ctx.multiply(sw, Decimal(_INV_TWO_PI))
+        bound = 12 * (10.0 ** (1 - _DIGITS) / 2) * (abs(float(e)) + abs(float(te)) + 2)
     except ArithmeticError:
         return None
-    bound = 12 * (10.0 ** (1 - _DIGITS) / 2) * (abs(float(e)) + abs(float(te)) + 2)
-    if not math.isfinite(bound) or not g.is_finite():
+    if not math.isfinite(bound) or not g.is_finite() or g == 0:
         return None
-    rel = Fraction(bound)
     words: list[float] = []
-    rest, err = Fraction(g), abs(Fraction(g)) * rel
+    rest, fix = _fixed(*g.as_integer_ratio())
+    err = _err_units(rest, bound)
     for bits in (27, 27, 27, 53):
-        word = _nearest(rest, bits, err)
+        word = _word(rest, fix, bits, err)
         if word is None:
             return None
-        words.append(float(word))
+        words.append(math.ldexp(word, -fix))
         rest -= word
-    w_hi = _nearest(Fraction(sw), 53, abs(Fraction(sw)) * rel)
-    return None if w_hi is None else (*words, float(w_hi))
+    sw_n, sw_fix = _fixed(*sw.as_integer_ratio())
+    w_hi = _word(sw_n, sw_fix, 53, _err_units(sw_n, bound))
+    return None if w_hi is None else (*words, math.ldexp(w_hi, -sw_fix))
 
 
-def _nearest(x: Fraction, bits: int, err: Fraction) -> Fraction | None:
-    """x rounded to ``bits`` significant bits (to nearest, ties to even) when every value within ``err`` of x rounds
-    to it, and x is a normal binary64 magnitude; else None.
+_FIX = 280  # bits of the fixed point below a value's leading bit: its truncation (one unit) is below 2^-279 of it
 
-    >>> _nearest(Fraction(1, 3), 2, Fraction(1, 100)), _nearest(Fraction(5, 8), 2, Fraction(1, 100))
-    (Fraction(3, 8), None)
+
+def _fixed(num: int, den: int) -> tuple[int, int]:
+    """(n, f) with n = num / den 2^f truncated (one unit at most) and |n| about 2^_FIX (den > 0, num != 0)."""
+    f = _FIX - (abs(num).bit_length() - den.bit_length())
+    a = (abs(num) << f) // den if f >= 0 else abs(num) // (den << -f)
+    return (a if num > 0 else -a), f
+
+
+def _err_units(n: int, rel: float) -> int:
+    """An integer bound, in units, on |v - n| for every v within ``rel`` of n's value (taken to one unit)."""
+    return int(rel * (abs(n) + 1) * (1 + 2.0 ** -40)) + 2
+
+
+def _word(n: int, fix: int, bits: int, err: int) -> int | None:
+    """:func:`_nearest` of n (units of 2^-fix) where its value is a normal binary64 magnitude, 2^-1000 to 2^1000."""
+    k = abs(n).bit_length() - 1 - fix  # 2^k <= |n| 2^-fix < 2^(k + 1)
+    return _nearest(n, bits, err) if -1000 <= k < 1000 else None
+
+
+def _nearest(n: int, bits: int, err: int) -> int | None:
+    """n rounded to ``bits`` significant bits (to nearest, ties to even) when every value within ``err`` of n (an
+    integer, as n) rounds to it; else None. (Just above 2^k the grid below is twice as fine: a value more than a
+    quarter of n's ulp under 2^k rounds down, so err may not reach that far.)
+
+    >>> _nearest(41, 3, 1), _nearest(44, 3, 1), _nearest(-33, 3, 2), _nearest(33, 3, 3)
+    (40, None, -32, None)
     """
-    if abs(x) <= err or not 2.0 ** -1000 < abs(x) < 2.0 ** 1000:
+    a = abs(n)
+    sh = a.bit_length() - bits  # a >> sh in [2^(bits-1), 2^bits)
+    if a <= err or sh <= 0:  # (sh <= 0: one unit is an ulp or more, and err >= 1)
         return None
-    n, d = abs(x).numerator, abs(x).denominator
-    k = n.bit_length() - d.bit_length()  # 2^k <= |x| < 2^(k + 1), after the correction
-    if (n << max(-k, 0)) < (d << max(k, 0)):
-        k -= 1
-    shift = bits - 1 - k  # |x| 2^shift in [2^(bits-1), 2^bits)
-    num, den = (n << shift, d) if shift >= 0 else (n, d << -shift)
-    q, r = divmod(num, den)
-    gap = abs(2 * r - den)  # |frac - 1/2| = gap / (2 den)
-    if gap <= 2 * den * err * Fraction(2) ** shift:
-        return None
-    q += 2 * r > den
-    return Fraction(q if x > 0 else -q) / Fraction(2) ** shift
+    q, r, half = a >> sh, a & ((1 << sh) - 1), 1 << (sh - 1)
+    if abs(r - half) <= err or q == 1 << (bits - 1) and 4 * (r - err) <= -(1 << sh):
+        return None  # a rounding boundary within err, or values below 2^k that round down (the finer grid)
+    q += r > half
+    return (q if n > 0 else -q) << sh
 
 
 def _words_mp(scale: Fraction, base: Fraction, e: Fraction) -> tuple[float, ...]:
