@@ -314,3 +314,36 @@ def test_shipped_kernel_tables_are_their_definition(tmp_path, monkeypatch) -> No
     hi = float(2 * ctx.pi)
     assert (fast.TWO_PI_HI, fast.TWO_PI_LO) == (hi, float(2 * ctx.pi - hi)) and fast.TWO_PI_LO != 0.0
     assert fast._two_pi()[2] + fast._two_pi()[3] == hi
+
+
+def test_shipped_tables_read_only_a_regular_file(tmp_path, monkeypatch) -> None:
+    """A data file replaced by a FIFO, a directory or a link to a device is not read (the table is built): a FIFO
+    blocked shipped() for good (read_bytes waits for a writer that never comes; a link to /dev/zero would read
+    until memory ran out). A link to a regular file of the pinned bytes is read like the file."""
+    import os
+    import threading
+
+    from sinpe.reference.tables import constants
+    raw = (constants.DATA / "angles-1024.npy").read_bytes()
+    monkeypatch.setattr(constants, "DATA", tmp_path)
+    fifo = tmp_path / "angles-1024.npy"
+    os.mkfifo(fifo)
+    (tmp_path / "fine-512.npy").mkdir()
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(constants.shipped("angles-1024.npy")), daemon=True)
+    reader.start()
+    reader.join(5)
+    blocked = reader.is_alive()
+    if blocked:  # release the reader: a writer opens and closes the FIFO
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+    assert not blocked and got == [None]
+    assert constants.shipped("fine-512.npy") is None
+    fifo.unlink()
+    fifo.symlink_to(os.devnull)
+    assert constants.shipped("angles-1024.npy") is None
+    fifo.unlink()
+    (tmp_path / "real.npy").write_bytes(raw)
+    fifo.symlink_to(tmp_path / "real.npy")
+    table = constants.shipped("angles-1024.npy")
+    assert table is not None and np.array_equal(_bits(table), _bits(constants.build_angle_table()))

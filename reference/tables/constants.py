@@ -31,6 +31,8 @@ import numpy as np
 
 from sinpe.reference.oracles import fast
 
+from ..inputs import LoadError, open_regular, size_of
+
 TABLE_BITS = 10
 N_TABLE = 1 << TABLE_BITS   # the angle table's rows: 2 pi n / 1024
 FINE_BITS = 9               # the fine tables: 2 pi n / 2^9 and 2 pi n / 2^18, 512 rows each
@@ -66,11 +68,17 @@ def _table(name: str, build: Callable[[], np.ndarray]) -> np.ndarray:
     return _TABLES[name]
 
 
+_MAX_BYTES = 1 << 20  # the shipped files are 64 KiB and 32 KiB
+
+
 def shipped(name: str) -> np.ndarray | None:
-    """The shipped table ``name``, read-only; None when its file is missing or not its pinned bytes."""
+    """The shipped table ``name``, read-only; None when its file is missing, is no regular file (a FIFO, a device or
+    a directory is never read: :func:`~sinpe.reference.inputs.open_regular`), is over 1 MiB, or is not its pinned
+    bytes. (A link to a regular file is read like it: its bytes are pinned.)"""
     try:
-        raw = (DATA / name).read_bytes()
-    except OSError:
+        with open_regular(str(DATA / name)) as fh:
+            raw = fh.read(_MAX_BYTES + 1) if size_of(fh) <= _MAX_BYTES else b""
+    except (LoadError, OSError):
         return None
     if hashlib.sha256(raw).hexdigest() != PINS[name]:
         return None
