@@ -6,8 +6,9 @@ The certified oracle (:mod:`sinpe.reference.oracles.arb`) costs milliseconds per
 transformations instead of wide numbers:
 
 1. The constant of each frequency, ``g_k = phase_scale * w_k / (2 pi)`` (turns per unit of
-   position), is computed once by mpmath at 320 bits and stored as four words
-   ``g1 + g2 + g3 + g4``; g1, g2 and g3 carry 27 significant bits each.
+   position), is stored as four words ``g1 + g2 + g3 + g4``, g1, g2 and g3 of 27 significant bits each: the
+   roundings mpmath at 320 bits gives, read off 50-digit decimals where those decide them
+   (:func:`frequency_words`).
 2. The position ``P = p + offset`` is a double-double ``P_hi + P_lo``; P_hi is split (Dekker) into two
    halves of at most 26 bits. Every product ``half * g1`` and ``half * g2`` is then exact
    (26 + 27 <= 53 bits) and so is subtracting its nearest integer (likewise the small products with g3). The whole turns are dropped

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,7 @@ class _Kernel:
                    absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52,
                    _progression_reference(profile, d, fmt, tier, pos, step))
 
-    @property
+    @cached_property
     def ulp_floor(self) -> float:
         """ulp_F(|alpha| 2^-10): the figures' ulp unit is never below it (near a zero of sin/cos)."""
         return float(ulp_array(np.array([self.absamp * 2.0 ** -10]), self.fmt)[0])
