@@ -286,3 +286,40 @@ def test_random_progressions_bit_identical_to_the_oracle(case: int) -> None:
         assert build.progression_of(build.resolve(prof, d, f.dtype, {}), build.as_source(pos), 64) is not None
         got = table(prof, d, pos, f.dtype)
         assert np.array_equal(_bits(got), _bits(want[f.name])), (preset, ov, d, pos[:2], f.name)
+
+
+def test_complex_product_probe_catches_a_three_multiplication_product() -> None:
+    """The narrow kernel takes NumPy's complex product only where each part is a c -+ b d with at most three
+    roundings (two products and a sum, or a fused multiply-add): NumPy's passes the probe in this process; the
+    three-multiplication (Gauss) product and a product whose parts are rounded to binary32 fail it."""
+    assert progression._complex_product_is_plain()
+    x = np.sin(np.arange(1, 97) * 1.37) + 1j * np.sin(np.arange(1, 97) * 2.71)
+    w = np.sin(np.arange(1, 97) * 0.577) + 1j * np.sin(np.arange(1, 97) * 3.3)
+    a, b, c, d = x.real, x.imag, w.real, w.imag
+    k1, k2, k3 = c * (a + b), a * (d - c), b * (c + d)
+    assert progression._plain_parts(x * w, x, w)
+    assert not progression._plain_parts((k1 - k3) + 1j * (k1 + k2), x, w)
+    assert not progression._plain_parts((x * w).astype(np.complex64).astype(np.complex128), x, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_real_products_where_the_probe_fails_give_the_same_bits(monkeypatch, oracle_tables, dtype: str) -> None:
+    """With the complex-product probe failing, the narrow kernel multiplies the real parts itself: the same
+    bits as the certified oracle (interleaved, halves and concatenated layouts)."""
+    monkeypatch.setattr(progression, "_complex_product_is_plain", lambda: False)
+    f = get_format(dtype)
+    for (preset, ov, d, pos), want in zip(CASES[:4], oracle_tables, strict=False):
+        got = table(preset, d, pos, dtype, **ov)
+        assert np.array_equal(_bits(got), _bits(want[f.name])), (preset, ov)
+
+
+def test_interleaved_chunks_are_decided_in_one_pass() -> None:
+    """A chunk whose sin and cos alternate in one run of columns (vaswani) is one slice of the table; the halves
+    layout (t2t: sin block, then cos block) and a layout with the cos first are not."""
+    def runs(preset: str, d: int) -> list[object]:
+        pr = progression.Progression(build.resolve(preset, d, "float32", {}), 0, 1, 64)
+        return [progression._interleaved(places) for *_, places in pr.chunks]
+    assert runs("vaswani", 2048) == [slice(0, 1024), slice(1024, 2048)]
+    assert runs("t2t", 64) == [None]
+    places = ((slice(1, 8, 2), slice(0, 4, 1), np.arange(4)), (slice(0, 8, 2), slice(0, 4, 1), np.arange(4)))
+    assert progression._interleaved(places) is None

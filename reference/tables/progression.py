@@ -43,8 +43,12 @@ distance to the exact value and an upper bound ``mag`` on the exact value's modu
   exact factors.
 
 **Narrow targets** (binary32, binary16, bfloat16; :func:`narrow_block`). The estimate uses the hi words only:
-S~ = fl(fl(As_h Wc_h) + fl(Ac_h Ws_h)), C~ = fl(fl(Ac_h Wc_h) - fl(As_h Ws_h)). Dropping the lo words moves a factor
-by <= u M (so err' = err + u M), the two products and the sum err by <= u (2 + u) M_A M_W, and
+S~ = fl(fl(As_h Wc_h) + fl(Ac_h Ws_h)), C~ = fl(fl(Ac_h Wc_h) - fl(As_h Ws_h)), taken as one complex product
+(As_h + i Ac_h)(Wc_h - i Ws_h), whose memory is the (sin, cos) pairs of an interleaved table. NumPy may fuse one
+product into the sum (fl(x + fl(y)) for x + y): the error is then u |y| + u |x + fl(y)|, within the same bound;
+:func:`_complex_product_is_plain` checks once per process that NumPy's complex product takes one of these forms, and
+the kernel multiplies the real parts itself where it does not. Dropping the lo words moves a factor by <= u M (so
+err' = err + u M), the two products and the sum err by <= u (2 + u) M_A M_W, and
 
     |S~ - alpha sin theta| <= E = (u (2 + u) M_A M_W + err'_A (1 + err'_W) + mag_A err'_W) (1 + 2^-40) + 2^-1000
 
@@ -83,8 +87,9 @@ monotonicity, :func:`round_exact`). What is still undecided (in practice only th
 is exactly 0 and both signs of zero lie in the interval) is recomputed by the general path (rounded.py, then the
 certified oracle), whole rows at a time (``build.settle_rows``).
 
-Cost per entry: four binary64 products and two sums per (sin, cos) pair, two casts and a comparison per entry and
-one copy into the table's column: about 3-4 ns per entry on one core, against about 25 for rounded.py's kernels.
+Cost per entry (narrow): one complex product per (sin, cos) pair, then two casts and a comparison per entry, the
+lower cast written straight into the table where its columns are slices (sin and cos interleaved: one pass over
+both): about 2-3 ns per entry on one core, against about 25 for rounded.py's kernels.
 
 >>> import numpy as np
 >>> from sinpe.reference.tables import build
@@ -411,16 +416,70 @@ def _wide_dot_into(x: tuple, y: tuple, z: tuple, w: tuple, sign: int, h: np.ndar
             t -= tmp
 
 
-def narrow_block(A: Turns, W: Turns, bufs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(S~, C~) of every (q, l): A (qa, 1, kc) times W (L, kc); views into bufs[0], bufs[2] (shape (qa, L, kc))."""
-    s1, s2, c1 = bufs[:3]
-    np.multiply(A.sh, W.ch, out=s1)
-    np.multiply(A.ch, W.sh, out=s2)
-    s1 += s2
-    np.multiply(A.ch, W.ch, out=c1)
-    np.multiply(A.sh, W.sh, out=s2)
-    c1 -= s2
-    return s1, c1
+def conj_factor(W: Turns) -> np.ndarray:
+    """W's hi words as the complex numbers Wc_h - i Ws_h (a negation: exact), the form :func:`narrow_block`
+    multiplies by."""
+    z = np.empty(W.sh.shape, np.complex128)
+    z.real = W.ch
+    np.negative(W.sh, out=z.imag)
+    return z
+
+
+def narrow_block(A: Turns, Wz: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(S~, C~) of every (q, l): A (qa, 1, kc) times W (L, kc, as :func:`conj_factor`), views of Z (qa, L, kc)
+    complex: (As + i Ac)(Wc - i Ws) = (As Wc + Ac Ws) + i (Ac Wc - As Ws), one complex product of NumPy's where
+    :func:`_complex_product_is_plain` (each part a c -+ b d with at most three roundings), else four products
+    and two sums (module docstring, narrow targets)."""
+    Az = np.empty(A.sh.shape, np.complex128)
+    Az.real, Az.imag = A.sh, A.ch
+    S, C = Z.real, Z.imag
+    if _complex_product_is_plain():
+        np.multiply(Az, Wz, out=Z)
+        return S, C
+    np.multiply(A.sh, Wz.real, out=S)
+    S -= A.ch * Wz.imag
+    np.multiply(A.ch, Wz.real, out=C)
+    C += A.sh * Wz.imag
+    return S, C
+
+
+@cache
+def _complex_product_is_plain() -> bool:
+    """Whether NumPy's complex128 product (x + i y)(u + i v) gives, on every entry of a probe, each part as
+    fl(fl(x u) - fl(y v)), fl(x u - fl(y v)) or fl(fl(x u) - y v) (imaginary: the same with x v + y u), i.e. two
+    products and a sum with one rounding each, or a fused multiply-add: the forms the narrow bound covers. The
+    probe has the kernel's shapes (a broadcast (2, 1, 16) by (4, 16) and a contiguous run), cancellations and
+    deterministic spread entries; each form is rounded exactly (:func:`_plain_parts`). The kernel takes the real
+    products instead where this fails."""
+    def spread(n: int, seed: float) -> np.ndarray:  # deterministic entries in (-1, 1), no two alike
+        return np.sin(np.arange(1, n + 1) * seed)
+    x = (spread(32, 1.37) + 1j * spread(32, 2.71)).reshape(2, 1, 16)
+    w = (spread(64, 0.577) + 1j * spread(64, 3.3)).reshape(4, 16)
+    w[::2] = (x[0, 0] * (1 + 2.0 ** -30)).conj() * 1j  # x u - y v and x v + y u nearly cancel
+    x, w = np.broadcast_arrays(x, w)
+    return _plain_parts(x * w, x, w) and _plain_parts(x[0].ravel() * w[0].ravel(), x[0].ravel(), w[0].ravel())
+
+
+def _plain_parts(z: np.ndarray, x: np.ndarray, w: np.ndarray) -> bool:
+    """Whether every z = x w has the parts of :func:`_complex_product_is_plain` (math.fsum rounds exact sums once;
+    Dekker's products are exact for these magnitudes)."""
+    def forms(a: float, b: float, c: float, d: float) -> tuple[float, float, float]:
+        (ph, pl), (qh, ql) = _two_product(a, c), _two_product(b, d)
+        return ph + qh, math.fsum((ph, pl, qh)), math.fsum((ph, qh, ql))
+    for zi, xi, wi in zip(z.ravel().tolist(), x.ravel().tolist(), w.ravel().tolist(), strict=True):
+        a, b, c, d = xi.real, xi.imag, wi.real, wi.imag
+        if zi.real not in forms(a, -b, c, d) or zi.imag not in forms(a, b, d, c):
+            return False
+    return True
+
+
+def _two_product(a: float, b: float) -> tuple[float, float]:
+    """(p, e): p = fl(a b) and p + e = a b exactly (Dekker; no overflow or underflow at |a|, |b| <= 2)."""
+    p = a * b
+    ah, bh = a * 134217729.0, b * 134217729.0
+    ah, bh = ah - (ah - a), bh - (bh - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def wide_block(A: tuple, W: tuple, bufs: list[np.ndarray]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -539,7 +598,7 @@ class Progression:
         for k0 in range(0, pl.nf, COLS):
             k1 = min(pl.nf, k0 + COLS)
             W, J = step_powers(pl.cd, h, self.low, k0, k1), step_powers(pl.cd, h * self.low, _pow2(self.nq), k0, k1)
-            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else None,
+            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else conj_factor(W),
                                 tuple(_chunk_place(pc, k0, k1) for pc in _placements(pl))))
         self.block = BLOCK  # entries per top-level block (build.fill_progression doubles it for threads)
         self._groups: dict[int, list[list[Turns]]] = {}
@@ -572,63 +631,83 @@ class Progression:
         return grp[(a - g * span) // self.job_rows]
 
     def _blocks(self, a: int, b: int, seeds: list[Turns]) -> Any:
-        """For rows a..b (a job's, seeds its A_0 per chunk): per top-level block (k0, k1, r0, r1, A, W, wide W,
-        (A_0, J, the block's first q))."""
+        """For rows a..b (a job's, seeds its A_0 per chunk): per top-level block (k0, k1, r0, r1, A, W, W in the
+        kernel's form (:func:`wide_operands` or :func:`conj_factor`), (A_0, J, the block's first q), placements)."""
         L = self.low
         nq = -(-(b - a) // L)
-        for (k0, k1, W, J, Wops, places), A0 in zip(self.chunks, seeds, strict=False):
+        for (k0, k1, W, J, Wk, places), A0 in zip(self.chunks, seeds, strict=False):
             A = (dd_mul if self.wide else plain_mul)(A0, J.rows(0, nq))
             qa = max(1, self.block // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
                 q1 = min(nq, q0 + qa)
-                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wops, (A0, J, q0), places
+                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wk, (A0, J, q0), places
 
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
-        except the rows returned (absolute indices), whose entries this path could not all decide."""
-        fmt, bad, scratch = self.pl.fmt, set[int](), dict[str, np.ndarray]()
-        for k0, k1, r0, r1, A, W, Wops, factors, places in self._blocks(a, b, seeds or self.seed(a)):
+        except the rows returned (absolute indices), whose entries this path could not all decide. Values are
+        decided straight into their columns of ``out`` where the placement is slices: a narrow chunk whose sin
+        and cos interleave (sin, cos, sin, ...) in one run of columns in a single pass over both."""
+        fmt, bad, scratch = self.pl.fmt, set[int](), dict[Any, np.ndarray]()
+        for k0, k1, r0, r1, A, W, Wk, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
-            flat, n = (shape[0] * shape[1], shape[2]), r1 - r0
-            bufs = _bufs(scratch, shape, 7 if self.wide else 3)
-            pairs: tuple[tuple[np.ndarray, np.ndarray | None], ...]
+            flat, rows = (shape[0] * shape[1], shape[2]), out[r0 - a:r1 - a]
             if self.wide:
-                pairs, E = wide_block(wide_operands(A), Wops, bufs), wide_bound(A, W)
+                pairs, E = wide_block(wide_operands(A), Wk, _bufs(scratch, shape, 7)), wide_bound(A, W)
             else:
-                (S, C), E = narrow_block(A, W, bufs), narrow_bound(A, W)
+                Z = _zbuf(scratch, shape)
+                (S, C), E = narrow_block(A, Wk, Z), narrow_bound(A, W)
+                run = _interleaved(places)
+                if run is not None:  # Z's memory is the table's (sin, cos) pairs of this chunk
+                    joint = Z.view(np.float64).reshape(flat[0], 2 * flat[1])[:len(rows)]
+                    dec = _decide_scratch(scratch, joint.shape, fmt)
+                    decide(joint, None, E, fmt, rows[:, run], dec["ok"], dec)
+                    for part in (0, 1) if not dec["ok"].all() else ():
+                        self._settle(rows[:, run][:, part::2], dec["ok"][:, part::2], W, factors, part,
+                                     places[part][2], r0, bad)
+                    continue
                 pairs = ((S, None), (C, None))
-            dec = _decide_scratch(scratch, flat, fmt)
-            for part, ((v, t), place) in enumerate(zip(pairs, places, strict=False)):
-                res, ok = dec["res"], dec["ok"]
-                decide(v.reshape(flat), None if t is None else t.reshape(flat), E, fmt, res, ok, dec)
-                if not ok[:n].all():
-                    self._refine(res[:n], ok[:n], W, factors, part)
-                    if not ok[:n].all():
-                        bad.update((r0 + np.nonzero(~ok[:n].all(axis=1))[0]).tolist())
-                _place(out[r0 - a:r1 - a], res[:n], place)
+            for part, ((v, t), (dst, src, cols)) in enumerate(zip(pairs, places, strict=False)):
+                v = v.reshape(flat)[:len(rows), src]
+                t = None if t is None else t.reshape(flat)[:len(rows), src]
+                direct = isinstance(dst, slice) and isinstance(src, slice)
+                dec = _decide_scratch(scratch, v.shape, fmt)
+                res = rows[:, dst] if direct else dec["res"]
+                decide(v, t, E, fmt, res, dec["ok"], dec)
+                self._settle(res, dec["ok"], W, factors, part, cols, r0, bad)
+                if not direct:
+                    rows[:, dst] = res
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0
         return bad
 
-    def _refine(self, res: np.ndarray, ok: np.ndarray, W: Turns, factors: tuple, part: int) -> None:
+    def _settle(self, res: np.ndarray, ok: np.ndarray, W: Turns, factors: tuple, part: int, cols: np.ndarray,
+                r0: int, bad: set[int]) -> None:
+        """The undecided entries of a block's part refined (:meth:`_refine`); rows still undecided into ``bad``."""
+        if not ok.all():
+            self._refine(res, ok, W, factors, part, cols)
+            if not ok.all():
+                bad.update((r0 + np.nonzero(~ok.all(axis=1))[0]).tolist())
+
+    def _refine(self, res: np.ndarray, ok: np.ndarray, W: Turns, factors: tuple, part: int, cols: np.ndarray) -> None:
         """The block's undecided entries again, from A_0 J(q) W(l) in double-double (:func:`dd_mul`, within about
         2^-95 |alpha|): decided by :func:`decide_sparse` unless that interval too holds a rounding boundary."""
         A0, J, q0 = factors
-        r, k = np.nonzero(~ok)
+        r, j = np.nonzero(~ok)
+        k = cols[j]  # res's column j is the chunk's frequency cols[j]
         q, l = q0 + r // self.low, r % self.low
         z = dd_mul(dd_mul(_gather(A0, np.zeros_like(k), k), _gather(J, q, k)), _gather(W, l, k))
         h, t = (z.sh, z.sl) if part == 0 else (z.ch, z.cl)
         E = (z.err + U * (U * z.hi_mag + 2 * z.err)) * SAFE  # |t| <= u |h|: TwoSum's output
         vals, sure = decide_sparse(h + (t - E), h + (t + E), self.pl.fmt)
-        res[r, k], ok[r, k] = vals, sure
+        res[r, j], ok[r, j] = vals, sure
 
     def estimate(self, out: np.ndarray, a: int, b: int) -> float:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
         worst, scratch = 0.0, dict[str, np.ndarray]()
-        for k0, k1, r0, r1, A, W, _, _, places in self._blocks(a, b, self.seed(a)):
+        for k0, k1, r0, r1, A, W, Wk, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
-            S, C = narrow_block(A, W, _bufs(scratch, shape, 3))
+            S, C = narrow_block(A, Wk, _zbuf(scratch, shape))
             worst = max(worst, narrow_bound(A, W))
             n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
             for v, place in zip((S, C), places, strict=False):
@@ -652,6 +731,15 @@ def _bufs(scratch: dict[Any, Any], shape: tuple[int, int, int], count: int) -> l
             have = scratch[("f", count)] = np.empty((count, max(size, BLOCK)))
         got = scratch[key] = [have[i, :size].reshape(shape) for i in range(count)]
     return got
+
+
+def _zbuf(scratch: dict[Any, Any], shape: tuple[int, int, int]) -> np.ndarray:
+    """A complex128 scratch array of ``shape`` (the narrow kernel's products), reused from block to block."""
+    size = shape[0] * shape[1] * shape[2]
+    have = scratch.get("z")
+    if have is None or have.size < size:
+        have = scratch["z"] = np.empty(max(size, BLOCK), np.complex128)
+    return have[:size].reshape(shape)
 
 
 def _decide_scratch(scratch: dict[Any, Any], flat: tuple[int, int], fmt: Format) -> dict[str, np.ndarray]:
@@ -693,13 +781,27 @@ def _as_slice(idx: np.ndarray) -> Any:
     return idx
 
 
-def _chunk_place(place: tuple[np.ndarray, np.ndarray], k0: int, k1: int) -> tuple[Any, Any]:
-    """(dst, src - k0) of the plan's instructions whose frequency lies in k0..k1, as slices where possible."""
+def _chunk_place(place: tuple[np.ndarray, np.ndarray], k0: int, k1: int) -> tuple[Any, Any, np.ndarray]:
+    """(dst, src - k0, src - k0 as an index array) of the plan's instructions whose frequency lies in k0..k1, dst
+    and src as slices where possible."""
     d_arr, s_arr = place
     sel = (s_arr >= k0) & (s_arr < k1)
-    return _as_slice(d_arr[sel]), _as_slice(s_arr[sel] - k0)
+    return _as_slice(d_arr[sel]), _as_slice(s_arr[sel] - k0), s_arr[sel] - k0
 
 
-def _place(out: np.ndarray, res: np.ndarray, sel: tuple[Any, Any]) -> None:
+def _interleaved(places: tuple[tuple[Any, Any, np.ndarray], ...]) -> slice | None:
+    """The run of columns c0 .. c0 + 2 kc of a chunk whose frequency j (of kc, all in order) has its sin at
+    c0 + 2 j and its cos at c0 + 2 j + 1 (the interleaved layout), else None."""
+    (ds, ss, cs), (dc, sc, cc) = places
+    kc = len(cs)
+    if not (kc and len(cc) == kc and all(isinstance(x, slice) for x in (ds, ss, dc, sc))):
+        return None
+    whole = slice(0, kc, 1) if kc > 1 else slice(0, 1)
+    if ss != whole or sc != whole or ds.start + 1 != dc.start or (kc > 1 and (ds.step != 2 or dc.step != 2)):
+        return None
+    return slice(ds.start, ds.start + 2 * kc)
+
+
+def _place(out: np.ndarray, res: np.ndarray, sel: tuple[Any, Any, np.ndarray]) -> None:
     """out[:, dst] = res[:, src] (one of a chunk's :func:`_chunk_place`)."""
     out[:, sel[0]] = res[:, sel[1]]
