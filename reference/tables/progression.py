@@ -651,6 +651,7 @@ class Progression:
         for k0, k1, r0, r1, A, W, Wk, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, rows = (shape[0] * shape[1], shape[2]), out[r0 - a:r1 - a]
+            pairs: tuple[tuple[np.ndarray, np.ndarray | None], ...]
             if self.wide:
                 pairs, E = wide_block(wide_operands(A), Wk, _bufs(scratch, shape, 7)), wide_bound(A, W)
             else:
