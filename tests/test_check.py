@@ -6,18 +6,21 @@ from the fast reference the checker uses; every certifying check has a negative 
 from __future__ import annotations
 
 import json
+import types
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from helpers import run_sinpe
 
+import sinpe
 from sinpe.reference.bugs import CATALOGUE
 from sinpe.reference.checking.check import check_table
 from sinpe.reference.checking.targets import check_target
 from sinpe.reference.implementations.numpy_impl import pe_table as np_table
 from sinpe.reference.oracles import fast as fastref
 from sinpe.reference.oracles.arb import rounded_table
+from sinpe.reference.tables import table
 from sinpe.spec.formats import DTYPES, get_format
 from sinpe.spec.profiles import PRESETS, get_profile
 from sinpe.spec.tolerance import TIERS, allowed_abs_error, ulp_array
@@ -344,3 +347,18 @@ def test_check_callable_is_checked_at_the_positions_it_was_given():  # REQ-CHECK
     # the twin: a function that computes at the exact rationals is not what it was asked for
     wrong = lambda p, d: rounded_table(VAS, d, ps, "binary64")
     assert not check_target(wrong, VAS, d=8, positions=ps, tier="exact", detect=False).conformant
+
+
+def test_the_worst_error_is_reported_to_the_digits_it_is_good_to() -> None:
+    """REQ-CHECK-DECIDE: the worst entry's |error| from the fast reference is within 2^-20 of the oracle's figure
+    and is reported to 7 significant digits (not the 16 of a float's repr, of which the last 9 are noise); the
+    oracle's own figure (float64 tables) is reported in full."""
+    from sinpe.reference.checking.check import conclude
+    t = table("vaswani", 64, 100, "float32")
+    t[37, 5] += np.float32(1.2345678e-3)
+    res = sinpe.check(t, "vaswani", detect=False)
+    assert res.verdict == "fails"
+    ctx = types.SimpleNamespace(profile=get_profile("vaswani"), d=64, pos=np.arange(100.0))
+    exact = conclude._oracle_error(ctx, 37, 5, float(t[37, 5]))  # type: ignore[arg-type]
+    assert abs(res.max_abs_error - exact) <= 2.0 ** -20 * exact
+    assert float(f"{res.max_abs_error:.7g}") == res.max_abs_error != exact
