@@ -603,6 +603,15 @@ class Progression:
         self.block = BLOCK  # entries per top-level block (build.fill_progression doubles it for threads)
         self._groups: dict[int, list[list[Turns]]] = {}
         self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def _scratch(self) -> dict[Any, np.ndarray]:
+        """This thread's scratch arrays, kept from call to call (a fresh array of a block's size is fresh pages:
+        allocating one per call cost the checker's chunks four times the arithmetic)."""
+        got: dict[Any, np.ndarray] | None = getattr(self._local, "scratch", None)
+        if got is None:
+            got = self._local.scratch = {}
+        return got
 
     def seeds(self, starts: list[int]) -> list[list[Turns]]:
         """Per job start a (a multiple of job_rows, in order, consecutive), per column chunk:
@@ -647,7 +656,7 @@ class Progression:
         except the rows returned (absolute indices), whose entries this path could not all decide. Values are
         decided straight into their columns of ``out`` where the placement is slices: a narrow chunk whose sin
         and cos interleave (sin, cos, sin, ...) in one run of columns in a single pass over both."""
-        fmt, bad, scratch = self.pl.fmt, set[int](), dict[Any, np.ndarray]()
+        fmt, bad, scratch = self.pl.fmt, set[int](), self._scratch()
         for k0, k1, r0, r1, A, W, Wk, factors, places in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, rows = (shape[0] * shape[1], shape[2]), out[r0 - a:r1 - a]
@@ -705,7 +714,7 @@ class Progression:
     def estimate(self, out: np.ndarray, a: int, b: int) -> float:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
-        worst, scratch = 0.0, dict[str, np.ndarray]()
+        worst, scratch = 0.0, self._scratch()
         for k0, k1, r0, r1, A, W, Wk, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             S, C = narrow_block(A, Wk, _zbuf(scratch, shape))
