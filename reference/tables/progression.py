@@ -717,9 +717,13 @@ class Progression:
         worst, scratch = 0.0, self._scratch()
         for k0, k1, r0, r1, A, W, Wk, _, places in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
-            S, C = narrow_block(A, Wk, _zbuf(scratch, shape))
+            Z = _zbuf(scratch, shape)
+            S, C = narrow_block(A, Wk, Z)
             worst = max(worst, narrow_bound(A, W))
-            n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
+            n, flat, run = r1 - r0, (shape[0] * shape[1], shape[2]), _interleaved(places)
+            if run is not None:  # one copy of the (sin, cos) pairs
+                out[r0 - a:r1 - a, run] = Z.view(np.float64).reshape(flat[0], 2 * flat[1])[:n]
+                continue
             for v, place in zip((S, C), places, strict=False):
                 _place(out[r0 - a:r1 - a], v.reshape(flat)[:n], place)
         if self.pl.zero_cols.size:
