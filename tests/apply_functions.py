@@ -160,3 +160,26 @@ def mrope_module(x, positions):
 def bug_axes_module(x, positions):
     """M-RoPE given 1-D ids: the temporal axis read by every frequency (sections ignored)."""
     return mrope_module(x, positions[:1].expand_as(positions))
+
+
+# --- not deterministic (REQ-CHECK-APPLY's repeat): wrong on the first call in a process, right on every later one ----
+# Run isolated (``apply_functions:NAME``), each check's child counts its calls afresh; in this process the count
+# is shared by every test, so tests/test_apply_repeat.py calls these by name only.
+
+_CALLS = [0]
+
+
+def flaky_first_call_hf(q, k, cos, sin):
+    """Rotates by -theta on its first call, right afterwards: the same inputs, other outputs."""
+    _CALLS[0] += 1
+    return bug_sign_hf(q, k, cos, sin) if _CALLS[0] == 1 else llama_hf(q, k, cos, sin)
+
+
+def flaky_first_call_mrope_module(x, positions):
+    """Qwen2-VL's M-RoPE whose first call (the queries of the first request) takes a low-accuracy cos, as torch 2.13's
+    MKL VML picked when two threads made the first call at once (pytorch/pytorch#188792)."""
+    _CALLS[0] += 1
+    emb = _mrope_emb(positions, x.shape[-1], [4, 6, 6])
+    cos = emb.cos() * (1 + 2.0 ** -16) if _CALLS[0] == 1 else emb.cos()   # about 2^7 float32 ulps off
+    cos, sin = cos[:, :, None, :].to(x.dtype), emb.sin()[:, :, None, :].to(x.dtype)
+    return x * cos + rotate_half(x) * sin

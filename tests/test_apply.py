@@ -157,6 +157,7 @@ def test_cli_runs_the_function_isolated(tmp_path):  # REQ-CHECK-APPLY through RE
     assert_exit(bad, 1)
     out = json.loads(bad.stdout)
     assert out["cause_code"] == "offset" and out["cause"].startswith("position offset")
+    assert out["repeat"] == {"calls": 2, "differing": 0}  # called again in its child: the same bits, the cause stands
     assert f"cause: {out['cause']}" in junit.read_text().replace("&lt;", "<").replace("&gt;", ">")
     usage = run_sinpe("check-apply", "apply_functions:llama_hf", "--dim", 15, cwd=HERE)
     assert_exit(usage, 2)

@@ -178,7 +178,9 @@ def check_apply(fn: Any, profile_: Any = "llama", **keywords: Any) -> Any:
     ``dtype``, ``positions``, ``rotary_dim``/``rotary_fraction``, ``timeout`` and the profile's overrides
     (``layout``, ``base``, ``rule``, ``factor``, ...). Returns an ``ApplyResult`` (a ``CheckResult`` of kind
     ``apply``): ``verdict``, ``cause`` (the bug named, in one sentence) and ``cause_code`` (pairing, sign, swap,
-    dtype, slice, offset, scaling, axes or None), ``relative`` (THM-ROPE-REL), ``to_json()``."""
+    dtype, slice, offset, scaling, axes, nondeterministic or None), ``repeat`` (a failing function's second call with
+    the same inputs: ``{"calls": 2, "differing": N}``; None for a passing one, called once), ``relative``
+    (THM-ROPE-REL), ``to_json()``."""
     from sinpe.reference.checking.door import check_apply as _check_apply
     with api_words():
         return _check_apply(fn, profile_, **keywords)

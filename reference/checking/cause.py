@@ -4,7 +4,7 @@ Every result carries ``cause`` (the sentence) and ``cause_code`` (one word: ``pr
 ``offset``, ``pairing``, ...), both None when the result conforms or nothing names one. The sentence comes
 from what detect reads in the table (the precision finding first, then what it reads differently from the claim)
 or, for an application, from the hypothesis that explains every output (:mod:`sinpe.reference.checking.apply.
-diagnose`). The text report, the JSON, the JSONL of a scan and the JUnit message all print this sentence.
+diagnose`) -- unless a second call with the same inputs returned other bits (:func:`of_repeat`: ``nondeterministic``). The text report, the JSON, the JSONL of a scan and the JUnit message all print this sentence.
 
 >>> of_deviations({"precision": "positions-float16", "base": 500}).sentence
 'the table reads as positions in float16 (precision loss), base 500'
@@ -134,6 +134,26 @@ def of_rotary(claimed: dict[str, Any], reading: dict[str, Any]) -> Cause | None:
 
 def _rotary_value(v: Any) -> str:
     return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else "none" if v is None else str(v)
+
+
+NONDETERMINISTIC = "nondeterministic"
+
+
+def of_repeat(repeat: dict[str, Any] | None, entries: int) -> Cause | None:
+    """An application's cause when a second call with the same inputs returned other bits (``repeat``:
+    :attr:`~sinpe.reference.checking.result.ApplyResult.repeat`): the function is not deterministic, so the
+    hypotheses read from its first output name nothing reproducible; None when the two calls agree bit for bit.
+
+    >>> of_repeat({"calls": 2, "differing": 3}, 40).sentence  # doctest: +NORMALIZE_WHITESPACE
+    'the function returned different values for the same inputs on a second call: 3 of 40 entries differ;
+     the verdict is on the first call'
+    >>> of_repeat({"calls": 2, "differing": 0}, 40) is None
+    True
+    """
+    if not repeat or not repeat.get("differing"):
+        return None
+    return Cause(NONDETERMINISTIC, f"the function returned different values for the same inputs on a second call: "
+                 f"{repeat['differing']} of {entries} entries differ; the verdict is on the first call")
 
 
 def of_diagnosis(diagnosis: dict[str, Any] | None) -> Cause | None:

@@ -10,7 +10,9 @@ back as a ``.npy`` file read with ``allow_pickle=False``.
 
 A :class:`Worker` is one such child for one target, serving every call of a run (the pytest plugin's
 widths, a check's two calls): the import is paid once, and it is restarted only after a call failed or
-timed out. :func:`call_isolated` uses the worker of the innermost :func:`run` block, or a child of its own.
+timed out. :func:`call_isolated` uses the worker of the innermost :func:`run` block, or a child of its own;
+:func:`shared_run` opens a run only where none is open (``check-apply``'s repeat of a failing call reaches the
+child of the first).
 
 Limits and failure modes, each one line (``LoadError``, exit 2) and never a traceback:
 
@@ -113,6 +115,17 @@ def run() -> Iterator[dict[tuple[Any, ...], Worker]]:
         _RUNS.remove(workers)
         for w in workers.values():
             w.close()
+
+
+@contextmanager
+def shared_run() -> Iterator[None]:
+    """The innermost :func:`run` block if one is open, else a run of this block's own: the calls inside reach one
+    worker per target (REQ-CHECK-APPLY: the repeat of a failing call runs in the child of the first call)."""
+    if _RUNS:
+        yield
+        return
+    with run():
+        yield
 
 
 def _spawn(argv: list[str], **popen: Any) -> subprocess.Popen:

@@ -184,7 +184,9 @@ class CheckResult:
 class ApplyResult(CheckResult):
     """The report of a rotary application check (REQ-CHECK-APPLY): a CheckResult of kind ``apply`` (tier ``apply``:
     TOL-APPLY), with the function's ``target``, its ``convention``, the rotary dim, the positions, the diagnosis of a
-    failure (every hypothesis tried), the unit vectors that leak into other channels and THM-ROPE-REL's figures."""
+    failure (every hypothesis tried), the unit vectors that leak into other channels, THM-ROPE-REL's figures and
+    ``repeat``: a failing function is called a second time with the same inputs (``{"calls": 2, "differing": N}``,
+    N the entries whose bits differ; ``"error"`` where the second call failed), None where it was called once."""
 
     target: str = ""
     convention: str = ""
@@ -196,6 +198,7 @@ class ApplyResult(CheckResult):
     leaks: list[str] = field(default_factory=list)
     relative: dict[str, Any] = field(default_factory=dict)
     output_dtype: str = ""
+    repeat: dict[str, Any] | None = None  # a failing call made again: {calls, differing}; None: made once
 
     @property
     def entries(self) -> int:

@@ -112,6 +112,23 @@ def call_apply(obj: Any, target: str, packed: np.ndarray, key: str) -> Table:
     return _stack(qo, ko, tuple(q.shape), target + sig)
 
 
+def differing_entries(first: np.ndarray, second: np.ndarray) -> int:
+    """The entries of ``first`` whose bits ``second`` does not repeat (all of them when the shapes or dtypes
+    differ): the comparison of a failing call with its repeat (REQ-CHECK-APPLY). NaNs compare by their bits.
+
+    >>> a = np.array([[0.0, np.nan], [1.0, 2.0]])
+    >>> differing_entries(a, a.copy()), differing_entries(a, np.array([[-0.0, np.nan], [1.0, 2.0]]))
+    (0, 1)
+    >>> differing_entries(a, a.astype(np.float32))
+    4
+    """
+    a, b = np.ascontiguousarray(first), np.ascontiguousarray(second)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return int(a.size)
+    ba, bb = (x.reshape(-1).view(np.uint8).reshape(a.size, a.dtype.itemsize) for x in (a, b))
+    return int(np.count_nonzero((ba != bb).any(axis=1)))
+
+
 def _transposed(obj: Any, target: str, sig: str, x: Any, pos: Any) -> Any:
     """``fn(x, positions)`` on x as (batch, seq, heads, dim); the result back as (batch, heads, seq, dim)."""
     out = _invoke(obj, target, sig, x.transpose(1, 2).contiguous(), pos)

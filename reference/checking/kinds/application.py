@@ -8,7 +8,10 @@ callable runs in process), and judges every output against the exact rotation (:
 apply.exact`) under TOL-APPLY for the dtype, through the one judgement (:func:`~sinpe.reference.checking.judge.
 classify_entries`) and the one verdict rule. A failing function's cause is named when a known bug explains every
 entry (:mod:`~sinpe.reference.checking.apply.diagnose`, the frequencies tried from the rotary kind's candidates);
-THM-ROPE-REL is checked on the outputs either way. The result is an
+THM-ROPE-REL is checked on the outputs either way. A failing function is called a second time with the same inputs
+(in the same child process): where the two outputs differ bit for bit, the cause is ``nondeterministic`` (a race
+in a math library, not a bug class) and the verdict stays that of the first call; a passing one is called once.
+The result is an
 :class:`~sinpe.reference.checking.result.ApplyResult`, a CheckResult.
 
 >>> import torch
@@ -38,8 +41,8 @@ from sinpe.reference.checking.apply import call as apply_call
 from sinpe.reference.checking.apply.diagnose import Case, bound_for, diagnose, relative
 from sinpe.reference.checking.apply.exact import angles, exact_rotation, pairs_of, reach, refine
 from sinpe.reference.checking.apply.inputs import RANDOM_HEADS, build_inputs, call_arrays, positions_of
-from sinpe.reference.checking.cause import attach, of_diagnosis
-from sinpe.reference.checking.isolate import call_isolated
+from sinpe.reference.checking.cause import attach, of_diagnosis, of_repeat
+from sinpe.reference.checking.isolate import call_isolated, shared_run
 from sinpe.reference.checking.judge import classify_entries, failing_words, inconclusive_words, unjudged_figures, verdict
 from sinpe.reference.checking.kinds import rotary
 from sinpe.reference.checking.options import SHARED, Option, Request
@@ -48,7 +51,7 @@ from sinpe.spec.formats import get_format
 from sinpe.spec.rotary import RotaryProfile, check_dim, sections
 from sinpe.spec.tolerance import ulp_array
 
-from ...inputs import LoadError
+from ...inputs import LoadError, one_line
 
 APPLY = ("apply",)
 OPTIONS = (
@@ -102,18 +105,22 @@ class ApplicationKind:
         pos = self.positions(req, rp, r)
         ang = angles(rp, r, pos)
         x = build_inputs(req.dim, len(pos), req.dtype, req.random_heads, req.seed)
-        table = _call(fn, call_arrays(x, rp, r, pos, req.convention, ang), req.convention, req.dtype, req.dim,
-                      req.timeout)
-        y = np.asarray(table.data, dtype=np.float64).reshape(x.shape)
-        case = Case(x, y, rp, r, req.dtype, req.convention in ("hf", "hf-ids", "freqs"), req.convention == "freqs",
-                    ang, req.dim)
-        res = ApplyResult(rp.name or rp.describe(), rotary.KIND.flags(rp), {"describe": rp.describe()}, "apply",
-                          req.dtype, req.dim, len(pos), width=req.dim, kind="apply", working=req.dtype,
-                          notes=list(table.notes), target=fn if isinstance(fn, str) else getattr(fn, "__name__",
-                                                                                                "function"),
-                          convention=req.convention, rotary_dim=r, layout=rp.layout,
-                          positions=[_pos_json(p) for p in pos], output_dtype=table.dtype)
-        _judge(res, case)
+        arrays = call_arrays(x, rp, r, pos, req.convention, ang)
+        with shared_run():  # a repeat of a failing call reaches the child of the first (REQ-CHECK-ISOLATE)
+            table = _call(fn, arrays, req.convention, req.dtype, req.dim, req.timeout)
+            first = np.array(table.data, copy=True)  # what the function returned, whatever it does later
+            y = np.asarray(first, dtype=np.float64).reshape(x.shape)
+            case = Case(x, y, rp, r, req.dtype, req.convention in ("hf", "hf-ids", "freqs"),
+                        req.convention == "freqs", ang, req.dim)
+            res = ApplyResult(rp.name or rp.describe(), rotary.KIND.flags(rp), {"describe": rp.describe()}, "apply",
+                              req.dtype, req.dim, len(pos), width=req.dim, kind="apply", working=req.dtype,
+                              notes=list(table.notes), target=fn if isinstance(fn, str) else getattr(fn, "__name__",
+                                                                                                    "function"),
+                              convention=req.convention, rotary_dim=r, layout=rp.layout,
+                              positions=[_pos_json(p) for p in pos], output_dtype=table.dtype)
+            _judge(res, case)
+            if res.verdict == "fails":
+                _repeat(res, fn, arrays, req, first)
         res.seconds = time.perf_counter() - t0
         return res
 
@@ -148,6 +155,22 @@ def _call(fn: Any, arrays: dict[str, np.ndarray], convention: str, dtype: str, d
     if isinstance(fn, str):
         return call_isolated(fn, packed, dim, call="apply", key=key, timeout=timeout)  # REQ-CHECK-ISOLATE
     return apply_call.call_apply(fn, getattr(fn, "__name__", "function"), packed, key)
+
+
+def _repeat(res: ApplyResult, fn: Any, arrays: dict[str, np.ndarray], req: Request, first: np.ndarray) -> None:
+    """A failing function called again with the same inputs (a named one in the same child) and its output compared
+    bit for bit with the first (``res.repeat``): where they differ, the cause is ``nondeterministic`` (torch 2.13's
+    MKL VML picked its low-accuracy cos when two threads made the first call at once, pytorch/pytorch#188792: a
+    survey check failed once in CI); the verdict stays the first call's. A second call that fails is noted."""
+    try:
+        again = _call(fn, arrays, req.convention, req.dtype, req.dim, req.timeout)
+    except LoadError as e:
+        res.repeat = {"calls": 2, "differing": None, "error": one_line(e)}
+        res.notes.append(f"a second call with the same inputs failed ({one_line(e)}); the verdict is on the first call")
+        return
+    res.repeat = {"calls": 2, "differing": apply_call.differing_entries(first, again.data)}
+    if res.repeat["differing"]:
+        attach(res, of_repeat(res.repeat, res.compared))
 
 
 def _judge(res: ApplyResult, case: Case) -> None:
