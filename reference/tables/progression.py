@@ -461,25 +461,25 @@ def _complex_product_is_plain() -> bool:
 
 
 def _plain_parts(z: np.ndarray, x: np.ndarray, w: np.ndarray) -> bool:
-    """Whether every z = x w has the parts of :func:`_complex_product_is_plain` (math.fsum rounds exact sums once;
-    Dekker's products are exact for these magnitudes)."""
-    def forms(a: float, b: float, c: float, d: float) -> tuple[float, float, float]:
-        (ph, pl), (qh, ql) = _two_product(a, c), _two_product(b, d)
-        return ph + qh, math.fsum((ph, pl, qh)), math.fsum((ph, qh, ql))
-    for zi, xi, wi in zip(z.ravel().tolist(), x.ravel().tolist(), w.ravel().tolist(), strict=True):
-        a, b, c, d = xi.real, xi.imag, wi.real, wi.imag
-        if zi.real not in forms(a, -b, c, d) or zi.imag not in forms(a, b, d, c):
-            return False
+    """Whether every z = x w has the parts of :func:`_complex_product_is_plain` (the products exact by Dekker's
+    :func:`~sinpe.reference.oracles.fast.two_product_into`; math.fsum rounds their exact sums once)."""
+    z, x, w = (np.ascontiguousarray(v).ravel() for v in (z, x, w))
+    a, b, c, d = x.real.copy(), x.imag.copy(), w.real.copy(), w.imag.copy()
+    real = (_exact_product(a, c), _exact_product(-b, d))  # a c - b d (negating b is exact)
+    imag = (_exact_product(a, d), _exact_product(b, c))
+    for part, ((ph, pl), (qh, ql)) in ((z.real, real), (z.imag, imag)):
+        for got, xh, xl, yh, yl in zip(part.tolist(), ph.tolist(), pl.tolist(), qh.tolist(), ql.tolist(), strict=True):
+            if got not in (xh + yh, math.fsum((xh, xl, yh)), math.fsum((xh, yh, yl))):
+                return False
     return True
 
 
-def _two_product(a: float, b: float) -> tuple[float, float]:
-    """(p, e): p = fl(a b) and p + e = a b exactly (Dekker; no overflow or underflow at |a|, |b| <= 2)."""
-    p = a * b
-    ah, bh = a * 134217729.0, b * 134217729.0
-    ah, bh = ah - (ah - a), bh - (bh - b)
-    al, bl = a - ah, b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+def _exact_product(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, e): p = fl(u v) and p + e = u v exactly, entry by entry (Dekker, the fast reference's own)."""
+    (uh, ul), (vh, vl) = fast._split(u), fast._split(v)
+    p, e, t = np.empty_like(u), np.empty_like(u), np.empty_like(u)
+    fast.two_product_into(u, uh, ul, v, vh, vl, p, e, t)
+    return p, e
 
 
 def wide_block(A: tuple, W: tuple, bufs: list[np.ndarray]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -598,8 +598,9 @@ class Progression:
         for k0 in range(0, pl.nf, COLS):
             k1 = min(pl.nf, k0 + COLS)
             W, J = step_powers(pl.cd, h, self.low, k0, k1), step_powers(pl.cd, h * self.low, _pow2(self.nq), k0, k1)
-            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else conj_factor(W),
-                                tuple(_chunk_place(pc, k0, k1) for pc in _placements(pl))))
+            places = tuple(_chunk_place(pc, k0, k1) for pc in _placements(pl))
+            self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else conj_factor(W), places,
+                                _interleaved(places)))
         self.block = BLOCK  # entries per top-level block (build.fill_progression doubles it for threads)
         self._groups: dict[int, list[list[Turns]]] = {}
         self._lock = threading.Lock()
@@ -641,15 +642,17 @@ class Progression:
 
     def _blocks(self, a: int, b: int, seeds: list[Turns]) -> Any:
         """For rows a..b (a job's, seeds its A_0 per chunk): per top-level block (k0, k1, r0, r1, A, W, W in the
-        kernel's form (:func:`wide_operands` or :func:`conj_factor`), (A_0, J, the block's first q), placements)."""
+        kernel's form (:func:`wide_operands` or :func:`conj_factor`), (A_0, J, the block's first q), placements,
+        :func:`_interleaved` of them)."""
         L = self.low
         nq = -(-(b - a) // L)
-        for (k0, k1, W, J, Wk, places), A0 in zip(self.chunks, seeds, strict=False):
+        for (k0, k1, W, J, Wk, places, run), A0 in zip(self.chunks, seeds, strict=False):
             A = (dd_mul if self.wide else plain_mul)(A0, J.rows(0, nq))
             qa = max(1, self.block // (L * (k1 - k0)))
             for q0 in range(0, nq, qa):
                 q1 = min(nq, q0 + qa)
-                yield k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wk, (A0, J, q0), places
+                yield (k0, k1, a + q0 * L, min(b, a + q1 * L), A.rows(q0, q1).expand(), W, Wk, (A0, J, q0), places,
+                       run)
 
     def fill(self, out: np.ndarray, a: int, b: int, seeds: list[Turns] | None = None) -> set[int]:
         """out = the correctly rounded rows a..b (out: (b - a, d), the format's storage dtype; b - a <= job_rows),
@@ -657,7 +660,7 @@ class Progression:
         decided straight into their columns of ``out`` where the placement is slices: a narrow chunk whose sin
         and cos interleave (sin, cos, sin, ...) in one run of columns in a single pass over both."""
         fmt, bad, scratch = self.pl.fmt, set[int](), self._scratch()
-        for k0, k1, r0, r1, A, W, Wk, factors, places in self._blocks(a, b, seeds or self.seed(a)):
+        for k0, k1, r0, r1, A, W, Wk, factors, places, run in self._blocks(a, b, seeds or self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             flat, rows = (shape[0] * shape[1], shape[2]), out[r0 - a:r1 - a]
             pairs: tuple[tuple[np.ndarray, np.ndarray | None], ...]
@@ -666,7 +669,6 @@ class Progression:
             else:
                 Z = _zbuf(scratch, shape)
                 (S, C), E = narrow_block(A, Wk, Z), narrow_bound(A, W)
-                run = _interleaved(places)
                 if run is not None:  # Z's memory is the table's (sin, cos) pairs of this chunk
                     joint = Z.view(np.float64).reshape(flat[0], 2 * flat[1])[:len(rows)]
                     dec = _decide_scratch(scratch, joint.shape, fmt)
@@ -715,12 +717,12 @@ class Progression:
         """out (b - a, d) float64 = estimates of alpha sin / cos theta for rows a..b (a job's; 0 in zero columns);
         returns E' >= the error of every estimate (narrow estimates, module docstring)."""
         worst, scratch = 0.0, self._scratch()
-        for k0, k1, r0, r1, A, W, Wk, _, places in self._blocks(a, b, self.seed(a)):
+        for k0, k1, r0, r1, A, W, Wk, _, places, run in self._blocks(a, b, self.seed(a)):
             shape = (A.sh.shape[0], W.sh.shape[0], k1 - k0)
             Z = _zbuf(scratch, shape)
             S, C = narrow_block(A, Wk, Z)
             worst = max(worst, narrow_bound(A, W))
-            n, flat, run = r1 - r0, (shape[0] * shape[1], shape[2]), _interleaved(places)
+            n, flat = r1 - r0, (shape[0] * shape[1], shape[2])
             if run is not None:  # one copy of the (sin, cos) pairs
                 out[r0 - a:r1 - a, run] = Z.view(np.float64).reshape(flat[0], 2 * flat[1])[:n]
                 continue
