@@ -48,6 +48,7 @@ from sinpe.reference.checking.detect.plans import (
     _describe_key,
     _family_candidates,
     _model,
+    _model_used,
     _outside_candidates,
     _prefer_against,
     plan_arrays,
@@ -168,17 +169,25 @@ def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarra
         return None
     offset = lambda s_, b_: _offset(c, y, p, s_, b_, alpha0)
     sigma = -sigma if reverse else sigma  # the rows in reverse order (ESPnet's reverse=True): sigma < 0
-    return _score_trials(c, y, p, _trials(sigma, b, offset, against_base), floor, w, against_base)
+    return _score_trials(c, y, p, _trials(sigma, b, offset, against_base), floor, w, against_base,
+                         lambda: offset(sigma, b))
 
 
 def _score_trials(c: _Cand, y: np.ndarray, p: np.ndarray, trials: list[tuple[bool, float, float, float]],
-                  floor: float, w: int | None, against_base: float) -> tuple[float, bool, dict[str, float]] | None:
-    """The best (score, snapped?, params) of ``trials`` (see :func:`_fit`)."""
+                  floor: float, w: int | None, against_base: float,
+                  raw_offset: Any) -> tuple[float, bool, dict[str, float]] | None:
+    """The best (score, snapped?, params) of ``trials`` (see :func:`_fit`), then of the raw fit (unsnapped sigma,
+    base, ``raw_offset()``). The raw fit is skipped where it cannot win: its score is at least the noise floor times
+    UNSNAPPED_PENALTY and the plan's width and base factors, and a tie keeps the earlier trial."""
     best = None
     cols = c.kinds >= 0
+    yy = y[:, cols]  # a copy (C order), read by every trial
+    plan_factor = (1.0 if w is None or c.d == w else 3.0) * (3.0 if c.extra else 1.0)
     for snapped, s_, b_, o_ in trials:
-        m = _model(c, p, s_, b_, o_)[:, cols]
-        yy = y[:, cols]
+        if not snapped and best is not None and best[0] <= floor * UNSNAPPED_PENALTY * plan_factor:
+            break
+        o_ = raw_offset() if not snapped else o_
+        m = _model_used(c, p, s_, b_, o_)
         mm = float((m * m).sum())
         a = float((yy * m).sum() / mm) if mm > 0 else 0.0
         a_s = _snap(a, 1e-4) if snapped else a
@@ -187,8 +196,7 @@ def _score_trials(c: _Cand, y: np.ndarray, p: np.ndarray, trials: list[tuple[boo
         r = float(np.max(np.abs(yy - a_s * m))) / abs(a_s)
         is_snapped = snapped and all(_is_simple(v) for v in (s_, b_, o_, a_s))
         # residuals below the table's own rounding noise do not discriminate: simplicity decides
-        score = max(r, floor) * (1.0 if is_snapped else UNSNAPPED_PENALTY)
-        score *= (1.0 if w is None or c.d == w else 3.0) * (3.0 if c.extra else 1.0)
+        score = max(r, floor) * (1.0 if is_snapped else UNSNAPPED_PENALTY) * plan_factor
         score *= 1.0 if b_ == against_base else 1.5  # ties (b^(-2j/d) = (b^2)^(-j/d)): the checked base
         cand = (score, is_snapped, {"sigma": s_, "base": b_, "offset": o_, "amplitude": a_s, "residual": r})
         if best is None or cand[0] < best[0]:
@@ -214,15 +222,15 @@ def _offset(c: _Cand, y: np.ndarray, p: np.ndarray, sigma: float, b: float, alph
 def _trials(sigma: float, b: float, offset: Any, against_base: float) -> list[tuple[bool, float, float, float]]:
     """(snapped?, sigma, base, offset) to score: the fitted values snapped to simple numbers, the checked
     base (and sigma 1) when the fit is within 5% of it (a half-precision table's column frequencies are
-    too noisy for the 2e-6 snap; the residual then decides), and the raw fit. ``offset(sigma, base)``
-    reads the offset for each (it depends on the frequencies)."""
-    o = offset(sigma, b)
+    too noisy for the 2e-6 snap; the residual then decides), and the raw fit last. ``offset(sigma, base)``
+    reads the offset for each snapped trial (it depends on the frequencies); the raw fit's is read by
+    :func:`_score_trials`, only where it is scored (NaN here)."""
     s1, b1 = _snap(sigma, 1e-4), _snap(b, 2e-6, 1)
     out = [(True, s1, b1, _snap(offset(s1, b1), 0, 8, absolute=2e-2))]
     one = math.copysign(1.0, sigma)  # sigma < 0: the rows in reverse order
     if abs(math.log(b / against_base)) < 0.05 and abs(math.log(abs(sigma))) < 0.05 and (s1, b1) != (one, against_base):
         out.append((True, one, against_base, _snap(offset(one, against_base), 0, 8, absolute=2e-2)))
-    return out + [(False, sigma, b, o)]
+    return out + [(False, sigma, b, math.nan)]  # the raw fit last: its offset is read only if it is scored
 
 
 def _sample(data: np.ndarray, pos: np.ndarray, n: int) -> np.ndarray:

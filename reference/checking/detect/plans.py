@@ -7,13 +7,13 @@ pair, an exponent per column, cos one exponent ahead), each as a kind and an exp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from sinpe.spec.definition import column_data
+from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, Profile
 
 
@@ -27,15 +27,39 @@ class _Cand:
     shift: Fraction | None
     odd: str | None
     extra: dict[str, Any]  # out-of-family deviations this plan stands for
+    parts: tuple[Any, ...] = field(default=(), compare=False, repr=False)  # _model_used's columns, found once
+
+    def used_parts(self) -> tuple[Any, ...]:
+        """(used columns, their exponents, the sin columns, the cos columns) among them (slices where evenly spaced)."""
+        if not self.parts:
+            used = self.kinds >= 0
+            kinds = self.kinds[used]
+            self.parts = (used, self.e[used], *(_as_index(np.flatnonzero(kinds == k)) for k in (0, 1)))
+        return self.parts
 
 
 def plan_arrays(prof: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
     """(kind per column: 0 sin, 1 cos, 2 zero; exponent per column, 0 in zero columns) from the column data
-    (ValueError where the profile has no table at d)."""
+    (ValueError where the profile has no table at d); read-only arrays, kept per column data (its value is the key:
+    a definition that gives other columns gives other arrays)."""
     cd = column_data(prof, d)
+    arrays = _ARRAYS.get(cd)
+    if arrays is None:
+        arrays = _ARRAYS[cd] = _arrays(cd)
+    return arrays
+
+
+_ARRAYS: dict[ColumnData, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _arrays(cd: ColumnData) -> tuple[np.ndarray, np.ndarray]:
+    if len(_ARRAYS) >= 4096:
+        _ARRAYS.clear()
     ew = [float(e) for e in cd.exponents]
-    return (np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds]),
-            np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels, strict=True)]))
+    kinds = np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds])
+    es = np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels, strict=True)])
+    kinds.flags.writeable = es.flags.writeable = False
+    return kinds, es
 
 
 def _family_candidates(w: int) -> list[_Cand]:
@@ -81,9 +105,31 @@ def _outside_candidates(w: int) -> list[_Cand]:
 
 
 def _model(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np.ndarray:
+    """The alpha = 1 model of the plan at positions p: sin or cos of sigma (p + o) b^(-e_j) in column j, 0 in zero
+    and extra columns."""
     th = sigma * (p[:, None] + o) * (b ** (-c.e))[None, :]
-    m = np.where(c.kinds == 0, np.sin(th), np.where(c.kinds == 1, np.cos(th), 0.0))
+    return np.where(c.kinds == 0, np.sin(th), np.where(c.kinds == 1, np.cos(th), 0.0))
+
+
+def _model_used(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np.ndarray:
+    """``_model(c, p, sigma, b, o)[:, c.kinds >= 0]`` (the same values), each function evaluated on its own columns
+    only: the fit's inner loop."""
+    used, e, sins, coss = c.used_parts()
+    q, w = sigma * (p[:, None] + o), b ** (-e)
+    m = np.zeros((len(p), len(e)), order="F")  # the layout _model(...)[:, used] has: the fit's sums add in its order
+    m[:, sins] = np.sin(q * w[None, sins])
+    m[:, coss] = np.cos(q * w[None, coss])
     return m
+
+
+def _as_index(cols: np.ndarray) -> slice | np.ndarray:
+    """``cols`` as a slice where they are evenly spaced (a strided copy instead of a gather)."""
+    if len(cols) < 2:
+        return slice(int(cols[0]), int(cols[0]) + 1) if len(cols) else slice(0, 0)
+    step = int(cols[1] - cols[0])
+    if step > 0 and np.all(np.diff(cols) == step):
+        return slice(int(cols[0]), int(cols[-1]) + 1, step)
+    return cols
 
 
 def _prefer_against(c: _Cand, against: Profile) -> _Cand:
