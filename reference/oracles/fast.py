@@ -425,6 +425,23 @@ def table_f64(profile: Profile, d: int, positions: Any) -> tuple[np.ndarray, np.
     return assemble(cd, S, C, theta)
 
 
+def decide_band(pe_abs: Any, reduction: Any) -> Any:
+    """REQ-CHECK-DECIDE's band, the error bound the 1-D checker allows this reference where |PE| <= ``pe_abs``:
+    ERROR_ULPS binary64 ulps of ``pe_abs`` (relative, 2^-52 each), plus ``reduction`` = |P| max|w| 2^-100 (the
+    argument reduction's: :func:`reduction_band`), plus 2^-1000. Scalars or arrays; :func:`error_bound` is the
+    tighter per-entry form (the ulp of each value, its own |theta|).
+
+    >>> decide_band(1.0, reduction_band(0.0, 1.0)) == ERROR_ULPS * 2.0 ** -52 + 2.0 ** -1000
+    True
+    """
+    return ERROR_ULPS * 2.0 ** -52 * pe_abs + reduction + 2.0 ** -1000
+
+
+def reduction_band(p_abs: Any, w_max: float) -> Any:
+    """|P| max|w| 2^-100: the bound on the argument reduction's error in :func:`decide_band`."""
+    return p_abs * (w_max * 2.0 ** -100)
+
+
 def error_bound(values: np.ndarray, theta: np.ndarray | None = None) -> np.ndarray:
     """A bound on |values - PE| used to decide: ERROR_ULPS binary64 ulps, plus 2^-100 |theta| for the reduction.
 

@@ -136,15 +136,14 @@ def _worst(ctx: _Ctx, res: CheckResult, data: Any, worst_abs: tuple, worst_ulp: 
 
 
 def _fast_error(ctx: _Ctx, r: int, c: int, yv: float) -> float | None:
-    """|y - PE| of entry (r, c) from the fast reference, when its error bound there (REQ-CHECK-DECIDE's band: 4 ulp
-    of binary64 of |alpha| + |P| max w 2^-100) is at most 2^-20 of the figure, to 7 significant digits (the
-    digits the figure is good to); else None."""
+    """|y - PE| of entry (r, c) from the fast reference, when its error bound there (REQ-CHECK-DECIDE's band,
+    ``fastref.decide_band`` at |PE| <= |alpha|, as the kernel decides) is at most 2^-20 of the figure, to 7
+    significant digits (the digits the figure is good to); else None."""
     ref, _ = reference_chunk(ctx.profile, ctx.d, ctx.pos[r:r + 1], False)
     cd = column_data(ctx.profile, ctx.d)
     w = fastref.frequency_words(cd)[4]
     p = abs(float(ctx.pos[r]) + float(cd.offset))
-    band = fastref.ERROR_ULPS * 2.0 ** -52 * abs(float(cd.amplitude)) + p * float(np.max(np.abs(w), initial=0.0)) \
-        * 2.0 ** -100 + 2.0 ** -1000
+    band = fastref.decide_band(abs(float(cd.amplitude)), fastref.reduction_band(p, float(np.max(np.abs(w), initial=0.0))))
     err = abs(yv - float(ref[0, c]))
     return float(f"{err:.7g}") if err >= band * 2.0 ** 20 else None
 

@@ -77,7 +77,6 @@ class _Kernel:
     plan: Any
     certified: Any
     may_overflow: bool
-    ref_err_rel: float   # the fast reference's error, relative to |PE| (fastref.ERROR_ULPS binary64 ulps)
     progression: Any = None  # the progression kernel as the reference (positions p_0 + i h; _progression_reference)
     cert_stats: Any = field(default_factory=_TableStats)
     local: Any = field(default_factory=threading.local)
@@ -104,7 +103,7 @@ class _Kernel:
                    step, _bands(pos64), _band_index(pos64), absamp,
                    float(np.max(np.abs(fw_all))) if fw_n else 0.0, w_col, consts, may_unjudge, alts,
                    structure.pair_plan(profile, d), _certified_plan(profile, d, fmt, tier, pmax),
-                   absamp >= fmt.max_finite / 2, fastref.ERROR_ULPS * 2.0 ** -52,
+                   absamp >= fmt.max_finite / 2,
                    _progression_reference(profile, d, fmt, tier, pos, step))
 
     @cached_property
@@ -202,28 +201,27 @@ class _Kernel:
 
     def _look_closer(self, a: int, b: int, y: np.ndarray, ref: np.ndarray, rn: Any, enc: Any, err: np.ndarray,
                      allowed: np.ndarray, pabs: np.ndarray, out: dict[str, Any], ref_abs: float | None = None) -> None:
-        """An entry is decided when |err - allowed| exceeds the fast reference's error bound (ERROR_ULPS binary64
-        ulps of |PE| plus |P| max|w| 2^-100, zero at position 0, where it is exact; + 2^-50 of the bound: the
+        """An entry is decided when |err - allowed| exceeds the fast reference's error bound (``fastref.decide_band``:
+        ERROR_ULPS binary64 ulps of |PE| plus |P| max|w| 2^-100, zero at position 0, where it is exact; + 2^-50 of the bound: the
         fused form rounds differently from allowed_abs_error). Only a chunk where some entry fails, is near its
         bound or is NaN is looked at entry by entry: failures, non-finite entries, the oracle's queue."""
         n = b - a
-        rel, prow = self.ref_err_rel, pabs * (self.fw_max * 2.0 ** -100)
-        if ref_abs is not None:  # the progression reference: within ref_abs of PE everywhere (reduction included)
-            rel, prow = 0.0, np.full_like(pabs, ref_abs)
+        if ref_abs is None:  # the fast reference: fastref.decide_band, |PE| <= |alpha| for the whole chunk
+            prow = fastref.reduction_band(pabs, self.fw_max)
+            band = lambda pe_abs, red: fastref.decide_band(pe_abs, red)
+        else:  # the progression reference: within ref_abs of PE everywhere (reduction included)
+            prow = np.full_like(pabs, ref_abs)
+            band = lambda pe_abs, red: red + 2.0 ** -1000
         slack = self.buf("slack", n)
         np.subtract(err, allowed, out=slack)
         if rn is not None:
             same = np.equal(y, rn, out=self.buf("same", n, bool))
             if same.all() and not self.may_overflow:  # (an inf entry "equal" to an overflowing RN fails)
                 return
-        elif float(slack.max()) <= -(rel * self.absamp + float(prow.max()) + 2.0 ** -1000
-                                     + float(allowed.max()) * 2.0 ** -50):
+        elif float(slack.max()) <= -(band(self.absamp, float(prow.max())) + float(allowed.max()) * 2.0 ** -50):
             return
         margin = self.buf("margin", n)
-        np.abs(ref, out=margin)
-        margin *= rel
-        margin += prow[:, None]
-        margin += 2.0 ** -1000
+        margin[...] = band(np.abs(ref), prow[:, None])
         margin += allowed * 2.0 ** -50
         finite = np.isfinite(y)
         if not finite.all():
