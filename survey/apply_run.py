@@ -58,7 +58,8 @@ def check(case, dtype: str, flags: list, role: str) -> dict:
             "relative": {"holds": rel.get("holds"), "comparisons": rel.get("comparisons", 0),
                          "violations": rel.get("violations", 0)},
             "unjudged": (js.get("unjudged") or {}).get("count", 0), "entries": js.get("entries", 0),
-            "output_dtype": js.get("output_dtype"), "seconds": js.get("seconds"), "stderr": r["stderr"][:300]}
+            "output_dtype": js.get("output_dtype"), "seconds": js.get("seconds"), "stderr": r["stderr"][:300],
+            "repeat": js.get("repeat")}  # a failing call made again: {calls, differing[, error]}, or null
 
 
 def applications(env: dict) -> list:
