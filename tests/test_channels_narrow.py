@@ -55,10 +55,3 @@ def test_a_column_the_free_fit_loses_is_not_named():  # REQ-DETECT-READ: no conf
     than twice that: READ_MISS keeps it a phase (no function is named that misses by 2^-6)."""
     r = read_channels(rounded(np.sin(1e-3 * ROWS + 1.0), "float16"))
     assert r.kinds[0] not in ("sin", "cos", "-sin", "-cos"), (r.kinds, r.omega)
-
-
-def test_a_column_the_free_fit_lost_is_found_on_the_grid():  # REQ-DETECT-READ
-    """bfloat16 sin(0.00755374 p) over 2048 rows (15.5 rad): the free fit reads a constant (cos of frequency 0,
-    residual 8.8 R), and the slow grid (up to 4 rad) does not reach it: LOST_GRID (up to 64 rad) does."""
-    r = read_channels(rounded(np.sin(0.007553743734657828 * ROWS), "bfloat16"))
-    assert r.kinds == ["sin"] and abs(r.omega[0] / 0.007553743734657828 - 1) < 1e-4, (r.kinds, r.omega)

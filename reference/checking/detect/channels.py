@@ -205,8 +205,7 @@ def _named_phases(rd: Reading, y: np.ndarray, p: np.ndarray) -> Reading:
         return rd
     e = _exponents(np.max(np.abs(y[:, cols]), axis=0))
     yc = np.ldexp(y[:, cols], -e)
-    lost = rd.residual[cols] > LOST_FIT
-    sin_fit, cos_fit = (_refine_phase(yc, p, rd.omega[cols], phi, lost) for phi in (0.0, math.pi / 2))
+    sin_fit, cos_fit = (_refine_phase(yc, p, rd.omega[cols], phi) for phi in (0.0, math.pi / 2))
     use_cos = cos_fit[2] < sin_fit[2]
     # res: max |y - A f| of the scaled column (its largest |value| in [1/2, 1))
     w, amp, res = (np.where(use_cos, c, s) for s, c in zip(sin_fit, cos_fit, strict=True))
@@ -220,31 +219,26 @@ def _named_phases(rd: Reading, y: np.ndarray, p: np.ndarray) -> Reading:
     return rd
 
 
-def _refine_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, phi: float, lost: np.ndarray,
-                  steps: int = 8) -> tuple[np.ndarray, ...]:
+def _refine_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, phi: float, steps: int = 8) -> tuple[np.ndarray, ...]:
     """(w, A, max |y - A sin(w p + phi)|) per column: the phase fixed, A by least squares and a Gauss-Newton step on
     w in turn, from the free fit's w where it spans two radians or more over the rows, else from the best of a
-    grid of slow frequencies (:func:`_grid_start`); where the free fit ``lost`` the column, from the best of a grid
-    up to 64 radians over the rows."""
+    grid of slow frequencies (:func:`_slow_start`)."""
     span = max(float(np.max(p) - np.min(p)), 1.0)
+    slow = w * span < 2
     start = w.copy()
-    for grid, where in ((SLOW_GRID, (w * span < 2) & ~lost), (LOST_GRID, lost)):
-        if where.any():
-            start[where] = _grid_start(y[:, where], p, phi, span, grid)
+    if slow.any():
+        start[slow] = _slow_start(y[:, slow], p, phi, span)
     return _phase_steps(y, p[:, None], start, phi, steps)
 
 
-SLOW_GRID = np.geomspace(0.02, 4.0, 40)    # angles over the rows' span tried for a slow column's frequency
-LOST_GRID = np.geomspace(0.02, 64.0, 128)  # ... for a column the free fit lost (steps of 7 %: < 1 rad at 16 rad)
-LOST_FIT = 0.1  # a free fit missing by more than this (of R) lost the column
+SLOW_GRID = np.geomspace(0.02, 4.0, 40)  # angles over the rows' span tried for a slow column's frequency
 
 
-def _grid_start(y: np.ndarray, p: np.ndarray, phi: float, span: float, grid: np.ndarray) -> np.ndarray:
-    """Per column, the w = angle / span of ``grid`` whose least-squares A sin(w p + phi) misses y least (in the
-    mean square): over less than a turn the misfit has one valley in log w, which SLOW_GRID brackets; over more,
-    its valleys are about 2 pi / span apart in w, and LOST_GRID steps by less than one."""
+def _slow_start(y: np.ndarray, p: np.ndarray, phi: float, span: float) -> np.ndarray:
+    """Per column, the w = angle / span of SLOW_GRID whose least-squares A sin(w p + phi) misses y least (in the
+    mean square): over less than a turn the misfit has one valley in log w, which the grid brackets."""
     best, out = np.full(y.shape[1], np.inf), np.zeros(y.shape[1])
-    for ang in grid:
+    for ang in SLOW_GRID:
         s = np.sin(p * (ang / span) + phi)[:, None]
         amp = (y * s).sum(0) / max(float((s * s).sum()), 1e-300)
         miss = ((y - amp * s) ** 2).sum(0)
