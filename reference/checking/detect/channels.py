@@ -107,7 +107,7 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
     e = _exponents(np.max(np.abs(y[:, live]), axis=0))  # each column fitted at a largest |value| in [1/2, 1)
     w[live], a[live], b[live] = _fit(np.ldexp(y[:, live], -e), p)
     a[live], b[live] = np.ldexp(a[live], e), np.ldexp(b[live], e)
-    return _named_phases(_classify(y, p, w, a, b), y, p)
+    return _classify(y, p, w, a, b)
 
 
 def _exponents(peak: Any) -> Any:
@@ -183,84 +183,6 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
         near = [k for k, f in KIND_PHASES.items() if abs(math.remainder(phi[j] - f, 2 * math.pi)) <= PHASE_TOL]
         kinds.append(near[0] if near else "phase")
     return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
-
-
-PHASE_FIT = 2.0  # a column read as a phase is a sin or cos when that fits within this factor of the free fit
-LOOSE_FIT = 1e-3  # a free fit missing by more than this (of R) is refitted as a sin and a cos too
-READ_MISS = 2.0 ** -6  # ... and a sin or cos missing by more than this (of the column's largest |value|) names nothing
-
-
-def _named_phases(rd: Reading, y: np.ndarray, p: np.ndarray) -> Reading:
-    """Step 4: a column read as ``phase`` whose values a sin or a cos fits (phase fixed, frequency and amplitude
-    refitted: :func:`_refine_phase`) with a residual within PHASE_FIT times the free fit's is that function; a
-    column the free fit misses by more than LOOSE_FIT takes the sin or cos reading that misses by PHASE_FIT times
-    less; neither where the function misses by more than READ_MISS of the column's largest |value| (the free fit
-    lost the column: no reading). A quantised column (bfloat16, float16) of a low frequency leaves the free fit loose: over a few
-    radians a sinusoid of another phase and frequency, or a constant, fits the steps about as well. A phase the
-    data determines (a float32 or float64 column, a phase far from the functions') fits no function that well."""
-    phase = np.array([k == "phase" for k in rd.kinds], dtype=bool)
-    loose = np.array([k != "zero" for k in rd.kinds], dtype=bool) & (rd.residual > LOOSE_FIT)
-    cols = np.flatnonzero(phase | loose)
-    if not cols.size:
-        return rd
-    e = _exponents(np.max(np.abs(y[:, cols]), axis=0))
-    yc = np.ldexp(y[:, cols], -e)
-    sin_fit, cos_fit = (_refine_phase(yc, p, rd.omega[cols], phi) for phi in (0.0, math.pi / 2))
-    use_cos = cos_fit[2] < sin_fit[2]
-    # res: max |y - A f| of the scaled column (its largest |value| in [1/2, 1))
-    w, amp, res = (np.where(use_cos, c, s) for s, c in zip(sin_fit, cos_fit, strict=True))
-    free = rd.residual[cols] * np.ldexp(rd.amplitude[cols], -e)  # the free fit's, the same way
-    fits = np.where(phase[cols], res <= PHASE_FIT * free + 2.0 ** -40, PHASE_FIT * res <= free) & (res <= READ_MISS)
-    for i in np.flatnonzero(fits):
-        j = int(cols[i])
-        rd.kinds[j] = ("-" if amp[i] < 0 else "") + ("cos" if use_cos[i] else "sin")
-        rd.phase[j] = KIND_PHASES[rd.kinds[j]]
-        rd.omega[j], rd.amplitude[j], rd.residual[j] = w[i], math.ldexp(abs(float(amp[i])), int(e[i])), res[i] / abs(amp[i])
-    return rd
-
-
-def _refine_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, phi: float, steps: int = 8) -> tuple[np.ndarray, ...]:
-    """(w, A, max |y - A sin(w p + phi)|) per column: the phase fixed, A by least squares and a Gauss-Newton step on
-    w in turn, from the free fit's w where it spans two radians or more over the rows, else from the best of a
-    grid of slow frequencies (:func:`_slow_start`)."""
-    span = max(float(np.max(p) - np.min(p)), 1.0)
-    slow = w * span < 2
-    start = w.copy()
-    if slow.any():
-        start[slow] = _slow_start(y[:, slow], p, phi, span)
-    return _phase_steps(y, p[:, None], start, phi, steps)
-
-
-SLOW_GRID = np.geomspace(0.02, 4.0, 40)  # angles over the rows' span tried for a slow column's frequency
-
-
-def _slow_start(y: np.ndarray, p: np.ndarray, phi: float, span: float) -> np.ndarray:
-    """Per column, the w = angle / span of SLOW_GRID whose least-squares A sin(w p + phi) misses y least (in the
-    mean square): over less than a turn the misfit has one valley in log w, which the grid brackets."""
-    best, out = np.full(y.shape[1], np.inf), np.zeros(y.shape[1])
-    for ang in SLOW_GRID:
-        s = np.sin(p * (ang / span) + phi)[:, None]
-        amp = (y * s).sum(0) / max(float((s * s).sum()), 1e-300)
-        miss = ((y - amp * s) ** 2).sum(0)
-        take = miss < best
-        best, out = np.where(take, miss, best), np.where(take, ang / span, out)
-    return out
-
-
-def _phase_steps(y: np.ndarray, P: np.ndarray, w: np.ndarray, phi: float, steps: int) -> tuple[np.ndarray, ...]:
-    with np.errstate(all="ignore"):
-        for _ in range(steps):
-            th = P * w + phi
-            s, c = np.sin(th), np.cos(th)
-            amp = (y * s).sum(0) / np.maximum((s * s).sum(0), 1e-300)
-            J = amp * P * c
-            den = (J * J).sum(0)
-            dw = np.where(den > 0, (J * (y - amp * s)).sum(0) / np.where(den > 0, den, 1), 0.0)
-            w = np.clip(w + np.clip(dw, -0.5 * w, 0.5 * w + 1e-3), 1e-300, math.pi)
-        s = np.sin(P * w + phi)
-        amp = (y * s).sum(0) / np.maximum((s * s).sum(0), 1e-300)
-        res = np.max(np.abs(y - amp * s), axis=0)
-    return w, amp, np.where(np.isfinite(res) & (amp != 0), res, np.inf)
 
 
 def _per_frequency(values: np.ndarray, layout: str) -> np.ndarray:
