@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ class _Cand:
     shift: Fraction | None
     odd: str | None
     extra: dict[str, Any]  # out-of-family deviations this plan stands for
-    parts: tuple[Any, ...] = field(default=(), compare=False, repr=False)  # _model_used's columns, found once
+    parts: tuple[Any, ...] = field(default=(), init=False, compare=False, repr=False)  # _model_used's columns, found once
 
     def used_parts(self) -> tuple[Any, ...]:
         """(used columns, their exponents, the sin columns, the cos columns) among them (slices where evenly spaced)."""
@@ -42,19 +43,11 @@ def plan_arrays(prof: Profile, d: int) -> tuple[np.ndarray, np.ndarray]:
     """(kind per column: 0 sin, 1 cos, 2 zero; exponent per column, 0 in zero columns) from the column data
     (ValueError where the profile has no table at d); read-only arrays, kept per column data (its value is the key:
     a definition that gives other columns gives other arrays)."""
-    cd = column_data(prof, d)
-    arrays = _ARRAYS.get(cd)
-    if arrays is None:
-        arrays = _ARRAYS[cd] = _arrays(cd)
-    return arrays
+    return _arrays(column_data(prof, d))
 
 
-_ARRAYS: dict[ColumnData, tuple[np.ndarray, np.ndarray]] = {}
-
-
+@lru_cache(maxsize=256)  # about four widths' candidates; a key keeps its column data (and exponents) alive
 def _arrays(cd: ColumnData) -> tuple[np.ndarray, np.ndarray]:
-    if len(_ARRAYS) >= 4096:
-        _ARRAYS.clear()
     ew = [float(e) for e in cd.exponents]
     kinds = np.array([{"sin": 0, "cos": 1, "zero": 2}[f] for f in cd.kinds])
     es = np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels, strict=True)])
