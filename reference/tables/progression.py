@@ -785,7 +785,7 @@ def _placements(pl: rounded.Plan) -> tuple[tuple[np.ndarray, np.ndarray], tuple[
     return out[0], out[1]
 
 
-def _as_slice(idx: np.ndarray) -> Any:
+def as_slice(idx: np.ndarray) -> Any:
     """A slice equal to the index array when it is an arithmetic progression (strided copies beat fancy indexing)."""
     if idx.size == 0:
         return slice(0, 0)
@@ -802,7 +802,7 @@ def _chunk_place(place: tuple[np.ndarray, np.ndarray], k0: int, k1: int) -> tupl
     and src as slices where possible."""
     d_arr, s_arr = place
     sel = (s_arr >= k0) & (s_arr < k1)
-    return _as_slice(d_arr[sel]), _as_slice(s_arr[sel] - k0), s_arr[sel] - k0
+    return as_slice(d_arr[sel]), as_slice(s_arr[sel] - k0), s_arr[sel] - k0
 
 
 def _interleaved(places: tuple[tuple[Any, Any, np.ndarray], ...]) -> slice | None:

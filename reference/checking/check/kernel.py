@@ -208,10 +208,10 @@ class _Kernel:
         n = b - a
         if ref_abs is None:  # the fast reference: fastref.decide_band, |PE| <= |alpha| for the whole chunk
             prow = fastref.reduction_band(pabs, self.fw_max)
-            band = lambda pe_abs, red: fastref.decide_band(pe_abs, red)
+            band = fastref.decide_band
         else:  # the progression reference: within ref_abs of PE everywhere (reduction included)
             prow = np.full_like(pabs, ref_abs)
-            band = lambda pe_abs, red: red + 2.0 ** -1000
+            band = lambda pe_abs, reduction: reduction + 2.0 ** -1000
         slack = self.buf("slack", n)
         np.subtract(err, allowed, out=slack)
         if rn is not None:

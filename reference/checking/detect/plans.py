@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from sinpe.reference.tables.progression import as_slice
 from sinpe.spec.definition import ColumnData, column_data
 from sinpe.spec.profiles import LAYOUTS, ODD_RULES, Profile
 
@@ -35,7 +36,7 @@ class _Cand:
         if not self.parts:
             used = self.kinds >= 0
             kinds = self.kinds[used]
-            self.parts = (used, self.e[used], *(_as_index(np.flatnonzero(kinds == k)) for k in (0, 1)))
+            self.parts = (used, self.e[used], *(as_slice(np.flatnonzero(kinds == k)) for k in (0, 1)))
         return self.parts
 
 
@@ -113,16 +114,6 @@ def _model_used(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np
     m[:, sins] = np.sin(q * w[None, sins])
     m[:, coss] = np.cos(q * w[None, coss])
     return m
-
-
-def _as_index(cols: np.ndarray) -> slice | np.ndarray:
-    """``cols`` as a slice where they are evenly spaced (a strided copy instead of a gather)."""
-    if len(cols) < 2:
-        return slice(int(cols[0]), int(cols[0]) + 1) if len(cols) else slice(0, 0)
-    step = int(cols[1] - cols[0])
-    if step > 0 and np.all(np.diff(cols) == step):
-        return slice(int(cols[0]), int(cols[-1]) + 1, step)
-    return cols
 
 
 def _prefer_against(c: _Cand, against: Profile) -> _Cand:
