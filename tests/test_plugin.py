@@ -113,6 +113,20 @@ def test_plugin_is_import_light():
     assert res.stdout.strip() == "[]", res.stdout + res.stderr
 
 
+
+def test_only_test_files_are_assertion_rewritten(request):  # REQ-PLUGIN-RUN: a session's start pays for no rewrite
+    """In this session (the plugin loaded by its entry point): of sinpe's modules, only those imported with the plugin
+    (before it could narrow pytest's mark of the whole sinpe package) were parsed and rewritten by pytest; the
+    others, e.g. the check, are loaded as Python loads them. The test files still are rewritten."""
+    from sinpe.reference.checking import check
+    rewriter = type(request.config.pluginmanager.rewrite_hook)
+    code = "import sys, sinpe.reference.conformance.plugin; print(' '.join(m for m in sys.modules if m.startswith('sinpe')))"
+    with_plugin = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split())
+    rewritten = {n for n, m in list(sys.modules.items()) if n.startswith("sinpe") and isinstance(m.__loader__, rewriter)}
+    assert "sinpe.reference.conformance.plugin" in with_plugin and rewritten <= with_plugin, rewritten - with_plugin
+    assert not isinstance(check.__loader__, rewriter) and isinstance(sys.modules[__name__].__loader__, rewriter)
+
+
 def test_verdict_requires_a_value_of_the_dtype():  # REQ-PLUGIN-RUN
     # review regression: at tier phase a float64 value (not a float32 one) inside the bound passed as float32
     import numpy as np

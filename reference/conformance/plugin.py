@@ -60,6 +60,19 @@ OVERRIDE_OPTIONS = (
 )
 
 
+def pytest_plugin_registered(plugin: Any, manager: Any) -> None:
+    """Narrow pytest's assertion rewriting to the conformance tests. pytest marks every top-level package of a
+    distribution with a ``pytest11`` entry point for rewriting, so each sinpe module a session imports (a test
+    suite that imports sinpe, this suite) would be parsed, rewritten and compiled again -- in every session where
+    bytecode is not written (``PYTHONDONTWRITEBYTECODE``): about 6 s of each start of sinpe's own suite. The
+    conformance tests are test files (rewritten as such); sinpe's other modules have no assertion to show. Where
+    a pytest keeps its marks elsewhere, nothing changes."""
+    marked = getattr(getattr(manager, "rewrite_hook", None), "_must_rewrite", None)
+    if plugin is sys.modules.get(__name__) and isinstance(marked, set) and "sinpe" in marked:
+        marked.discard("sinpe")
+        marked.add(__name__)
+
+
 def pytest_addoption(parser: Any) -> None:
     g = parser.getgroup("sinpe", "sinpe conformance (pytest --pyargs sinpe.reference.conformance)")
     g.addoption("--sinpe-impl", default=None, metavar="MODULE:CALLABLE",
