@@ -294,6 +294,17 @@ def _timed(seconds: float, fn: Any, *args: Any) -> tuple[Any, str]:
         return None, str(exc)
 
 
+def _cross_check_one(item: Any) -> tuple[bool, str]:
+    """One cross-check item: an :class:`Obligation` decided (under :data:`STEP_BUDGET`), or a decided step
+    ``(ok, size, what)``."""
+    if isinstance(item, Obligation):
+        got, late = _timed(STEP_BUDGET, decide_obligation, item)
+        ok, _, why = got if got is not None else (False, 0, late)
+        return ok, f"cross-check {item.name}: {why}"
+    ok, _, what = item
+    return ok, f"cross-check {what}"
+
+
 class ObligationTheorem:
     """A THM-* proven by symbolic (every-d) claims and steps; concrete instances are a cross-check.
 
@@ -363,22 +374,20 @@ class ObligationTheorem:
         return size, decided, syntactic, failures
 
     def _cross_check(self) -> tuple[int, list[str]]:
+        """The concrete instances in the order ``concrete()`` yields them, each decided as it comes, the whole under
+        :data:`THEOREM_BUDGET` (each obligation under :data:`STEP_BUDGET`); the first that fails ends it (those after
+        it are not built)."""
         checked = 0
-        items, late = _timed(THEOREM_BUDGET, lambda: [x for item in self._concrete()
-                                                      for x in (item.obligations() if isinstance(item, Claim) else [item])])
-        if items is None:
-            return 0, [f"cross-check: {late}"]
-        for item in items:
-            if isinstance(item, Obligation):
-                got, late = _timed(STEP_BUDGET, decide_obligation, item)
-                ok, _, why = got if got is not None else (False, 0, late)
-                what = f"cross-check {item.name}: {why}"
-            else:
-                ok, _, what = item
-                what = f"cross-check {what}"
-            checked += 1
-            if not ok:
-                return checked, [what]
+        try:
+            with budget(THEOREM_BUDGET):
+                for item in self._concrete():
+                    for x in item.obligations() if isinstance(item, Claim) else [item]:
+                        ok, what = _cross_check_one(x)
+                        checked += 1
+                        if not ok:
+                            return checked, [what]
+        except OutOfTime as exc:
+            return checked, [f"cross-check: {exc}"]
         return checked, []
 
     def _coverage(self, obs: list[Obligation], steps: list[tuple[bool, int, str]]) -> list[str]:

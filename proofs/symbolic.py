@@ -15,6 +15,8 @@ True
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import Any
 
 import sympy as sp
@@ -245,6 +247,15 @@ def _conformance_steps(plan: SymbolicPlan, rules: tuple, source: str) -> tuple[l
 CROSSCHECK_WIDTHS = tuple(range(1, 1101)) + (2047, 2048, 2049, 4095, 4096, 4097, 32767, 32768, 32769, 65535, 65536, 65537)
 
 
+SHOWN_BAD = 3  # the widths a failed cross-check names: it stops at the third
+
+
+def first_bad(widths: Iterable[int], agrees: Callable[[int], bool]) -> list[int]:
+    """The first :data:`SHOWN_BAD` widths of ``widths`` where ``agrees`` is false, in order (a cross-check that
+    fails stops there: the widths after them cannot make it pass)."""
+    return list(islice((d for d in widths if not agrees(d)), SHOWN_BAD))
+
+
 def _linear(e: sp.Expr) -> tuple[int, int]:
     """(r, q) of an integer linear form e(n) = q n + r."""
     if not sp.sympify(e).has(N):
@@ -263,11 +274,10 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
     data = data or (lambda d: column_data(prof, d))
     forms = [(s.kind, _linear(s.lo), _linear(s.hi), _linear(s.c), s.a) for s in plan.segments()]  # (kind, lo, hi, c, a)
     ds = [d for d in widths if d % 2 == int(plan.odd)]
-    bad = []
-    for d in ds:
+
+    def agrees(d: int) -> bool:
         n, cd = d // 2, data(d)
         kinds, labels = [""] * d, [-1] * d
-        ok = True
         for kind, (lo0, lo1), (hi0, hi1), (c0, c1), a in forms:
             lo, hi, c = lo0 + lo1 * n, hi0 + hi1 * n, c0 + c1 * n
             # label i (lo <= i < hi) in column a i + c (a = 0: c + i - lo), copied as one slice of the columns
@@ -275,19 +285,17 @@ def plan_crosscheck(plan: SymbolicPlan, widths: tuple[int, ...] = CROSSCHECK_WID
             if not js:
                 continue
             if min(js[0], js[-1]) < 0 or max(js[0], js[-1]) >= d:
-                ok = False
-                break
+                return False
             end = js[-1] + (1 if js.step > 0 else -1)
             sl = slice(js[0], end if end >= 0 else None, js.step)
             if any(kinds[sl]):  # a column written twice
-                ok = False
-                break
+                return False
             kinds[sl], labels[sl] = [kind] * len(js), [0] * len(js) if kind == "zero" else list(range(lo, hi))
-        if (not ok or tuple(kinds) != cd.kinds or tuple(labels) != cd.labels or not _copies_agree(cd, kinds, labels)
-                or partners(d) and cd.partner != _partners(kinds, labels)):
-            bad.append(d)
+        return (tuple(kinds) == cd.kinds and tuple(labels) == cd.labels and _copies_agree(cd, kinds, labels)
+                and not (partners(d) and cd.partner != _partners(kinds, labels)))
+    bad = first_bad(ds, agrees)
     return [(not bad, len(ds), f"{plan.name}: symbolic plan = {what} at {len(ds)} "
-             f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad[:3]}" if bad else ""))]
+             f"{'odd' if plan.odd else 'even'} widths d <= {max(ds)}" + (f"; differs at d = {bad}" if bad else ""))]
 
 
 def _partners(kinds: list[str], labels: list[int]) -> tuple[int | None, ...]:

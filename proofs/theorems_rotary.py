@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+from functools import partial
+
 from sinpe.spec import theorems_rotary as R
 
 from .engine import ObligationTheorem
@@ -41,18 +43,24 @@ def rotary_crosscheck() -> list[tuple[bool, int, str]]:
     from sinpe.spec.definition import rotary_data, rotary_pairs
     from sinpe.spec.theorems import symbolic
 
-    from .symbolic import plan_crosscheck
+    from .symbolic import first_bad, plan_crosscheck
     dims = tuple(range(2, 1101, 2)) + (2048, 4096)
     out = []
     for layout in ("halves", "pairs"):
         out += [(ok, n, f"{layout}: {what}") for ok, n, what in
                 plan_crosscheck(symbolic(rotary_pairs(layout)), dims, lambda d, lay=layout: rotary_data(lay, d),
                                 "the rotary column data", partners=lambda d: True)]
-        bad = [d for d in dims if not all(e.numerator * (d // 2) == k * e.denominator for k, e in enumerate(rotary_data(layout, d).exponents))
-               or len(rotary_data(layout, d).exponents) != d // 2]
+        bad = first_bad(dims, partial(_rotary_exponents_agree, layout))
         out.append((not bad, len(dims), f"{layout}: the rotary exponents are k/(dim/2) at {len(dims)} dims"
-                    + (f"; differ at dim = {bad[:3]}" if bad else "")))
+                    + (f"; differ at dim = {bad}" if bad else "")))
     return out
+
+
+def _rotary_exponents_agree(layout: str, dim: int) -> bool:
+    """The rotary column data's exponents at ``dim``: e_k = k/(dim/2) for k < dim/2, and dim/2 of them."""
+    from sinpe.spec.definition import rotary_data
+    es = rotary_data(layout, dim).exponents
+    return len(es) == dim // 2 and all(e.numerator * (dim // 2) == k * e.denominator for k, e in enumerate(es))
 
 
 def describe_pairs() -> str:

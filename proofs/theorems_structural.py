@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import time
 from fractions import Fraction
+from functools import partial
 
 import sympy as sp
 
@@ -156,6 +157,16 @@ def _schedule_agrees(prof: Profile, d: int, den: Fraction) -> bool:
     return ok and (d > 64 or all(exponent(prof, d, k) == es[k] for k in range(nf)))
 
 
+def _schedule_at(prof: Profile, q: Fraction, r: Fraction, d: int) -> bool:
+    """:func:`_schedule_agrees` with D = q n + r, n = floor(d/2)."""
+    return _schedule_agrees(prof, d, q * (d // 2) + r)
+
+
+def _count_at(prof: Profile, extra: int, d: int) -> bool:
+    """The kernels' N, ``n_frequencies`` and DEF-LAYOUT's n + ``extra`` agree at width d."""
+    return column_data(prof, d).n_frequencies == n_frequencies(prof, d) == d // 2 + extra
+
+
 RULE_FLOOR = "RULE-FLOOR: for an integer i and a real x, i <= x iff i <= floor(x) (the definition of floor)"
 
 
@@ -229,7 +240,7 @@ class Wavelengths:
         ``n_frequencies``, ``denominator`` (and ``exponent`` at d <= 64), the refusal where D <= 0 with more than
         one frequency; and, for every layout and odd rule at every width, N = n plus DEF-LAYOUT's unpaired label
         (``LAYOUT_RULES``)."""
-        from .symbolic import CROSSCHECK_WIDTHS
+        from .symbolic import CROSSCHECK_WIDTHS, first_bad
         checked = 0
         for shift in KERNEL_SHIFTS:
             preset = shift in (None, 0, 1)
@@ -239,20 +250,21 @@ class Wavelengths:
                 prof = get_profile("t2t", shift="half" if shift is None else shift, odd=rule)
                 ds = [w for w in CROSSCHECK_WIDTHS if w % 2 == odd and w <= 4097
                       and (w <= 128 or w > 1100 or preset and rule == "trailing-sin")]
-                bad = [d for d in ds if not _schedule_agrees(prof, d, q * (d // 2) + r)]
+                bad = first_bad(ds, partial(_schedule_at, prof, q, r))
                 checked += len(ds)
-                st.cross_check(not bad, f"schedule {'half' if shift is None else f'shift {shift}'} ({rule if odd else 'even d'}): "
+                if not st.cross_check(not bad, f"schedule {'half' if shift is None else f'shift {shift}'} ({rule if odd else 'even d'}): "
                                f"the kernels' exponents, N, D and the D <= 0 refusal are DEF-SCHEDULE's at {len(ds)} widths "
-                               f"d <= {ds[-1]}" + (f"; differ at d = {bad[:3]}" if bad else ""))
+                               f"d <= {ds[-1]}" + (f"; differ at d = {bad}" if bad else "")):
+                    return checked  # one failed cross-check fails the theorem
         for (layout, rule, odd), rules in T.LAYOUT_RULES.items():
             counts = [sum((sp.sympify(hi) - sp.sympify(lo) for k, lo, hi, _, _ in rules if k == f), sp.Integer(0)) for f in ("sin", "cos")]
             extra = max(int(sp.expand(c - N)) for c in counts)  # N = n + 1 where a function holds label n
             prof = get_profile("vaswani", layout=layout, odd=rule)
-            bad = [d for d in CROSSCHECK_WIDTHS if d % 2 == odd
-                   and not column_data(prof, d).n_frequencies == n_frequencies(prof, d) == d // 2 + extra]
+            bad = first_bad((d for d in CROSSCHECK_WIDTHS if d % 2 == odd), partial(_count_at, prof, extra))
             checked += 1
-            st.cross_check(not bad, f"{layout}, {rule if odd else 'even d'}: the kernels' N = n + {extra} (DEF-LAYOUT's "
-                           f"labels) at every width" + (f"; differ at d = {bad[:3]}" if bad else ""))
+            if not st.cross_check(not bad, f"{layout}, {rule if odd else 'even d'}: the kernels' N = n + {extra} "
+                                  f"(DEF-LAYOUT's labels) at every width" + (f"; differ at d = {bad}" if bad else "")):
+                return checked
         return checked
 
     @staticmethod

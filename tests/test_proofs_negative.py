@@ -96,8 +96,9 @@ def test_mutation_report_kills_every_mutant_and_names_a_survivor(monkeypatch):  
     kinds = {m["mutation"] for m in rep["mutants"]}
     assert {"plan-labels", "kernel-sqrt2", "count", "base-1", "block-partner"} <= kinds, kinds
     t = get_theorem("THM-CPLX")
-    real = t.prove
-    monkeypatch.setattr(type(t), "prove", lambda self, m=None, witness=True: real(None, witness))  # ignores the mutation
+    proven = t.prove(None, witness=False)  # the real proof, proven once
+    assert proven.status == "proven"
+    monkeypatch.setattr(type(t), "prove", lambda self, m=None, witness=True: proven)  # ignores the mutation
     rep = mutation_report(only="THM-CPLX")
     assert rep["survivors"] and rep["rate"] == 0.0, rep
     monkeypatch.undo()  # the CLI runs in this process: with the real prover again
