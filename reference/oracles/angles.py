@@ -129,12 +129,8 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
     keys = sorted(fid_of, key=fid_of.__getitem__)
 
     def omega(ctx: Any) -> list[Any]:
-        out = []
-        for a_i, k in keys:
-            a = g.axes[a_i]
-            w = frequency(column_data(a.profile, a.width), k, _CtxBackend(ctx))
-            out.append(2 * ctx.pi * w if a.turns else w)
-        return out
+        return [_axis_frequency(ctx, column_data(g.axes[a].profile, g.axes[a].width), k, g.axes[a].turns)
+                for a, k in keys]
 
     def amplitude(ctx: Any) -> list[Any]:
         return [_q(ctx, column_data(a.profile, a.width).amplitude) for a in g.axes]
@@ -144,6 +140,26 @@ def grid_plan(g: Grid, cells: Sequence[Sequence[int]] | None = None) -> AnglePla
                      np.array([c.axis for c in cols], dtype=np.intp), coords, index, zero_rows, omega, amplitude,
                      float(column_data(g.axes[0].profile, g.axes[0].width).base) if g.axes else 10000.0,
                      [c.label for c in cols], rl)
+
+
+_AXIS_FREQUENCIES: dict[tuple[Any, ...], Any] = {}  # (prec, e_k, base, turns) -> an axis frequency in mpmath.iv
+
+
+def _axis_frequency(ctx: Any, cd: Any, k: int, turns: bool) -> Any:
+    """A grid axis's frequency w_k = frequency(cd, k) (times 2 pi for an axis in turns) in ``ctx``. In mpmath.iv,
+    once per (precision, e_k, b, turns), what DEF-SCHEDULE's w_k = b^(-e_k) is a function of: detect's tens of grid
+    candidates (layouts, cls rows, axis orders) share most of their frequencies."""
+    def compute() -> Any:
+        w = frequency(cd, k, _CtxBackend(ctx))
+        return 2 * ctx.pi * w if turns else w
+    if ctx is not mpmath.iv:
+        return compute()
+    key = (ctx.prec, cd.exponents[k], cd.base, bool(turns))
+    if key not in _AXIS_FREQUENCIES:
+        if len(_AXIS_FREQUENCIES) >= 1 << 16:
+            _AXIS_FREQUENCIES.clear()
+        _AXIS_FREQUENCIES[key] = compute()
+    return _AXIS_FREQUENCIES[key]
 
 
 def profile_plan(profile: Profile, d: int, positions: Sequence[Any]) -> AnglePlan:
@@ -348,6 +364,23 @@ def _keyed(plan: AnglePlan) -> list[Any]:
     return got
 
 
+_KEYED_AT: dict[tuple[Any, int], tuple[Any, ...]] = {}  # (plan.key, prec) -> the frequency enclosures at prec bits
+
+
+def omegas_at(plan: AnglePlan, prec: int) -> list[Any]:
+    """The plan's frequency enclosures at ``prec`` bits (``mpmath.iv``; more where a rule's comparison needs it), once
+    per (``plan.key``, ``prec``) where the plan has a key: the oracle's escalations of tens of candidate plans with
+    the same frequencies (detect) compute them once."""
+    if plan.key is None:
+        return _at_prec(plan.omega, prec)
+    got = _KEYED_AT.get((plan.key, prec))
+    if got is None:
+        if len(_KEYED_AT) >= _KEYED_MAX:
+            _KEYED_AT.clear()
+        got = _KEYED_AT[(plan.key, prec)] = tuple(_at_prec(plan.omega, prec))
+    return list(got)
+
+
 def _plan_words(plan: AnglePlan, omegas: list[Any]) -> np.ndarray:
     """:func:`_words` of the plan's frequencies ``omegas`` after :func:`_check_enclosures`; once per ``plan.key``
     where the plan has one (``omegas`` are then the key's own)."""
@@ -461,7 +494,7 @@ class _Certified:
     def consts(self, prec: int) -> tuple[list[Any], list[Any], list[Any]]:
         if prec not in self.cache:
             g = self.plan.growth
-            self.cache[prec] = (_at_prec(self.plan.omega, prec), _at_prec(self.plan.amplitude, prec),
+            self.cache[prec] = (omegas_at(self.plan, prec), _at_prec(self.plan.amplitude, prec),
                                 [] if g is None else _at_prec(g.rates, prec))
         return self.cache[prec]
 
