@@ -92,7 +92,10 @@ def test_exponents_are_the_symbolic_schedule_at_every_width(shift):  # DEF-SCHED
                 D.column_data(prof, d)
             continue
         cd = D.column_data(prof, d)
-        assert cd.exponents == tuple(Fraction(k) / den if k else Fraction(0) for k in range(nf)), (shift, d)
+        # e_k = k / den, compared as integers (e = u/v is k/den iff u * den.numerator == k * den.denominator * v)
+        a, b = den.numerator, den.denominator
+        assert len(cd.exponents) == nf and all(isinstance(e, Fraction) and e.numerator * a == k * b * e.denominator
+                                               for k, e in enumerate(cd.exponents)), (shift, d)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 5, 8, 33, 100, 600, 601, 1025])
