@@ -425,16 +425,24 @@ def table_f64(profile: Profile, d: int, positions: Any) -> tuple[np.ndarray, np.
     return assemble(cd, S, C, theta)
 
 
-def decide_band(pe_abs: Any, reduction: Any) -> Any:
+def decide_band(pe_abs: Any, reduction: Any, out: np.ndarray | None = None) -> Any:
     """REQ-CHECK-DECIDE's band, the error bound the 1-D checker allows this reference where |PE| <= ``pe_abs``:
     ERROR_ULPS binary64 ulps of ``pe_abs`` (relative, 2^-52 each), plus ``reduction`` = |P| max|w| 2^-100 (the
-    argument reduction's: :func:`reduction_band`), plus 2^-1000. Scalars or arrays; :func:`error_bound` is the
-    tighter per-entry form (the ulp of each value, its own |theta|).
+    argument reduction's: :func:`reduction_band`), plus 2^-1000. Scalars or arrays (``out``: written in place, the
+    same operations in the same order); :func:`error_bound` is the tighter per-entry form (the ulp of each value,
+    its own |theta|).
 
     >>> decide_band(1.0, reduction_band(0.0, 1.0)) == ERROR_ULPS * 2.0 ** -52 + 2.0 ** -1000
     True
+    >>> x = np.array([0.5, 1.0]); bool((decide_band(x, 1e-30, out=np.empty(2)) == decide_band(x, 1e-30)).all())
+    True
     """
-    return ERROR_ULPS * 2.0 ** -52 * pe_abs + reduction + 2.0 ** -1000
+    if out is None:
+        return ERROR_ULPS * 2.0 ** -52 * pe_abs + reduction + 2.0 ** -1000
+    np.multiply(ERROR_ULPS * 2.0 ** -52, pe_abs, out=out)
+    out += reduction
+    out += 2.0 ** -1000
+    return out
 
 
 def reduction_band(p_abs: Any, w_max: float) -> Any:

@@ -47,6 +47,15 @@ def _new_part(stop: int) -> dict[str, Any]:
             "alts": {}, "shift": (0, 0, []), "hashes": None}
 
 
+def _progression_band(pe_abs: Any, reduction: Any, out: np.ndarray | None = None) -> Any:
+    """The progression reference's band: ``reduction`` (its bound on |ref - PE|, the reduction included) + 2^-1000."""
+    if out is None:
+        return reduction + 2.0 ** -1000
+    out[...] = reduction
+    out += 2.0 ** -1000
+    return out
+
+
 @dataclass
 class _Kernel:
     """One check's streamed kernel (REQ-CHECK-STREAM): its per-column constants, and :meth:`chunk`, the pass over
@@ -211,7 +220,7 @@ class _Kernel:
             band = fastref.decide_band
         else:  # the progression reference: within ref_abs of PE everywhere (reduction included)
             prow = np.full_like(pabs, ref_abs)
-            band = lambda pe_abs, reduction: reduction + 2.0 ** -1000
+            band = _progression_band
         slack = self.buf("slack", n)
         np.subtract(err, allowed, out=slack)
         if rn is not None:
@@ -220,8 +229,7 @@ class _Kernel:
                 return
         elif float(slack.max()) <= -(band(self.absamp, float(prow.max())) + float(allowed.max()) * 2.0 ** -50):
             return
-        margin = self.buf("margin", n)
-        margin[...] = band(np.abs(ref), prow[:, None])
+        margin = band(np.abs(ref, out=self.buf("margin", n)), prow[:, None], out=self.buf("margin", n))
         margin += allowed * 2.0 ** -50
         finite = np.isfinite(y)
         if not finite.all():
