@@ -53,14 +53,15 @@ def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float
     """{evaluation: max |y - its values|} over the plan's columns; entries non-finite in both count 0, one
     non-finite in only one of them inf."""
     cols = c.kinds >= 0
+    pick = (lambda a: a) if cols.all() else (lambda a: a[:, cols])  # every column used: no copy of the table
     dtype = y.dtype if y.dtype in (np.float64, np.float32, np.float16) else np.float64
-    yc = y.astype(np.float64)[:, cols]
+    yc = pick(np.asarray(y, dtype=np.float64))
     finite = bool(np.isfinite(yc).all())
     res = {}
     for how in PRECISIONS:
-        m = evaluate_precision(c, p, params, how, dtype)[:, cols].astype(np.float64)
+        m = pick(evaluate_precision(c, p, params, how, dtype)).astype(np.float64)  # a copy of its own: reused below
         with np.errstate(invalid="ignore"):
-            dif = np.abs(yc - m)
+            dif = np.abs(np.subtract(yc, m, out=m), out=m)
         if not finite:
             both_nan = ~np.isfinite(yc) & ~np.isfinite(m)
             dif = np.where(both_nan, 0.0, dif)
