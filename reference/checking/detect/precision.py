@@ -60,10 +60,10 @@ def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float
     res = {}
     for how in PRECISIONS:
         m = pick(evaluate_precision(c, p, params, how, dtype)).astype(np.float64)  # a copy of its own: reused below
+        both_nan = None if finite else ~np.isfinite(yc) & ~np.isfinite(m)  # before m holds the differences
         with np.errstate(invalid="ignore"):
             dif = np.abs(np.subtract(yc, m, out=m), out=m)
-        if not finite:
-            both_nan = ~np.isfinite(yc) & ~np.isfinite(m)
+        if both_nan is not None:
             dif = np.where(both_nan, 0.0, dif)
         worst = float(dif.max()) if dif.size else 0.0
         res[how] = np.inf if math.isnan(worst) else worst
