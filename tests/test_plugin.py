@@ -113,7 +113,6 @@ def test_plugin_is_import_light():
     assert res.stdout.strip() == "[]", res.stdout + res.stderr
 
 
-
 def test_only_test_files_are_assertion_rewritten(request):  # REQ-PLUGIN-RUN: a session's start pays for no rewrite
     """In this session (the plugin loaded by its entry point): of sinpe's modules, only those imported with the plugin
     (before it could narrow pytest's mark of the whole sinpe package) were parsed and rewritten by pytest; the

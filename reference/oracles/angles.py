@@ -343,34 +343,22 @@ def reference_f64(plan: AnglePlan) -> tuple[np.ndarray, np.ndarray]:
 
 def frequency_enclosures(plan: AnglePlan) -> list[Any]:
     """The plan's frequencies at WORD_PREC bits (``mpmath.iv``), computed once per plan (``plan.memo``), and once
-    per ``plan.key`` where the plan has one: detect tries the same rotary candidates on every cache of a width."""
+    per ``plan.key`` where the plan has one (:func:`omegas_at`): detect tries the same rotary candidates on every
+    cache of a width."""
     if "omegas" not in plan.memo:
-        plan.memo["omegas"] = list(_keyed(plan)[0]) if plan.key is not None else _at_prec(plan.omega, WORD_PREC)
+        plan.memo["omegas"] = omegas_at(plan, WORD_PREC)
     return plan.memo["omegas"]
 
 
-_KEYED: dict[Any, list[Any]] = {}  # plan.key -> [enclosures (a tuple), words (None until first read)]
 _KEYED_MAX = 1024
-
-
-def _keyed(plan: AnglePlan) -> list[Any]:
-    """``[enclosures, words]`` of the plan's frequencies, kept per ``plan.key`` (the enclosures at WORD_PREC bits,
-    which mpmath.iv values never change; the words read-only)."""
-    got = _KEYED.get(plan.key)
-    if got is None:
-        if len(_KEYED) >= _KEYED_MAX:
-            _KEYED.clear()
-        got = _KEYED[plan.key] = [tuple(_at_prec(plan.omega, WORD_PREC)), None]
-    return got
-
-
 _KEYED_AT: dict[tuple[Any, int], tuple[Any, ...]] = {}  # (plan.key, prec) -> the frequency enclosures at prec bits
+_KEYED_WORDS: dict[Any, np.ndarray] = {}  # plan.key -> the words of its WORD_PREC enclosures (read-only)
 
 
 def omegas_at(plan: AnglePlan, prec: int) -> list[Any]:
     """The plan's frequency enclosures at ``prec`` bits (``mpmath.iv``; more where a rule's comparison needs it), once
-    per (``plan.key``, ``prec``) where the plan has a key: the oracle's escalations of tens of candidate plans with
-    the same frequencies (detect) compute them once."""
+    per (``plan.key``, ``prec``) where the plan has a key (mpmath.iv values never change): the words of detect's
+    candidates and the oracle's escalations of tens of candidate plans with the same frequencies compute them once."""
     if plan.key is None:
         return _at_prec(plan.omega, prec)
     got = _KEYED_AT.get((plan.key, prec))
@@ -387,13 +375,16 @@ def _plan_words(plan: AnglePlan, omegas: list[Any]) -> np.ndarray:
     if plan.key is None:
         _check_enclosures(omegas)
         return _words(omegas)
-    got = _keyed(plan)
-    if got[1] is None:
-        _check_enclosures(list(got[0]))
-        fw = _words(list(got[0]))
+    fw = _KEYED_WORDS.get(plan.key)
+    if fw is None:
+        enclosures = omegas_at(plan, WORD_PREC)
+        _check_enclosures(enclosures)
+        fw = _words(enclosures)
         fw.setflags(write=False)
-        got[1] = fw
-    return got[1]
+        if len(_KEYED_WORDS) >= _KEYED_MAX:
+            _KEYED_WORDS.clear()
+        _KEYED_WORDS[plan.key] = fw
+    return fw
 
 
 def plan_rows(plan: AnglePlan, rows: np.ndarray, share: bool = True) -> AnglePlan:

@@ -229,7 +229,8 @@ class _Kernel:
                 return
         elif float(slack.max()) <= -(band(self.absamp, float(prow.max())) + float(allowed.max()) * 2.0 ** -50):
             return
-        margin = band(np.abs(ref, out=self.buf("margin", n)), prow[:, None], out=self.buf("margin", n))
+        margin = self.buf("margin", n)
+        band(np.abs(ref, out=margin), prow[:, None], out=margin)
         margin += allowed * 2.0 ** -50
         finite = np.isfinite(y)
         if not finite.all():
