@@ -214,3 +214,30 @@ def test_diffusers_grid_scale_is_read_from_the_data():  # REQ-DETECT-GRID
     bad = t.astype(np.float32)
     bad[40:, 10] += np.float32(0.01)
     assert sinpe.detect(bad).kind != "grid"
+
+
+def _snap_by_fractions(x: float, rel: float, max_den: int = 64) -> float:
+    """REQ-DETECT-FIT's snap as first written, Fraction.limit_denominator alone: the reference for the fast paths."""
+    from fractions import Fraction
+    if not math.isfinite(x) or x == 0:
+        return x
+    f = Fraction(x).limit_denominator(max_den)
+    if abs(float(f) - x) <= rel * abs(x):
+        return float(f)
+    r = float(round(x))
+    return r if r and abs(r - x) <= rel * abs(x) else x
+
+
+def test_the_snap_fast_paths_give_what_fractions_give():  # REQ-DETECT-FIT
+    from fractions import Fraction
+
+    from sinpe.reference.checking.detect.snap import _is_simple, _snap
+    rng = np.random.default_rng(7)
+    near = [k / q + s * 10.0 ** -rng.integers(2, 16) for k, q, s in zip(
+        rng.integers(-300, 300, 4000), rng.integers(1, 80, 4000), rng.choice([-1, 1], 4000), strict=True)]
+    xs = near + list(rng.normal(size=1000) * 10.0 ** rng.integers(-8, 8, 1000)) + [0.5, 1e308, 5e-324, 10000.02]
+    xs += [k / 2.0 ** j for k in range(-9, 10, 2) for j in range(12)]  # dyadic: simple up to 1/64, not beyond
+    for x in xs:
+        for rel, den in ((1e-4, 64), (2e-6, 1), (1e-2, 64), (1e-4, 8)):
+            assert _snap(x, rel, den) == _snap_by_fractions(x, rel, den), (x, rel, den)
+        assert _is_simple(x) == (Fraction(x).limit_denominator(64) == Fraction(x)), x

@@ -44,13 +44,12 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.detect.plans import (
+    FitRows,
     _Cand,
     _describe_key,
-    _family_candidates,
     _model,
-    _model_used,
-    _outside_candidates,
     _prefer_against,
+    candidates,
     plan_arrays,
 )
 from sinpe.reference.checking.detect.precision import (
@@ -79,6 +78,8 @@ MAX_ENTRIES = 1 << 21   # ... and at most this many entries
 
 def _consecutive_run(pos: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """Indices of the longest run of rows at consecutive integer positions (non-zeroed)."""
+    if keep.all() and len(pos) and float(pos[0]).is_integer() and np.all(np.diff(pos) == 1):
+        return np.arange(min(len(pos), SAMPLE_ROWS), dtype=np.intp)  # one run: every row (the loop's answer)
     best: list[int] = []
     cur: list[int] = []
     for i in range(len(pos)):
@@ -143,11 +144,28 @@ def column_frequencies(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return om, qual
 
 
-def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarray,
+def _fit(c: _Cand, rows: FitRows, om: np.ndarray, qual: np.ndarray,
          alpha0: float, floor: float = 0.0, w: int | None = None,
          against_base: float = 10000.0, reverse: bool = False) -> tuple[float, bool, dict[str, float]] | None:
-    """Fit sigma, b, offset, amplitude for a candidate plan: (score residual, snapped?, params); ``reverse``: with
-    sigma < 0 (the frequencies give |sigma| only)."""
+    """Fit sigma, b, offset, amplitude for a candidate plan on ``rows``: (score residual, snapped?, params);
+    ``reverse``: with sigma < 0 (the frequencies give |sigma| only). What depends on the column plan alone (the
+    frequency fit, the trials, each trial's residual) is found once per plan and rows (``rows.memo``): plans that
+    differ in their width d only (d = w and w + 1 with one column plan) share it, and are scored each by its own
+    factors."""
+    key = ("trials", c.plan_key(), reverse)
+    if key not in rows.memo:
+        rows.memo[key] = _plan_trials(c, rows, om, qual, alpha0, against_base, reverse)
+    found = rows.memo[key]
+    if found is None:
+        return None
+    trials, raw = found
+    return _score_trials(c, rows, trials, floor, w, against_base, raw)
+
+
+def _plan_trials(c: _Cand, rows: FitRows, om: np.ndarray, qual: np.ndarray, alpha0: float, against_base: float,
+                 reverse: bool) -> tuple[list[tuple[bool, float, float, float]], Any] | None:
+    """(the trials to score, the raw fit's offset reader) of a plan (see :func:`_fit`), or None where the
+    frequencies give no base above 1."""
     use = (c.kinds >= 0) & (c.kinds < 2) & np.isfinite(om) & (om > 0.02) & (om < 3.0) & (qual < 1e-2)
     e = c.e[use]
     lw = np.log(om[use])
@@ -167,33 +185,29 @@ def _fit(c: _Cand, y: np.ndarray, p: np.ndarray, om: np.ndarray, qual: np.ndarra
         sigma, b = 1.0, 10000.0
     if not (math.isfinite(b) and b > 1.0 and math.isfinite(sigma) and sigma > 0):
         return None
-    offset = lambda s_, b_: _offset(c, y, p, s_, b_, alpha0)
+    offset = lambda s_, b_: _offset(c, rows, s_, b_, alpha0)
     sigma = -sigma if reverse else sigma  # the rows in reverse order (ESPnet's reverse=True): sigma < 0
-    return _score_trials(c, y, p, _trials(sigma, b, offset, against_base), floor, w, against_base,
-                         lambda: offset(sigma, b))
+    return _trials(sigma, b, offset, against_base), lambda: offset(sigma, b)
 
 
-def _score_trials(c: _Cand, y: np.ndarray, p: np.ndarray, trials: list[tuple[bool, float, float, float]],
+def _score_trials(c: _Cand, rows: FitRows, trials: list[tuple[bool, float, float, float]],
                   floor: float, w: int | None, against_base: float,
                   raw_offset: Any) -> tuple[float, bool, dict[str, float]] | None:
     """The best (score, snapped?, params) of ``trials`` (see :func:`_fit`), then of the raw fit (unsnapped sigma,
     base, ``raw_offset()``). The raw fit is skipped where it cannot win: its score is at least the noise floor times
     UNSNAPPED_PENALTY and the plan's width and base factors, and a tie keeps the earlier trial."""
     best = None
-    cols = c.kinds >= 0
-    yy = y[:, cols]  # a copy (C order), read by every trial
     plan_factor = (1.0 if w is None or c.d == w else 3.0) * (3.0 if c.extra else 1.0)
     for snapped, s_, b_, o_ in trials:
         if not snapped and best is not None and best[0] <= floor * UNSNAPPED_PENALTY * plan_factor:
             break
         o_ = raw_offset() if not snapped else o_
-        m = _model_used(c, p, s_, b_, o_)
-        mm = float((m * m).sum())
-        a = float((yy * m).sum() / mm) if mm > 0 else 0.0
-        a_s = _snap(a, 1e-4) if snapped else a
-        if a_s == 0:
+        key = ("residual", c.plan_key(), snapped, s_, b_, o_)
+        if key not in rows.memo:
+            rows.memo[key] = _trial_residual(c, rows, snapped, s_, b_, o_)
+        if rows.memo[key] is None:
             continue
-        r = float(np.max(np.abs(yy - a_s * m))) / abs(a_s)
+        a_s, r = rows.memo[key]
         is_snapped = snapped and all(_is_simple(v) for v in (s_, b_, o_, a_s))
         # residuals below the table's own rounding noise do not discriminate: simplicity decides
         score = max(r, floor) * (1.0 if is_snapped else UNSNAPPED_PENALTY) * plan_factor
@@ -204,18 +218,42 @@ def _score_trials(c: _Cand, y: np.ndarray, p: np.ndarray, trials: list[tuple[boo
     return best
 
 
-def _offset(c: _Cand, y: np.ndarray, p: np.ndarray, sigma: float, b: float, alpha0: float) -> float:
+def _trial_residual(c: _Cand, rows: FitRows, snapped: bool, s_: float, b_: float,
+                    o_: float) -> tuple[float, float] | None:
+    """(amplitude, max |y - amplitude model| / |amplitude|) of one trial on the plan's columns: the amplitude by
+    least squares, snapped to a simple number in a snapped trial; None where it is 0."""
+    cols = c.kinds >= 0
+    key = ("columns", cols.tobytes())  # the used columns, copied once per rows (Fortran order, as the model: the
+    yy = rows.memo[key] if key in rows.memo else rows.memo.setdefault(key, rows.y[:, cols])  # sums add in it)
+    m = rows.model(c, s_, b_, o_, shared=snapped)
+    mm = float((m * m).sum())
+    a = float((yy * m).sum() / mm) if mm > 0 else 0.0
+    a_s = _snap(a, 1e-4) if snapped else a
+    if a_s == 0:
+        return None
+    return a_s, float(np.max(np.abs(yy - a_s * m))) / abs(a_s)
+
+
+def _offset(c: _Cand, rows: FitRows, sigma: float, b: float, alpha0: float) -> float:
     """The offset o read off the slowest sine column, v = alpha sin(w (p + o)), on the rows near the first
-    (where arcsin stays on one branch); 0 when there is no such column or the reading is not finite."""
+    (where arcsin stays on one branch); 0 when there is no such column or the reading is not finite. Read once per
+    (column, exponent, sigma, b) on these rows: plans with the same slowest sine column read the same offset."""
     sins = np.nonzero(c.kinds == 0)[0]
     if not sins.size or alpha0 <= 0:
         return 0.0
-    j = sins[np.argmax(c.e[sins])]
-    wj = sigma * b ** (-c.e[j])
+    j = int(sins[np.argmax(c.e[sins])])
+    key = ("offset", j, float(c.e[j]), sigma, b, alpha0)
+    if key not in rows.memo:
+        rows.memo[key] = _read_offset(rows.y[:, j], rows.p, sigma * b ** (-c.e[j]), alpha0)
+    return float(rows.memo[key])
+
+
+def _read_offset(v: np.ndarray, p: np.ndarray, wj: float, alpha0: float) -> float:
+    """The offset of v = alpha0 sin(wj (p + o)) (see :func:`_offset`)."""
     if not abs(wj) > 0:
         return 0.0
     near = abs(wj) * np.abs(p - p[0]) < 0.5  # (wj < 0: the rows in reverse order)
-    o = float(np.median(np.arcsin(np.clip(y[near, j] / alpha0, -1, 1)) / wj - p[near]))
+    o = float(np.median(np.arcsin(np.clip(v[near] / alpha0, -1, 1)) / wj - p[near]))
     return o if math.isfinite(o) and abs(o) <= 1e6 else 0.0
 
 
@@ -281,10 +319,12 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
                                         np.linspace(max_rows // 2, rows - 1, max_rows // 2).astype(np.intp)]))
         data, pos, rows = read_rows(data, idx), pos[idx], len(idx)
     y_all = np.asarray(data, dtype=np.float64)
-    finite_rows = np.all(np.isfinite(y_all), axis=1)
+    # (no NaN/Inf entry in the whole table: every row finite, without a second look)
+    finite_rows = np.all(np.isfinite(y_all), axis=1) if scan.get("non_finite") else np.ones(rows, dtype=bool)
     zero_rows = np.all(y_all == 0, axis=1)
-    # identical rows: a sequence-first buffer broadcast over the batch
-    if rows >= 4 and w >= 2 and np.all(y_all[1:] == y_all[:1]) and not zero_rows.all():
+    # identical rows: a sequence-first buffer broadcast over the batch (two rows that differ rule it out at once)
+    if (rows >= 4 and w >= 2 and np.array_equal(y_all[1], y_all[0]) and np.all(y_all[1:] == y_all[:1])
+            and not zero_rows.all()):
         return _empty(w, zeroed, {"seq_first": "broadcast"}, against,
                       "every row is the same vector: a (max_len, 1, d) sequence-first buffer added to "
                       "batch-first input (each batch element gets one position for all steps)")
@@ -293,7 +333,8 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     if len(run) < 8:
         return _too_few_rows(y_all, pos, rows, w, against, zeroed)
     y, p = y_all[run], pos[run]
-    fitted = _fit_plans(data, y, p, w, d, against)
+    floor = _noise_floor(data, y, p)
+    fitted = _fit_plans(y, p, w, d, against, floor)
     if isinstance(fitted, Detection):
         return fitted
     results, corrupted, bad_rows = fitted
@@ -315,7 +356,6 @@ def _detect_table(table: Any, positions: Any, against: Profile | None, d: int | 
     yp = np.asarray(data[sel])
     pres = _fingerprint(best, yp, pos[sel], params)
     precision, pmargin, pnote = decide_precision(pres, yp.dtype, params["amplitude"])
-    floor = _noise_floor(data, y, p)
     if min(pres.values(), default=0.0) > EXPLAINS * _explaining_floor(yp, pos[sel]) * abs(params["amplitude"] or 1.0):
         # no evaluation reproduces the rows (a corrupted entry, another formula): no precision is read off them
         precision, pnote = UNREAD, (f"no evaluation fits the rows within {EXPLAINS:g} times the noise "
@@ -374,19 +414,31 @@ def _too_few_rows(y_all: np.ndarray, pos: np.ndarray, rows: int, w: int, against
                      f"at which a preset or common family member conforms; {sd.reason}")
 
 
-def _fit_plans(data: Any, y: np.ndarray, p: np.ndarray, w: int, d: int | None,
-               against: Profile) -> Detection | tuple[list[Any], list[int], list[str]]:
+def _fit_plans(y: np.ndarray, p: np.ndarray, w: int, d: int | None, against: Profile,
+               floor: float) -> Detection | tuple[list[Any], list[int], list[str]]:
     """REQ-DETECT-FIT on rows at consecutive positions: every candidate plan fitted and scored, best first; a
     poor winner is refitted without the columns (then rows) that fit nothing, or read as sin/cos by row; plans
     evaluated at each precision join when the winner is unsnapped or above the noise floor. Returns (results,
     corrupted columns, corrupted rows), or the row-parity Detection."""
     om, qual = column_frequencies(y)
     alpha0 = float(np.max(np.abs(y))) if y.size else 1.0  # amplitude guess: the largest |value|
-    floor = _noise_floor(data, y, p)
-    cands = _family_candidates(w) + _outside_candidates(w)
+    cands = candidates(w)
+    at: dict[tuple[Any, ...], FitRows] = {}  # the rows of the screen and of the full fit, each with its shared columns
+    fits: dict[tuple[Any, ...], Any] = {}  # a plan's fit on those rows, once per plan: labels with one column plan
+    #                                        (d = w + 1's odd rules, their last column cut) fit the same
+
+    def fit_one(c: _Cand, rows: slice, rev: bool) -> tuple[float, bool, dict[str, float]] | None:
+        if (rows.start, rows.stop) not in at:
+            at[rows.start, rows.stop] = FitRows(y[rows], p[rows])
+        on = at[rows.start, rows.stop]
+        key = (rows.start, rows.stop, rev, c.kinds.tobytes(), c.e.tobytes(), c.d, bool(c.extra))
+        if key not in fits:
+            fits[key] = _fit(c, on, om, qual, alpha0, floor, w if d is None else d, float(against.base), rev)
+        f = fits[key]
+        return None if f is None else (f[0], f[1], dict(f[2]))
+
     fit = lambda cs, rows, rev=False: sorted(((f[0], c, f[1], f[2]) for c in cs if (
-        f := _fit(c, y[rows], p[rows], om, qual, alpha0, floor, w if d is None else d, float(against.base),
-                  rev)) is not None), key=lambda t: t[0])
+        f := fit_one(c, rows, rev)) is not None), key=lambda t: t[0])
     results = _screened(cands, fit, len(p))
     if not results or results[0][3]["residual"] > NO_FIT:  # the rows in reverse order? (tried only then)
         back = _screened(cands, lambda cs, rows: fit(cs, rows, True), len(p), exhaustive=False)

@@ -30,6 +30,13 @@ class _Cand:
     odd: str | None
     extra: dict[str, Any]  # out-of-family deviations this plan stands for
     parts: tuple[Any, ...] = field(default=(), init=False, compare=False, repr=False)  # _model_used's columns, found once
+    key: tuple[bytes, bytes] | tuple[()] = field(default=(), init=False, compare=False, repr=False)  # plan_key, found once
+
+    def plan_key(self) -> tuple[bytes, bytes]:
+        """The column plan (kinds, exponents) as a key: plans with equal keys have equal models."""
+        if not self.key:
+            self.key = (self.kinds.tobytes(), self.e.tobytes())
+        return self.key
 
     def used_parts(self) -> tuple[Any, ...]:
         """(used columns, their exponents, the sin columns, the cos columns) among them (slices where evenly spaced)."""
@@ -54,6 +61,23 @@ def _arrays(cd: ColumnData) -> tuple[np.ndarray, np.ndarray]:
     es = np.array([ew[k] if f != "zero" else 0.0 for f, k in zip(cd.kinds, cd.labels, strict=True)])
     kinds.flags.writeable = es.flags.writeable = False
     return kinds, es
+
+
+CACHED_WIDTH = 4096  # the plans of tables up to this width are built once (57 plans of two arrays: 4 MiB at 4096)
+
+
+def candidates(w: int) -> list[_Cand]:
+    """Every plan the fit tries for a table of w columns: the family's, then those outside it (a new list; the
+    plans of a width up to CACHED_WIDTH are built once and shared, so their columns are found once)."""
+    return list(_cached_candidates(w) if w <= CACHED_WIDTH else _family_candidates(w) + _outside_candidates(w))
+
+
+@lru_cache(maxsize=4)
+def _cached_candidates(w: int) -> tuple[_Cand, ...]:
+    cands = tuple(_family_candidates(w) + _outside_candidates(w))
+    for c in cands:  # shared: read-only
+        c.kinds.flags.writeable = c.e.flags.writeable = False
+    return cands
 
 
 def _family_candidates(w: int) -> list[_Cand]:
@@ -114,6 +138,46 @@ def _model_used(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np
     m[:, sins] = np.sin(q * w[None, sins])
     m[:, coss] = np.cos(q * w[None, coss])
     return m
+
+
+SHARED_ENTRIES = 1 << 22  # at most this many model entries kept per FitRows (32 MiB of float64)
+
+
+class FitRows:
+    """The rows a fit scores plans on (values ``y``, positions ``p``), with the model columns shared by the plans:
+    sin or cos of sigma (p + o) b^(-e) over a plan's sine (or cosine) exponents computed once per (function,
+    sigma, b, o, exponents) however many plans have them (plans with d = w and w + 1 often do, at the snapped
+    parameters). :meth:`model` gives what :func:`_model_used` gives, float for float: the same function of the
+    same products.
+
+    >>> p = np.arange(16.0)
+    >>> rows, c = FitRows(np.zeros((16, 8)), p), _family_candidates(8)[0]
+    >>> bool(np.array_equal(rows.model(c, 1.0, 1e4, 0.0), _model_used(c, p, 1.0, 1e4, 0.0)))
+    True
+    """
+
+    def __init__(self, y: np.ndarray, p: np.ndarray) -> None:
+        self.y, self.p = y, p
+        self.memo: dict[Any, Any] = {}  # the fit's own per-rows results (the offset read off a column)
+        self._columns: dict[tuple[Any, ...], np.ndarray] = {}
+        self._entries = 0
+
+    def model(self, c: _Cand, sigma: float, b: float, o: float, shared: bool = True) -> np.ndarray:
+        """``_model_used(c, self.p, sigma, b, o)``; ``shared``: its columns kept for the next plan (a snapped trial;
+        the raw fit's parameters are the plan's own)."""
+        if not shared or self._entries >= SHARED_ENTRIES:
+            return _model_used(c, self.p, sigma, b, o)
+        used, e, sins, coss = c.used_parts()
+        m = np.zeros((len(self.p), len(e)), order="F")  # the layout of _model_used's
+        for fn, cols in ((np.sin, sins), (np.cos, coss)):
+            ek = e[cols]
+            if ek.size:
+                key = (fn.__name__, sigma, b, o, ek.tobytes())
+                if key not in self._columns:
+                    self._columns[key] = fn(sigma * (self.p[:, None] + o) * (b ** (-ek))[None, :])
+                    self._entries += self._columns[key].size
+                m[:, cols] = self._columns[key]
+        return m
 
 
 def _prefer_against(c: _Cand, against: Profile) -> _Cand:

@@ -16,6 +16,11 @@ def _snap(x: float, rel: float, max_den: int = 64, absolute: float = 0.0) -> flo
     if absolute:
         q = round(x * max_den) / max_den
         return q if abs(q - x) <= absolute else x
+    if _is_simple(x, max_den):  # x * max_den is an integer: the nearest fraction is x itself (no Fraction needed)
+        return x
+    n = float(round(x))
+    if abs(x - n) < 0.5 / max_den:  # any other fraction of denominator <= max_den is >= 1/max_den from the integer n,
+        return n if abs(n - x) <= rel * abs(x) else x  # so n is the nearest: the steps below give this
     f = Fraction(x).limit_denominator(max_den)
     if abs(float(f) - x) <= rel * abs(x):
         return float(f)
@@ -25,8 +30,16 @@ def _snap(x: float, rel: float, max_den: int = 64, absolute: float = 0.0) -> flo
     return x
 
 
-def _is_simple(x: float) -> bool:
-    return math.isfinite(x) and Fraction(x).limit_denominator(64) == Fraction(x)
+def _is_simple(x: float, max_den: int = 64) -> bool:
+    """Is x a fraction with denominator at most ``max_den`` (a power of two)? A finite float is n / 2^k in lowest
+    terms, so it is one exactly when x * max_den is an integer (a product by a power of two: exact, and an x large
+    enough to overflow it is an integer already).
+
+    >>> [_is_simple(v) for v in (0.5, 3.0, 1 / 128, 0.1, float("inf"), 1e308, 5e-324)]
+    [True, True, False, False, False, True, False]
+    """
+    x = float(x)
+    return math.isfinite(x) and (x.is_integer() or (x * max_den).is_integer())
 
 
 def _str_num(x: float) -> str:
