@@ -634,9 +634,9 @@ def test_sigterm_during_table_removes_its_part_file(tmp_path):
            "0:400000", "--out", "big.npy", "--workers", "1"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        for _ in range(300):  # until the .part file exists
-            if any(p.suffix == ".part" for p in tmp_path.iterdir()):
-                break
+        deadline = time.monotonic() + 60  # a busy machine may take seconds to start the CLI
+        while not any(p.suffix == ".part" for p in tmp_path.iterdir()):
+            assert proc.poll() is None and time.monotonic() < deadline, "no .part file while the table ran"
             time.sleep(0.02)
         proc.send_signal(signal.SIGTERM)
         err = proc.communicate(timeout=60)[1].decode()

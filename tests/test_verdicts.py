@@ -189,6 +189,11 @@ def test_detect_does_not_call_a_float32_evaluation_float64():  # REQ-DETECT-PREC
     assert det.precision == "float32" and "not computed in float64" in det.precision_note
     cast = detect_table(pe_table(VAS, 64, np.arange(512), "float64").astype(np.float32))
     assert cast.precision == "float64" and cast.to_json()["confidence"]["precision"] is not None
+    # the note names what it rules out: the float32 frequencies, not the float64 evaluation it names (its residual 0)
+    assert cast.precision_note.startswith("not computed in float64 with float32 frequencies (residual ")
+    assert "not computed in float64 (" not in cast.precision_note and " nor " not in cast.precision_note
+    assert det.precision_note.startswith("not computed in float64 (residual ")  # both ruled out, each named
+    assert " nor in float64 with float32 frequencies (residual " in det.precision_note
     name, margin, note = decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)
     assert name == "float64 or float32" and margin < 2 and "do not separate" in note
 

@@ -17,6 +17,7 @@ from sinpe.reference.numerics.rounding import narrowest_format
 PRECISIONS = ("float64", "float32", "positions-float16", "positions-bfloat16", "frequencies-float16",
               "frequencies-bfloat16", "frequencies-float32")
 WIDE_EVALUATIONS = ("float64", "frequencies-float32")  # computed in float64, then rounded once to the table's format
+RULED_WORDS = {"float64": "in float64", "frequencies-float32": "in float64 with float32 frequencies"}
 UNREAD = "unread"  # no evaluation reproduces the rows within the noise floor: the rows tell no precision
 
 
@@ -96,6 +97,10 @@ def decide_precision(res: dict[str, float], table_dtype: Any, amplitude: float) 
 
     >>> decide_precision({"float64": 5.8e-5, "float32": 6.1e-5, "positions-float16": 6.1e-5}, np.float32, 1.0)[:2]
     ('float32', inf)
+    >>> how, margin, note = decide_precision({"float64": 0.0, "float32": 1.1e-4, "frequencies-float32": 6e-5},
+    ...                                      np.float32, 1.0)
+    >>> how, note.split(":")[0]
+    ('float64', 'not computed in float64 with float32 frequencies (residual 6e-05)')
     >>> decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)[:2]
     ('float64 or float32', 1.33...)
     """
@@ -107,9 +112,11 @@ def decide_precision(res: dict[str, float], table_dtype: Any, amplitude: float) 
         ruled = [h for h in WIDE_EVALUATIONS if h in cands and cands[h] > tol]
         for h in ruled:
             del cands[h]
-        if ruled:
-            note = (f"not computed in float64: its residual {res['float64']:.2g} exceeds 4 ulp of {f.name} "
-                    f"({tol:.2g}), which one rounding of a float64 evaluation cannot reach")
+        if ruled:  # each ruled-out evaluation named with its own residual (a table computed in float64 rules out
+            #        only the float32 frequencies)
+            words = " nor ".join(f"{RULED_WORDS[h]} (residual {res[h]:.2g})" for h in ruled)
+            note = (f"not computed {words}: above 4 ulp of {f.name} ({tol:.2g}), which one rounding of a float64 "
+                    "evaluation cannot reach")
     order = sorted(cands, key=lambda k: (cands[k], PRECISIONS.index(k)))
     best = order[0]
     other = next((k for k in order[1:] if cands[k] != cands[best]), None)
