@@ -237,7 +237,10 @@ def test_the_snap_fast_paths_give_what_fractions_give():  # REQ-DETECT-FIT
         rng.integers(-300, 300, 4000), rng.integers(1, 80, 4000), rng.choice([-1, 1], 4000), strict=True)]
     xs = near + list(rng.normal(size=1000) * 10.0 ** rng.integers(-8, 8, 1000)) + [0.5, 1e308, 5e-324, 10000.02]
     xs += [k / 2.0 ** j for k in range(-9, 10, 2) for j in range(12)]  # dyadic: simple up to 1/64, not beyond
+    # large integers plus 1/64 (simple at 64, not at 1) and the ties n + 1/128 (the integer's rule at its edge)
+    xs += [n + s / q for n in (100, 1000, 10000, -10000) for s in (-1, 1) for q in (64, 128)]
     for x in xs:
-        for rel, den in ((1e-4, 64), (2e-6, 1), (1e-2, 64), (1e-4, 8)):
+        for rel, den in ((1e-4, 64), (2e-6, 1), (1e-2, 64), (1e-4, 8), (1e-4, 10), (0.6, 3), (0.6, 1)):
             assert _snap(x, rel, den) == _snap_by_fractions(x, rel, den), (x, rel, den)
-        assert _is_simple(x) == (Fraction(x).limit_denominator(64) == Fraction(x)), x
+        for den in (64, 1, 10):
+            assert _is_simple(x, den) == (Fraction(x).limit_denominator(den) == Fraction(x)), (x, den)

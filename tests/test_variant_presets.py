@@ -164,6 +164,20 @@ def test_read_channels_recovers_function_frequency_phase():
         read_channels(np.zeros((8, (1 << 14) + 1)))
 
 
+def test_read_channels_near_pi_reads_the_column_not_a_huge_amplitude():  # REQ-DETECT-READ
+    """Review regression: a column near w = pi was refined onto the clip at pi, where sin(pi p) vanishes at every
+    integer p and any amplitude fits with a residual (relative to that amplitude) near 0: bfloat16 sin(3.14 p) was
+    read as -sin with R 7.5e10. It is fitted folded, (-1)^p y at pi - w."""
+    import torch
+    p = np.arange(2048.0)[:, None]
+    for dt in (torch.bfloat16, torch.float16, torch.float32):
+        for w, fn in ((3.14, np.sin), (3.1415, np.sin), (3.141, np.sin), (2.5, np.cos), (3.0, np.cos)):
+            t = torch.tensor(1.5 * fn(w * p)).to(dt).double().numpy()
+            r = read_channels(t)
+            assert r.kinds == [fn.__name__], (dt, w, r.kinds)
+            assert abs(r.omega[0] - w) < 1e-5 and abs(r.amplitude[0] - 1.5) < 0.02, (dt, w, r.omega, r.amplitude)
+
+
 def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-READ
     """The screen before the refinement: one column of noise among sinusoids ends the reading naming it; a
     sinusoid in float16's subnormal range (a few steps of its spacing) is not screened out."""

@@ -192,6 +192,7 @@ def test_detect_does_not_call_a_float32_evaluation_float64():  # REQ-DETECT-PREC
     # the note names what it rules out: the float32 frequencies, not the float64 evaluation it names (its residual 0)
     assert cast.precision_note.startswith("not computed in float64 with float32 frequencies (residual ")
     assert "not computed in float64 (" not in cast.precision_note and " nor " not in cast.precision_note
+    assert "(residual 0)" not in cast.precision_note  # its own residual, not the float64 evaluation's
     assert det.precision_note.startswith("not computed in float64 (residual ")  # both ruled out, each named
     assert " nor in float64 with float32 frequencies (residual " in det.precision_note
     name, margin, note = decide_precision({"float64": 3e-5, "float32": 4e-5}, np.float64, 1.0)

@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from sinpe.reference.numerics.positions import PositionSource, parse_position_so
 from sinpe.reference.oracles import fast
 from sinpe.reference.tables import progression
 from sinpe.reference.tables.rounded import WORK, Enclosure, Estimates, Plan, Stats, rounded_pairs
+from sinpe.reference.threads import Pool
 from sinpe.spec.formats import FORMATS, Format, get_format
 from sinpe.spec.profiles import Profile, get_profile
 
@@ -182,7 +182,7 @@ def iter_blocks(pl: Plan, src: PositionSource, workers: int | None = None, stats
                 progress(blk.shape[0])
             yield blk
         return
-    with ThreadPoolExecutor(max_workers=workers) as ex:
+    with Pool(workers) as ex:
         pending: list[Any] = []
         it = iter(range(0, n, rows))
         for a in it:
@@ -296,7 +296,7 @@ def fill_progression(prog: progression.Progression, src: PositionSource, out: np
         b = min(n, a + rows)
         settle_rows(prog, src, out[a:b], a, prog.fill(out[a:b], a, b, seeds), stats)
 
-    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 and len(starts) > 1 else None
+    pool = Pool(workers) if workers > 1 and len(starts) > 1 else None
     try:
         pending: list[Any] = []
         for g in range(0, len(starts), group):
@@ -313,7 +313,7 @@ def fill_progression(prog: progression.Progression, src: PositionSource, out: np
             fut.result()
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.close()
     if stats is not None:
         stats.add(n * prog.pl.d, 0)
 

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -73,6 +72,7 @@ from sinpe.reference.checking.result import CheckResult
 from sinpe.reference.numerics.positions import format_position
 from sinpe.reference.numerics.rounding import narrowest_format, round_array
 from sinpe.reference.progress import Progress
+from sinpe.reference.threads import Pool
 from sinpe.spec.definition import column_data
 from sinpe.spec.formats import get_format
 from sinpe.spec.profiles import Profile
@@ -146,7 +146,7 @@ def _stream(kern: _Kernel, table: Table, progress: bool | None, threads: int | N
     merged = _Merged(kern.bands, kern.max_failures, kern.tier, kern.fmt)
     n_threads = max(1, min(THREADS if threads is None else threads, (os.cpu_count() or 1),
                            (rows + kern.step - 1) // kern.step))
-    pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+    pool = Pool(n_threads) if n_threads > 1 else None
     starts = range(0, rows, kern.step)
     try:
         for part in (pool.map(kern.chunk, starts) if pool is not None else map(kern.chunk, starts)):
@@ -156,7 +156,7 @@ def _stream(kern: _Kernel, table: Table, progress: bool | None, threads: int | N
             bar.update(part["stop"])
     finally:
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.close()
     bar.close()
     return merged
 

@@ -8,7 +8,8 @@ For rows at consecutive integer positions p, column j is modelled as ``R_j sin(w
 1. ``w_j`` starts from the three-term recurrence ``x(p+1) + x(p-1) = 2 cos(w) x(p)`` (the shift theorem
    for one column, :func:`sinpe.reference.checking.detect.fit.column_frequencies`), on the first rows;
 2. it is refined by least squares over more and more rows (64, 256, 1024, 4096): for fixed w the model is
-   linear in (R cos phi, R sin phi), and a Gauss-Newton step on w follows (all columns at once, NumPy);
+   linear in (R cos phi, R sin phi), and a Gauss-Newton step on w follows (all columns at once, NumPy); a column
+   whose start is above pi/2 is fitted folded, (-1)^p x at pi - w (:func:`_fit`);
 3. ``phi_j`` names the function: 0 sin, pi/2 cos, pi -sin, -pi/2 -cos (else ``phase``); an all-zero column is
    ``zero``.
 
@@ -131,10 +132,61 @@ def _no_sinusoid(y: np.ndarray, live: np.ndarray) -> tuple[int, float] | None:
 
 
 def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(w, a, b) per column of ``y`` at positions ``p``: the recurrence's estimate, refined on growing prefixes."""
+    """(w, a, b) per column of ``y`` at positions ``p``: the recurrence's estimate, refined on growing prefixes.
+
+    A column the recurrence puts above pi/2 is fitted folded: at integer p, ``(-1)^p sin(w p + phi)`` is
+    ``sin((pi - w) p - phi)`` up to sign, so ``z = (-1)^p y`` has frequency pi - w and its fit (a_z, b_z) unfolds to
+    (-a_z, b_z) at w. Fitted unfolded, a column near pi drifted to w = pi, where ``sin(pi p)`` vanishes on every row
+    and any amplitude fits: bfloat16 sin(3.14 p) was read as -sin with R 7.5e10.
+
+    >>> p = np.arange(2048.0)
+    >>> y = np.sin(3.14 * p).astype(np.float16).astype(np.float64)[:, None]
+    >>> w, a, b = _fit(y, p)
+    >>> round(float(w[0]), 4), round(float(a[0]), 2), abs(float(b[0])) < 1e-3
+    (3.14, 1.0, True)
+    """
     with np.errstate(all="ignore"):
         w, _ = column_frequencies(y[: min(len(p), 128)])
         w = np.nan_to_num(w, nan=0.0)
+        hi = w > math.pi / 2
+        if not hi.any():
+            return _fit_from(y, p, w)
+        out = [np.empty_like(w) for _ in range(3)]
+        lo = ~hi
+        for k, v in zip(out, _fit_from(y[:, lo], p, w[lo]), strict=True):
+            k[lo] = v
+        z = np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None] * y[:, hi]
+        wz, az, bz = _fit_from(z, p, _lagged_start(z, math.pi - w[hi]))
+        out[0][hi], out[1][hi], out[2][hi] = math.pi - wz, -az, bz
+        return tuple(out)
+
+
+def _lagged_start(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Starting frequencies for the folded columns ``z`` (frequency pi - w, often slow): where the start ``w`` turns
+    less than a radian over the recurrence's 128 rows (quantised rows make its second differences noise), the
+    recurrence at lag k = rows // 4, ``z(p+k) + z(p-k) = 2 cos(k w) z(p)`` over every row, where it turns more; kept
+    where it reads a frequency past pi / k (the lag cannot tell it) or none.
+
+    >>> z = np.sin(0.0016 * np.arange(2048.0))[:, None].astype(np.float16).astype(np.float64)
+    >>> float(_lagged_start(z, np.zeros(1))[0]) > 1e-3
+    True
+    """
+    k = len(z) // 4
+    slow = w * min(len(z), 128) < 1
+    if k < 2 or not slow.any():
+        return w
+    mid, nb = z[k:-k, slow], z[2 * k:, slow] + z[:-2 * k, slow]
+    den = 2 * (mid * mid).sum(0)
+    c = np.where(den > 0, (mid * nb).sum(0) / np.where(den > 0, den, 1), np.nan)
+    lag = np.arccos(np.clip(c, -1.0, 1.0)) / k
+    out = w.copy()
+    out[slow] = np.where(np.isfinite(lag) & (lag > 0) & (lag < math.pi / k), lag, w[slow])
+    return out
+
+
+def _fit_from(y: np.ndarray, p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(w, a, b) per column, from the frequencies ``w``: refined on growing prefixes, then on every row."""
+    with np.errstate(all="ignore"):
         for n in STAGES:
             w, a, b = _refine(y[:n], p[:n], w)
             if n >= len(p):

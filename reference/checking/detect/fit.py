@@ -222,9 +222,7 @@ def _trial_residual(c: _Cand, rows: FitRows, snapped: bool, s_: float, b_: float
                     o_: float) -> tuple[float, float] | None:
     """(amplitude, max |y - amplitude model| / |amplitude|) of one trial on the plan's columns: the amplitude by
     least squares, snapped to a simple number in a snapped trial; None where it is 0."""
-    cols = c.kinds >= 0
-    key = ("columns", cols.tobytes())  # the used columns, copied once per rows (Fortran order, as the model: the
-    yy = rows.memo[key] if key in rows.memo else rows.memo.setdefault(key, rows.y[:, cols])  # sums add in it)
+    yy = _used_columns(c, rows)
     m = rows.model(c, s_, b_, o_, shared=snapped)
     mm = float((m * m).sum())
     a = float((yy * m).sum() / mm) if mm > 0 else 0.0
@@ -232,6 +230,22 @@ def _trial_residual(c: _Cand, rows: FitRows, snapped: bool, s_: float, b_: float
     if a_s == 0:
         return None
     return a_s, float(np.max(np.abs(yy - a_s * m))) / abs(a_s)
+
+
+COPIES_KEPT = 2  # the used-columns copies of the last plans kept per rows (each as large as the rows)
+
+
+def _used_columns(c: _Cand, rows: FitRows) -> np.ndarray:
+    """``rows.y`` at the plan's used columns, a copy read by every trial (its layout, as the model's, fixes the order
+    the sums add in); the copies of the last COPIES_KEPT column sets are kept (plans come in runs of one set)."""
+    cols = c.kinds >= 0
+    kept = rows.memo.setdefault("columns", {})
+    key = cols.tobytes()
+    if key not in kept:
+        if len(kept) >= COPIES_KEPT:
+            del kept[next(iter(kept))]
+        kept[key] = rows.y[:, cols]
+    return kept[key]
 
 
 def _offset(c: _Cand, rows: FitRows, sigma: float, b: float, alpha0: float) -> float:

@@ -140,7 +140,7 @@ def _model_used(c: _Cand, p: np.ndarray, sigma: float, b: float, o: float) -> np
     return m
 
 
-SHARED_ENTRIES = 1 << 22  # at most this many model entries kept per FitRows (32 MiB of float64)
+SHARED_ENTRIES = 1 << 20  # at most this many model entries kept per FitRows (8 MiB of float64; 32 MiB was no faster)
 
 
 class FitRows:

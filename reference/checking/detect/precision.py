@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from sinpe.reference.checking.detect.plans import _Cand
 from sinpe.reference.numerics.rounding import narrowest_format
+from sinpe.reference.threads import Pool
 
 PRECISIONS = ("float64", "float32", "positions-float16", "positions-bfloat16", "frequencies-float16",
               "frequencies-bfloat16", "frequencies-float32")
@@ -53,30 +53,39 @@ def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: s
     return (params["amplitude"] * m).astype(wt).astype(out_dtype)
 
 
+FINGERPRINT_BLOCK = 1 << 18  # entries an evaluation of the fingerprint holds at once (a few MiB a thread)
+
+
 def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float]) -> dict[str, float]:
     """{evaluation: max |y - its values|} over the plan's columns; entries non-finite in both count 0, one
     non-finite in only one of them inf. The evaluations run on two threads (NumPy releases the GIL in its loops),
-    the two float64 ones first: the same figures as one after the other."""
+    the two float64 ones first, each over blocks of rows: the same figures as one after the other, whole."""
     cols = c.kinds >= 0
     pick = (lambda a: a) if cols.all() else (lambda a: a[:, cols])  # every column used: no copy of the table
     dtype = y.dtype if y.dtype in (np.float64, np.float32, np.float16) else np.float64
     yc = pick(np.asarray(y, dtype=np.float64))
     finite = bool(np.isfinite(yc).all())
 
-    def worst(how: str) -> float:
-        m = pick(evaluate_precision(c, p, params, how, dtype)).astype(np.float64)  # a copy of its own: reused below
-        both_nan = None if finite else ~np.isfinite(yc) & ~np.isfinite(m)  # before m holds the differences
+    step = max(1, FINGERPRINT_BLOCK // max(1, y.shape[1]))  # rows per block: each evaluation is elementwise
+
+    def worst_in(how: str, a: int) -> float:
+        m = pick(evaluate_precision(c, p[a:a + step], params, how, dtype)).astype(np.float64)  # its own copy
+        ya = yc[a:a + step]
+        both_nan = None if finite else ~np.isfinite(ya) & ~np.isfinite(m)  # before m holds the differences
         with np.errstate(invalid="ignore"):
-            dif = np.abs(np.subtract(yc, m, out=m), out=m)
+            dif = np.abs(np.subtract(ya, m, out=m), out=m)
         if both_nan is not None:
             dif = np.where(both_nan, 0.0, dif)
         w = float(dif.max()) if dif.size else 0.0
         return np.inf if math.isnan(w) else w
 
+    def worst(how: str) -> float:
+        return max((worst_in(how, a) for a in range(0, len(p), step)), default=0.0)
+
     order = sorted(PRECISIONS, key=lambda h: h not in WIDE_EVALUATIONS)  # the float64 evaluations take 4x longer
     workers = min(2, os.cpu_count() or 1)
     if workers > 1 and yc.size >= 1 << 14:
-        with ThreadPoolExecutor(workers) as pool:
+        with Pool(workers) as pool:
             found = dict(zip(order, pool.map(worst, order), strict=True))
     else:
         found = {how: worst(how) for how in order}

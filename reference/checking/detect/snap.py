@@ -31,15 +31,21 @@ def _snap(x: float, rel: float, max_den: int = 64, absolute: float = 0.0) -> flo
 
 
 def _is_simple(x: float, max_den: int = 64) -> bool:
-    """Is x a fraction with denominator at most ``max_den`` (a power of two)? A finite float is n / 2^k in lowest
-    terms, so it is one exactly when x * max_den is an integer (a product by a power of two: exact, and an x large
-    enough to overflow it is an integer already).
+    """Is x a fraction with denominator at most ``max_den``? A finite float is n / 2^k in lowest terms, so for a
+    power of two ``max_den`` it is one exactly when x * max_den is an integer (a product by a power of two: exact,
+    and an x large enough to overflow it is an integer already); any other ``max_den`` asks Fraction.
 
     >>> [_is_simple(v) for v in (0.5, 3.0, 1 / 128, 0.1, float("inf"), 1e308, 5e-324)]
     [True, True, False, False, False, True, False]
+    >>> _is_simple(0.75, 6), _is_simple(0.75, 3)
+    (True, False)
     """
     x = float(x)
-    return math.isfinite(x) and (x.is_integer() or (x * max_den).is_integer())
+    if not math.isfinite(x):
+        return False
+    if max_den & (max_den - 1):
+        return Fraction(x).limit_denominator(max_den) == x
+    return x.is_integer() or (x * max_den).is_integer()
 
 
 def _str_num(x: float) -> str:
