@@ -26,7 +26,7 @@ def _bits(a: np.ndarray) -> np.ndarray:
 # (profile, overrides, d, positions): >= 10^5 entries per format in all, positions near 0, 10^6, 10^9 and 2^40
 CASES = [
     ("vaswani", {"offset": "0.5", "amplitude": "-3/7"}, 256, np.arange(10**9, 10**9 + 7 * 400, 7)),
-    ("vaswani", {}, 64, "0:600"),  # position 0: its sin entries go to the general path
+    ("vaswani", {}, 64, "0:600"),  # position 0: its sin entries are exactly +0.0
     ("t2t", {"base": "500", "phase_scale": "1/3"}, 33, np.arange(2**40, 2**40 + 300)),  # odd d: a zero column
     ("vaswani-concat", {"offset": "-3"}, 50, np.arange(10**6, 10**6 - 3 * 300, -3)),  # descending
     ("t2t", {"amplitude": "1/1048576"}, 24, "0:400"),  # binary16 subnormals

@@ -83,9 +83,10 @@ whose |alpha| reaches half the largest finite value go to the general kernels.
 **Refinement** (:meth:`Progression._refine`). A block's undecided entries (about 10^-7 of the binary32 entries,
 10^-6 of the binary64 ones) are recomputed from their factors in double-double, A_0 J(q) W(l) by two
 :func:`dd_mul` (within about 2^-95 |alpha|), and decided from h + fl(t -+ E') by :func:`decide_sparse` (the same
-monotonicity, :func:`round_exact`). What is still undecided (in practice only the row at position 0, where the sin
-is exactly 0 and both signs of zero lie in the interval) is recomputed by the general path (rounded.py, then the
-certified oracle), whole rows at a time (``build.settle_rows``).
+monotonicity, :func:`round_exact`). The sin entries of a row at P = 0 are never estimated: theta = 0 there, and
+alpha sin 0 is exactly +0.0 (:meth:`Progression._exact_zero`; their interval would hold both signs of zero). What
+is still undecided (in practice nothing) is recomputed by the general path (rounded.py, then the certified
+oracle), whole rows at a time (``build.settle_rows``).
 
 Cost per entry (narrow): one complex product per (sin, cos) pair, then two casts and a comparison per entry, the
 lower cast written straight into the table where its columns are slices (sin and cos interleaved: one pass over
@@ -96,15 +97,14 @@ both): about 2-3 ns per entry on one core, against about 25 for rounded.py's ker
 >>> pl = build.resolve("vaswani", 8, "float32", {})
 >>> pr = Progression(pl, 0, 1, 4)
 >>> out = np.empty((4, 8), np.float32)
->>> sorted(pr.fill(out, 0, 4))   # the row at 0: sin 0 = 0 is left to the general path
-[0]
+>>> sorted(pr.fill(out, 0, 4))   # every row decided (at position 0, sin 0 is exactly +0.0)
+[]
 >>> out[1, :2].tolist()   # sin 1, cos 1 in binary32 (as rounded.py's doctest)
 [0.8414709568023682, 0.5403022766113281]
 """
 from __future__ import annotations
 
 import math
-import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
@@ -512,10 +512,11 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     np.add(v, E, out=hi, casting="same_kind")
     np.equal(lo.view(ints), hi.view(ints), out=ok)
     if name == "bfloat16":
-        b, mid = lo.view(np.uint32), scratch["mid"]
-        np.equal(_low_halves(lo), 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
-        np.add(b, 0x8000, out=res.view(np.uint32))  # elsewhere half up on the magnitude is RN_bf16 (no tie)
-        np.bitwise_and(res.view(np.uint32), 0xFFFF0000, out=res.view(np.uint32))
+        b, mid, low = lo.view(np.uint32), scratch["mid"], scratch["low"]
+        np.bitwise_and(b, 0xFFFF, out=low)  # (a uint16 view of the low halves is strided: five times slower)
+        np.equal(low, 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
+        np.add(b, 0x8000, out=low)  # elsewhere half up on the magnitude is RN_bf16 (no tie); res written once
+        np.bitwise_and(low, 0xFFFF0000, out=res.view(np.uint32))
         if mid.any():  # rare (2^-16): decided from the binary64 ends themselves (the others are undecided anyway)
             at = _where(mid & ok)
             vals, sure = decide_sparse(np.subtract(v[at], E), np.add(v[at], E), fmt)
@@ -526,13 +527,6 @@ def _where(mask: np.ndarray) -> tuple[np.ndarray, ...]:
     """``np.nonzero(mask)`` (the same indices, in the same order) for a mask with few true entries: through the flat
     indices, ten times faster than NumPy's N-D nonzero on a block of 2^16 (146 to 14 us)."""
     return np.unravel_index(np.flatnonzero(mask), mask.shape)
-
-
-def _low_halves(x: np.ndarray) -> np.ndarray:
-    """The low 16 bits of each binary32 of a C-contiguous array, as a uint16 view (or computed, on big-endian)."""
-    if sys.byteorder == "little":
-        return x.view(np.uint16)[..., 0::2]
-    return x.view(np.uint32) & 0xFFFF
 
 
 def round_exact(x: np.ndarray, fmt: Format) -> np.ndarray:
@@ -608,6 +602,7 @@ class Progression:
             self.chunks.append((k0, k1, W, J, wide_operands(W) if self.wide else conj_factor(W), places,
                                 _interleaved(places)))
         self.block = BLOCK  # entries per top-level block (build.fill_progression doubles it for threads)
+        self.zero_rows = _zero_rows(pl.cd.offset, p0, h, n)
         self._groups: dict[int, list[list[Turns]]] = {}
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -679,6 +674,7 @@ class Progression:
                     joint = Z.view(np.float64).reshape(flat[0], 2 * flat[1])[:len(rows)]
                     dec = _decide_scratch(scratch, joint.shape, fmt)
                     decide(joint, None, E, fmt, rows[:, run], dec["ok"], dec)
+                    self._exact_zero(rows[:, run][:, 0::2], dec["ok"][:, 0::2], r0, r1)
                     for part in (0, 1) if not dec["ok"].all() else ():
                         self._settle(rows[:, run][:, part::2], dec["ok"][:, part::2], W, factors, part,
                                      places[part][2], r0, bad)
@@ -691,12 +687,25 @@ class Progression:
                 dec = _decide_scratch(scratch, v.shape, fmt)
                 res = rows[:, dst] if direct else dec["res"]
                 decide(v, t, E, fmt, res, dec["ok"], dec)
+                if part == 0:
+                    self._exact_zero(res, dec["ok"], r0, r1)
                 self._settle(res, dec["ok"], W, factors, part, cols, r0, bad)
                 if not direct:
                     rows[:, dst] = res
         if self.pl.zero_cols.size:
             out[:, self.pl.zero_cols] = 0
         return bad
+
+    def _exact_zero(self, res: np.ndarray, ok: np.ndarray, r0: int, r1: int) -> None:
+        """The sin entries (``res``, ``ok``: a block's rows r0..r1) of the rows at P = 0, where theta = 0: alpha sin 0 is
+        exactly +0.0 in every format (as :func:`sinpe.reference.tables.build.rounded_block` gives it). Their interval
+        holds both signs of zero, so the decision leaves them open; set here, they need no refinement."""
+        if self.zero_rows is None:
+            return
+        z0, z1 = max(r0, self.zero_rows[0]) - r0, min(r1, self.zero_rows[1]) - r0
+        if z0 < z1:
+            res[z0:z1] = 0
+            ok[z0:z1] = True
 
     def _settle(self, res: np.ndarray, ok: np.ndarray, W: Turns, factors: tuple, part: int, cols: np.ndarray,
                 r0: int, bad: set[int]) -> None:
@@ -739,6 +748,21 @@ class Progression:
         return worst
 
 
+def _zero_rows(offset: Fraction, p0: int, h: int, n: int) -> tuple[int, int] | None:
+    """The rows i (as a range i0..i1) of p_0 + i h, i < n, whose P = p_0 + i h + offset is exactly 0, or None.
+
+    >>> _zero_rows(Fraction(0), -3, 1, 10), _zero_rows(Fraction(1, 2), 0, 1, 10), _zero_rows(Fraction(-3), 9, -2, 5)
+    ((3, 4), None, (3, 4))
+    >>> _zero_rows(Fraction(0), 0, 0, 4), _zero_rows(Fraction(0), 8, 3, 10)   # step 0: every row or none
+    ((0, 4), None)
+    """
+    z = -(offset + p0)
+    if h == 0:
+        return (0, n) if z == 0 else None
+    i = z / h
+    return (int(i), int(i) + 1) if i.denominator == 1 and 0 <= i < n else None
+
+
 def _gather(f: Turns, rows: np.ndarray, cols: np.ndarray) -> Turns:
     return Turns(f.sh[rows, cols], f.sl[rows, cols], f.ch[rows, cols], f.cl[rows, cols], f.err, f.mag)
 
@@ -774,7 +798,7 @@ def _decide_scratch(scratch: dict[Any, Any], flat: tuple[int, int], fmt: Format)
             store = np.dtype(fmt.storage)
             scratch.update(size=n, res_=np.empty(n, store), ok_=np.empty(n, bool), f64_=np.empty(n),
                            lo32_=np.empty(n, np.float32), hi32_=np.empty(n, np.float32), hi16_=np.empty(n, np.float16),
-                           mid_=np.empty(n, bool))
+                           mid_=np.empty(n, bool), low_=np.empty(n, np.uint32))
         got = scratch[key] = {k[:-1]: v[:size].reshape(flat) for k, v in scratch.items()
                               if isinstance(k, str) and k.endswith("_")}
     return got
