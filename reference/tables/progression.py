@@ -83,10 +83,10 @@ whose |alpha| reaches half the largest finite value go to the general kernels.
 **Refinement** (:meth:`Progression._refine`). A block's undecided entries (about 10^-7 of the binary32 entries,
 10^-6 of the binary64 ones) are recomputed from their factors in double-double, A_0 J(q) W(l) by two
 :func:`dd_mul` (within about 2^-95 |alpha|), and decided from h + fl(t -+ E') by :func:`decide_sparse` (the same
-monotonicity, :func:`round_exact`). The sin entries of a row at P = 0 are never estimated: theta = 0 there, and
-alpha sin 0 is exactly +0.0 (:meth:`Progression._exact_zero`; their interval would hold both signs of zero). What
-is still undecided (in practice nothing) is recomputed by the general path (rounded.py, then the certified
-oracle), whole rows at a time (``build.settle_rows``).
+monotonicity, :func:`round_exact`). The sin entries of a row at P = 0 are not refined: their interval holds both
+signs of zero, and theta = 0 there, so they are set to alpha sin 0 = +0.0 exactly (:meth:`Progression._exact_zero`).
+What the refinement leaves undecided (none of the tables in tests/test_progression.py) is recomputed by the
+general path (rounded.py, then the certified oracle), whole rows at a time (``build.settle_rows``).
 
 Cost per entry (narrow): one complex product per (sin, cos) pair, then two casts and a comparison per entry, the
 lower cast written straight into the table where its columns are slices (sin and cos interleaved: one pass over
