@@ -178,6 +178,21 @@ def test_read_channels_near_pi_reads_the_column_not_a_huge_amplitude():  # REQ-D
             assert abs(r.omega[0] - w) < 1e-5 and abs(r.amplitude[0] - 1.5) < 0.02, (dt, w, r.omega, r.amplitude)
 
 
+def test_read_channels_reads_slow_columns():  # REQ-DETECT-READ
+    """Columns that turn less than a radian over the recurrence's 128 rows start from the lagged recurrence,
+    unfolded as well as folded, and of its readings the one that fits best: float16 and bfloat16 sin(w p) at w
+    1e-4..1e-3 were read as cos at w = 0 (the recurrence of quantised rows reads no turn), and an exact float32
+    sin(0.007572 p) as 'phase' at 0.00756 (the lag of 512 rows turns it 3.9 rad, read as 2.4)."""
+    import torch
+    p = np.arange(2048.0)[:, None]
+    for dt, ws in ((torch.float16, (1e-4, 3e-4, 1e-3)), (torch.bfloat16, (1e-4, 6e-4, 1.9e-3)),
+                   (torch.float32, (6.22e-3, 7.572e-3))):
+        t = torch.tensor(np.sin(np.array(ws) * p)).to(dt).double().numpy()
+        r = read_channels(t)
+        assert r.kinds == ["sin"] * len(ws), (dt, r.kinds, r.omega)
+        assert np.max(np.abs(r.omega - ws) / ws) < 3e-3 and np.max(np.abs(r.amplitude - 1)) < 0.01, (dt, r.omega)
+
+
 def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-READ
     """The screen before the refinement: one column of noise among sinusoids ends the reading naming it; a
     sinusoid in float16's subnormal range (a few steps of its spacing) is not screened out."""

@@ -150,10 +150,10 @@ def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
         w = np.nan_to_num(w, nan=0.0)
         hi = w > math.pi / 2
         if not hi.any():
-            return _fit_from(y, p, w)
+            return _fit_from(y, p, _lagged_start(y, w))
         out = [np.empty_like(w) for _ in range(3)]
         lo = ~hi
-        for k, v in zip(out, _fit_from(y[:, lo], p, w[lo]), strict=True):
+        for k, v in zip(out, _fit_from(y[:, lo], p, _lagged_start(y[:, lo], w[lo])), strict=True):
             k[lo] = v
         z = np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None] * y[:, hi]
         wz, az, bz = _fit_from(z, p, _lagged_start(z, math.pi - w[hi]))
@@ -162,25 +162,37 @@ def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def _lagged_start(z: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Starting frequencies for the folded columns ``z`` (frequency pi - w, often slow): where the start ``w`` turns
-    less than a radian over the recurrence's 128 rows (quantised rows make its second differences noise), the
-    recurrence at lag k = rows // 4, ``z(p+k) + z(p-k) = 2 cos(k w) z(p)`` over every row, where it turns more; kept
-    where it reads a frequency past pi / k (the lag cannot tell it) or none.
+    """Starting frequencies for the columns ``z`` (a folded column's frequency is pi - w, often slow): where the start
+    ``w`` turns less than a radian over the recurrence's 128 rows (quantised rows make its second differences noise),
+    the recurrence at lag k = rows // 4, ``z(p+k) + z(p-k) = 2 cos(k w) z(p)`` over every row, gives k w up to its
+    sign modulo 2 pi: of ``w`` itself and the two readings theta / k and (2 pi - theta) / k (a column that turns past
+    pi over k rows), the one whose linear fit over every row leaves the least squared residual is kept.
 
     >>> z = np.sin(0.0016 * np.arange(2048.0))[:, None].astype(np.float16).astype(np.float64)
     >>> float(_lagged_start(z, np.zeros(1))[0]) > 1e-3
     True
+    >>> z = np.sin(0.007572 * np.arange(2048.0))[:, None]  # k w = 3.9: theta / k would be 0.0047
+    >>> round(float(_lagged_start(z, np.array([0.007572]))[0]), 6)
+    0.007572
     """
     k = len(z) // 4
     slow = w * min(len(z), 128) < 1
     if k < 2 or not slow.any():
         return w
-    mid, nb = z[k:-k, slow], z[2 * k:, slow] + z[:-2 * k, slow]
+    zs = z[:, slow]
+    mid, nb = zs[k:-k], zs[2 * k:] + zs[:-2 * k]
     den = 2 * (mid * mid).sum(0)
     c = np.where(den > 0, (mid * nb).sum(0) / np.where(den > 0, den, 1), np.nan)
-    lag = np.arccos(np.clip(c, -1.0, 1.0)) / k
+    theta = np.nan_to_num(np.arccos(np.clip(c, -1.0, 1.0)), nan=0.0)
+    cands = np.stack([w[slow], theta / k, (2 * math.pi - theta) / k])
+    P = np.arange(len(z), dtype=np.float64)[:, None]
+    miss = np.empty_like(cands)
+    for i, wc in enumerate(cands):
+        S, C = np.sin(P * wc), np.cos(P * wc)
+        a, b = _linear(zs, S, C)
+        miss[i] = ((zs - a * S - b * C) ** 2).sum(0)
     out = w.copy()
-    out[slow] = np.where(np.isfinite(lag) & (lag > 0) & (lag < math.pi / k), lag, w[slow])
+    out[slow] = cands[np.argmin(np.nan_to_num(miss, nan=np.inf), axis=0), np.arange(cands.shape[1])]
     return out
 
 
