@@ -110,19 +110,21 @@ def tmp_table(tmp_path: Any) -> Callable[..., Any]:
 
 # REQ-PROVE-CERT: the theorems whose certificates tests/test_proofs_certificates.py and
 # tests/test_certificates_hostile.py read (every entry kind but the plan steps and THM-SHIFT's, which those
-# modules record from the step functions themselves): written once per test session.
+# modules record from the step functions themselves), and whose results (proven with the witness)
+# tests/test_proofs.py reads: written once per test session.
 CERTIFIED_SUBSET = ("THM-DOT", "THM-EVEN", "THM-NORM", "THM-BOUND", "THM-WAVE", "THM-INJ", "THM-NONPERM", "THM-ATTN",
                     "THM-CPLX", "THM-ROPE-REL")
 
 
 @pytest.fixture(scope="session")
-def proof_certificates(tmp_path_factory: Any) -> tuple[Any, dict]:
-    """(directory, summary): ``write_suite`` of :data:`CERTIFIED_SUBSET`, once per session; copy before editing."""
+def proof_certificates(tmp_path_factory: Any) -> tuple[Any, dict, dict]:
+    """(directory, summary, results by ID): ``write_suite`` of :data:`CERTIFIED_SUBSET`, once per session (each
+    theorem proven with the witness, as tests/test_proofs.py's witness test reads them); copy before editing."""
     from sinpe.proofs.certificates import write_suite
     d = tmp_path_factory.mktemp("certificates")
     results, summary = write_suite(str(d), list(CERTIFIED_SUBSET))
     assert all(r.proven for r in results), [r.id for r in results if not r.proven]
-    return d, summary
+    return d, summary, {r.id: r for r in results}
 
 
 def certificates_of(src: Path, dst: Path, *ids: str) -> Path:

@@ -43,7 +43,7 @@ def _save(d: Path, tid: str, doc: dict) -> None:
 
 
 def test_subset_certificates_verify_exit_0(proof_certificates):
-    d, summary = proof_certificates
+    d, summary, _ = proof_certificates
     code, out = _check(d)
     assert code == 0 and out.splitlines()[-1].endswith("0 undecided, 0 failed: all verified"), out
     assert all(s["uncertified"] == 0 for s in summary.values()), summary
