@@ -512,15 +512,35 @@ def decide(v: np.ndarray, t: np.ndarray | None, E: float, fmt: Format, res: np.n
     np.add(v, E, out=hi, casting="same_kind")
     np.equal(lo.view(ints), hi.view(ints), out=ok)
     if name == "bfloat16":
-        b, mid, low = lo.view(np.uint32), scratch["mid"], scratch["low"]
-        np.bitwise_and(b, 0xFFFF, out=low)  # (a uint16 view of the low halves is strided: five times slower)
-        np.equal(low, 0x8000, out=mid)  # RN_32(lo) a bfloat16 midpoint: rounding twice may differ
-        np.add(b, 0x8000, out=low)  # elsewhere half up on the magnitude is RN_bf16 (no tie); res written once
-        np.bitwise_and(low, 0xFFFF0000, out=res.view(np.uint32))
+        b, up, bits = lo.view(np.uint32), scratch["low"], res.view(np.uint32)
+        np.add(b, 0x8000, out=up)  # half up on the magnitude: RN_bf16 but at a bfloat16 midpoint (no tie elsewhere)
+        np.bitwise_and(up, 0xFFFF0000, out=bits)  # res written once
+        mid = np.equal(up, bits, out=scratch["mid"])  # low half 0 after the add: RN_32(lo) was a bfloat16 midpoint
         if mid.any():  # rare (2^-16): decided from the binary64 ends themselves (the others are undecided anyway)
             at = _where(mid & ok)
-            vals, sure = decide_sparse(np.subtract(v[at], E), np.add(v[at], E), fmt)
-            res[at], ok[at] = vals, sure
+            bits[at], ok[at] = bfloat16_midpoints(np.subtract(v[at], E), np.add(v[at], E), b[at])
+
+
+def bfloat16_midpoints(lo: np.ndarray, hi: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(RN_bf16 bits, decided) for binary64 ends lo <= x <= hi that both round in binary32 to the bfloat16 midpoint
+    with bits ``m``: an end rounds away from zero above |m|, toward it below, to even at it (:func:`round_exact` of
+    each end, that binary32 rounding known); decided where both ends round alike (:func:`decide_sparse`).
+
+    >>> m = np.array([0x3F808000] * 3, dtype=np.uint32)  # 1 + 2^-8, midway between 1 and 1 + 2^-7
+    >>> bits, sure = bfloat16_midpoints(np.array([1 + 2.0**-8 + 2.0**-40, 1.0, 1 + 2.0**-8]),
+    ...                                 np.array([1 + 2.0**-8 + 2.0**-39, 1 + 2.0**-8 - 2.0**-40, 1 + 2.0**-8]), m)
+    >>> [hex(b) for b in bits], sure.tolist()
+    (['0x3f810000', '0x3f800000', '0x3f800000'], [True, True, True])
+    """
+    am = np.abs(m.view(np.float32).astype(np.float64))
+    away, toward = (m + 0x8000) & 0xFFFF0000, m & 0xFFFF0000
+    even = np.where(m & 0x10000, away, toward)
+
+    def end(x: np.ndarray) -> np.ndarray:
+        ax = np.abs(x)
+        return np.where(ax > am, away, np.where(ax < am, toward, even))
+    a = end(lo)
+    return a, a == end(hi)
 
 
 def _where(mask: np.ndarray) -> tuple[np.ndarray, ...]:
