@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from fractions import Fraction
 
 import library_formulas as L
 import numpy as np
@@ -309,3 +310,30 @@ def test_detect_reading_refuses_what_is_not_a_cache():
     mixed = np.hstack([np.sin(0.1 * p), np.cos(0.37 * p + 0.2)]).astype(F32)
     found = sinpe.detect(cos=mixed)
     assert found.kind == "rotary" and found.exit_code == 1 and found.profile_flags is None
+
+
+def test_a_cos_cache_alone_fixes_its_slow_bands_only_loosely():  # REQ-DETECT-READ, REQ-CHECK-ROPE
+    """Near cos 0 = 1 a float16 cos cache changes little with a slow band's frequency (about (w p)^2 / 2): detect names
+    an explicit plan that conforms and says which bands it fixes only loosely, and by what factor. Both ways, with
+    the check: the slowest band's frequency times that factor still passes the cos cache and fails the sin cache
+    (computed here) as the true plan does not, while a turning band's times 1025/1024 fails the cos cache (such bands
+    are not listed)."""
+    rng = np.random.default_rng(5)
+    inv = np.concatenate([np.sort(rng.uniform(2e-2, 1.0, 12))[::-1], [3e-4, 1e-4, 5e-5, 2e-5]]).astype(F32)
+    p = np.arange(512.0)[:, None]
+    w = np.concatenate([inv, inv]).astype(np.float64)
+    cos, sin = np.cos(p * w).astype(np.float16), np.sin(p * w).astype(np.float16)
+    found = sinpe.detect(cos=cos)
+    assert found.kind == "rotary" and found.profile is None, found.sentence
+    loose = {int(k): v for k, v in found.readings["rotary"]["loose"].items()}
+    assert set(loose) >= {14, 15} and loose[15] == "2" and not set(loose) & set(range(12)), loose
+    assert "only loosely" in found.sentence and "multiplied or divided by 2 (k = 15" in found.sentence
+
+    def fits(cache, k, f, freqs=None):
+        freqs = [Fraction(float(x)) for x in (inv if freqs is None else freqs)]
+        freqs[k] *= f
+        return sinpe.check(**{cache: cos if cache == "cos" else sin}, profile="llama", rule="explicit",
+                           freqs=",".join(map(str, freqs)), dtype="float16").conformant
+    assert fits("cos", 15, Fraction(1)) and fits("sin", 15, Fraction(1))  # the true plan: both caches
+    assert fits("cos", 15, Fraction(2)) and fits("cos", 15, Fraction(1, 2)) and not fits("sin", 15, Fraction(2))
+    assert fits("cos", 0, Fraction(1), found.rotary.explicit) and not fits("cos", 0, Fraction(1025, 1024))

@@ -471,10 +471,43 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
             except (ValueError, ArithmeticError):
                 continue
             if r.fits:
+                loose = loose_bands(kind, rp, t, layout, ~turns, pos, dtype, tier) if sin is None else {}
                 return {"found": True, "layout": layout, "dim": dim, "profile": None, "params": rp.params(),
                         "describe": rp.describe(), "equivalent": [],
-                        "read_from_data": {**rd.to_json(), "nearest": nearest_schedule(w, dim)}}
+                        "read_from_data": {**rd.to_json(), "nearest": nearest_schedule(w, dim)},
+                        **({"loose": loose} if loose else {})}
     return None
+
+
+LOOSE = (Fraction(2), Fraction(5, 4), Fraction(17, 16), Fraction(65, 64), Fraction(257, 256), Fraction(1025, 1024))
+
+
+def loose_bands(kind: CacheKind, rp: RotaryProfile, cos: np.ndarray, layout: str, slow: np.ndarray,
+                positions: list[Any] | None, dtype: str | None, tier: str) -> dict[str, str]:
+    """{str(k): str(f)} for the slow bands (``slow``: per column, no full turn) whose frequency a cos cache alone
+    fixes only to within a factor f of :data:`LOOSE` (f >= 1025/1024): band k's columns conform (REQ-CHECK-ROPE, the
+    one check) at w_k f and at w_k / f too, so the frequency named is one of many that fit (near cos 0 = 1, cos(w p)
+    changes by about (w p)^2 / 2). The loosest such f, by bisection over :data:`LOOSE`."""
+    w, a = rp.explicit, rp.attention_factor
+    assert w is not None, "an explicit plan"
+    slow_k = np.flatnonzero(_per_frequency(slow.astype(np.float64), layout) > 0)
+
+    def fits(k: int, f: Fraction) -> bool:
+        cols = {"halves": [k, k + len(w)], "pairs": [2 * k, 2 * k + 1]}.get(layout, [k])
+        for x in (w[k] * f, w[k] / f):
+            one = RotaryProfile(None, layout, rule="explicit", explicit=(x,), attention_factor=a)
+            if not kind.check_cache(one, 2, cos=cos[:, cols], positions=positions, dtype=dtype, tier=tier).fits:
+                return False
+        return True
+    out = {}
+    for k in map(int, slow_k):
+        lo, hi = 0, len(LOOSE)  # LOOSE[hi:] fit (none yet); LOOSE[:lo] do not
+        while lo < hi:
+            mid = (lo + hi) // 2 if hi < len(LOOSE) else len(LOOSE) - 1  # the tightest first: most bands stop there
+            lo, hi = (lo, mid) if fits(k, LOOSE[mid]) else (mid + 1, hi)
+        if hi < len(LOOSE):
+            out[str(k)] = str(LOOSE[hi])  # (keys as the JSON has them)
+    return out
 
 
 def explicit_axes(kind: CacheKind, cos: Any, sin: Any, positions: Sequence[Sequence[Any]], layouts: Sequence[str],

@@ -246,7 +246,8 @@ class RotaryKind:
                 (f" (preset {r['profile']})" if r.get("profile") else "") +
                 (f", rows the cells of a {'x'.join(map(str, r['shape']))} grid" if r.get("shape") else "") +
                 (f", rows at positions {r['start']}.. (a cache sliced at an offset)" if r.get("start") else "")
-                + (", at the positions given (several axes)" if r.get("sections") and not r.get("shape") else "") + ".")
+                + (", at the positions given (several axes)" if r.get("sections") and not r.get("shape") else "")
+                + _loose_words(r.get("loose")) + ".")
 
     def reading_words(self, r: dict[str, Any], found: Any) -> tuple[str, str, Any]:
         rp = self.reading_profile(r)
@@ -254,6 +255,30 @@ class RotaryKind:
         if not found.cache_pair and "cache" in r and found.table is not None:  # a table read as one cache
             flags = f"--{r['cache']} FILE {flags}"
         return flags, self.sentence(r, found.cache_pair), rp
+
+
+def _loose_words(loose: dict[str, str] | None) -> str:
+    """The slow bands a cos cache read alone fixes only loosely (``detect.rotary.loose_bands``), loosest first."""
+    if not loose:
+        return ""
+    by: dict[str, list[int]] = {}
+    for k, f in loose.items():
+        by.setdefault(f, []).append(int(k))
+    parts = [f"{f} (k = {_ks(ks)})" for f, ks in sorted(by.items(), key=lambda x: -Fraction(x[0]))]
+    return (f"; the cos cache fixes {len(loose)} slow band{'s' if len(loose) > 1 else ''} only loosely, cos(w p) "
+            f"being near 1: each one's frequency also fits multiplied or divided by {', '.join(parts)}; the sin "
+            f"cache (--sin) fixes them")
+
+
+def _ks(ks: list[int]) -> str:
+    """Band indices, runs as a..b."""
+    runs: list[list[int]] = []
+    for k in sorted(ks):
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}..{r[-1]}" for r in runs)
 
 
 def overrides(req: Request) -> dict[str, Any]:
