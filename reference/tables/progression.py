@@ -560,10 +560,7 @@ def round_exact(x: np.ndarray, fmt: Format) -> np.ndarray:
     b = c.view(np.uint32)
     out = ((b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
     mid = (b & 0xFFFF) == 0x8000
-    away = mid & (np.abs(x) > np.abs(c.astype(np.float64)))
-    toward = mid & (np.abs(x) < np.abs(c.astype(np.float64)))
-    out[away] = (b[away] + 0x8000) & 0xFFFF0000
-    out[toward] = b[toward] & 0xFFFF0000
+    out[mid] = bfloat16_midpoints(x[mid], x[mid], b[mid])[0]
     return out.view(np.float32).astype(np.float64)
 
 
