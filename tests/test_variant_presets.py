@@ -194,6 +194,48 @@ def test_read_channels_reads_slow_columns():  # REQ-DETECT-READ
         assert np.max(np.abs(r.omega - ws) / ws) < 3e-3 and np.max(np.abs(r.amplitude - 1)) < 0.01, (dt, r.omega)
 
 
+def test_slow_half_precision_columns_are_named_by_a_fixed_phase_fit():  # REQ-DETECT-READ
+    """A slow column's free fit trades phase, frequency and amplitude (bfloat16 cos(1e-4 p) was read as phase 1.83 at
+    w = 3.4e-5; 76 of 540 slow float16/bfloat16 columns were misread): a column whose free phase names no function
+    is refitted with the phase fixed, and named where that fit misses no worse than twice the free one. A column of
+    a true phase stays ``phase``: the fixed fits miss it by about R sin(0.3)."""
+    import ml_dtypes
+    p = np.arange(2048.0)[:, None]
+    slow = np.geomspace(1e-4, 3e-2, 7)
+    ws = np.concatenate([slow, math.pi - slow])
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        for fn, kind in ((np.cos, "cos"), (np.sin, "sin"), (lambda x: -np.cos(x), "-cos")):
+            r = read_channels(fn(ws * p).astype(dt))
+            assert r.kinds == [kind] * len(ws), (dt, kind, r.kinds)
+            rel = np.abs(r.omega - ws) / np.minimum(ws, math.pi - ws)  # bfloat16 cos(1e-4 p) is 5 steps from 1 to 0.979
+            assert np.max(rel) < 1e-2 and np.max(np.abs(r.amplitude - 1)) < 0.01, (dt, kind, rel)
+            assert np.max(r.residual) < 2.0 ** -7, (dt, kind, r.residual)
+        shifted = read_channels(np.sin(np.array([1e-3, 0.02, 3.1]) * p + 0.3).astype(dt))
+        assert shifted.kinds == ["phase"] * 3 and np.max(np.abs(shifted.phase - 0.3)) < 0.02, (dt, shifted.kinds)
+
+
+@pytest.mark.parametrize("seed", [5, 7])
+def test_half_precision_channel_tables_of_slow_frequencies_are_read(seed):  # REQ-DETECT-READ
+    """A 1-D table of sin and cos of 12 float32 frequencies from 1e-4 to 1 (2048 rows): the explicit channel plan is
+    read in float16 and bfloat16 (none of 16 such tables was: slow columns read as ``phase``, then frequencies
+    fitted by least squares that missed the check's bound at the last rows by 2-20 %, an amplitude estimate 2e-5
+    off 1 never tried as 1), with amplitude 1, one frequency per sin/cos pair, each within 1e-4 of the truth. The
+    frequencies are pinned by the values' rounding intervals (the float32 truth lies in them: most are read
+    exactly)."""
+    import ml_dtypes
+
+    from sinpe.reference.checking.kinds.channels import KIND
+    p = np.arange(2048.0)[:, None]
+    rng = np.random.default_rng(seed)
+    w = np.exp(np.sort(rng.uniform(math.log(1e-4), 0.0, 12))).astype(F32).astype(np.float64)
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        r = KIND.read(np.hstack([np.sin(p * w), np.cos(p * w)]).astype(dt), None, np.dtype(dt).name)
+        assert r is not None and r["verdict"] == "conforms", (dt, seed)
+        assert r["frequencies"] == 12 and r["amplitude"] == "1", (dt, r["frequencies"], r["amplitude"])
+        got = np.array([float(Fraction(c.split(":")[1])) for c in r["plan"].split(",")])
+        assert np.max(np.abs(got - np.concatenate([w, w])) / np.concatenate([w, w])) < 1e-4, (dt, got)
+
+
 def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-READ
     """The screen before the refinement: one column of noise among sinusoids ends the reading naming it; a
     sinusoid in float16's subnormal range (a few steps of its spacing) is not screened out."""

@@ -35,11 +35,14 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.detect.fit import SINUSOID_RESIDUAL, column_frequencies, recurrence_misses
+from sinpe.spec.formats import get_format
+from sinpe.spec.tolerance import ulp_array
 
 MIN_ROWS = 8
 MAX_ROWS = 4096
 MAX_COLUMNS = 1 << 14
 STAGES = (64, 256, 1024, 4096)
+PIN_COLUMNS = 256  # columns pinned at once (pin_frequencies)
 PHASE_TOL = 1e-3  # |phi - {0, pi/2, pi, -pi/2}| below this names the function
 KIND_PHASES = {"sin": 0.0, "cos": math.pi / 2, "-sin": math.pi, "-cos": -math.pi / 2}
 
@@ -246,7 +249,65 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
             continue
         near = [k for k, f in KIND_PHASES.items() if abs(math.remainder(phi[j] - f, 2 * math.pi)) <= PHASE_TOL]
         kinds.append(near[0] if near else "phase")
+    free = np.flatnonzero(np.array(kinds) == "phase")
+    if free.size:
+        _name_fixed_phases(y[:, free], p, w[free], res[free] * R[free], free, kinds, (w, R, phi, res))
     return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
+
+
+def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, free_miss: np.ndarray, cols: np.ndarray,
+                       kinds: list[str], reading: tuple[np.ndarray, ...]) -> None:
+    """Columns ``cols`` whose free phase names no function: each refitted as R sin(w p) and as R cos(w p) (R of
+    either sign, :func:`_fit_fixed_phase`); the better of the two names the column where its max miss is at most
+    twice the free fit's (a model of one parameter fewer explains the column as well as the rows resolve it: a
+    slow column's phase, frequency and amplitude trade off, bfloat16 cos(1e-4 p) was read as phase 1.83 at
+    w = 3.4e-5). ``kinds`` and the reading's (w, R, phi, residual) are updated in place."""
+    w_out, r_out, phi_out, res_out = reading
+    fits = {fam: _fit_fixed_phase(y, p, w, fam) for fam in ("sin", "cos")}
+    best = np.where(fits["cos"][2] < fits["sin"][2], 1, 0)
+    for i, j in enumerate(cols):
+        fam = ("sin", "cos")[best[i]]
+        wf, rf, miss = (v[i] for v in fits[fam])
+        if not (np.isfinite(miss) and miss <= 2.0 * free_miss[i] and rf != 0):
+            continue
+        kinds[j] = fam if rf > 0 else {"sin": "-sin", "cos": "-cos"}[fam]
+        w_out[j], r_out[j], phi_out[j], res_out[j] = wf, abs(rf), KIND_PHASES[kinds[j]], miss / abs(rf)
+
+
+def _fit_fixed_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, family: str,
+                     steps: int = 8) -> tuple[np.ndarray, ...]:
+    """(w, R, max |y - R g(w p)|) per column, g = sin or cos (``family``): Gauss-Newton on w from ``w``, R by least
+    squares at each w (so the step follows R's change too); a column above pi/2 fitted folded, (-1)^p y at pi - w (sin's R changes sign, cos's not:
+    at integer p, sin(w p) = -(-1)^p sin((pi - w) p) and cos(w p) = (-1)^p cos((pi - w) p)). Each column is scaled
+    by a power of two first (:func:`_exponents`).
+
+    >>> p = np.arange(2048.0)
+    >>> y = np.cos(1e-4 * p).astype(np.float16).astype(np.float64)[:, None]
+    >>> w, r, miss = _fit_fixed_phase(y, p, np.array([7.6e-5]), "cos")
+    >>> abs(float(w[0]) / 1e-4 - 1) < 0.05, round(float(r[0]), 2), float(miss[0]) < 1e-3
+    (True, 1.0, True)
+    """
+    e = _exponents(np.max(np.abs(y), axis=0))
+    z = np.ldexp(y, -e)
+    hi = w > math.pi / 2
+    z = np.where(hi, np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None] * z, z)
+    v = np.where(hi, math.pi - w, w)
+    g, dg = (np.sin, np.cos) if family == "sin" else (np.cos, lambda t: -np.sin(t))
+    P = p[:, None]
+    with np.errstate(all="ignore"):
+        for _ in range(steps):  # the residual's derivative with R's own (variable projection: R w is a valley)
+            m, dm = g(P * v), P * dg(P * v)
+            mm, mz = (m * m).sum(0), (m * z).sum(0)
+            r = mz / mm
+            J = dm * r + m * (((dm * z).sum(0) * mm - 2 * mz * (m * dm).sum(0)) / (mm * mm))
+            den = (J * J).sum(0)
+            dv = np.where(den > 0, (J * (z - r * m)).sum(0) / np.where(den > 0, den, 1), 0.0)
+            v = np.clip(v + np.nan_to_num(np.clip(dv, -v / 2, np.maximum(v, 1e-3))), 1e-300, math.pi / 2)
+        m = g(P * v)
+        r = (z * m).sum(0) / np.maximum((m * m).sum(0), 1e-300)
+        miss = np.max(np.abs(z - r * m), axis=0)
+    sign = np.where(hi & (family == "sin"), -1.0, 1.0)
+    return np.where(hi, math.pi - v, v), np.ldexp(sign * r, e), np.ldexp(miss, e)
 
 
 def _per_frequency(values: np.ndarray, layout: str) -> np.ndarray:
@@ -266,6 +327,137 @@ def _snap_f32(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, fn: Any, 
     e64 = np.max(np.abs(y[:, idx] - amp * fn(P * w)), axis=0)
     e32 = np.max(np.abs(y[:, idx] - amp * fn(P * w32)), axis=0)
     return np.where(e32 <= 1.5 * e64 + 1e-300, w32, w)
+
+
+def channel_frequencies(rd: Reading, y: np.ndarray, p: np.ndarray, amp: float, turns: np.ndarray,
+                        fmt: str) -> np.ndarray | None:
+    """The frequency of each column of the reading ``rd`` of ``y`` (rows at positions ``p``, stored in ``fmt``) with
+    the amplitude ``amp`` and each column's function known: Gauss-Newton on w alone (a column that turns less than
+    once starts from :func:`_slow`), snapped to float32 where that fits no worse, then pinned by their values'
+    rounding intervals (:func:`pin_frequencies`), columns read at about one frequency given one
+    (:func:`share_frequencies`). None when a frequency is not finite."""
+    w = rd.omega.copy()
+    with np.errstate(all="ignore"):  # (values near binary64's range overflow here: no plan, and no warning)
+        for which, fn in (("sin", np.sin), ("cos", np.cos)):
+            idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
+            if idx.size:
+                yk = y[:, idx]
+                wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp, which)
+                w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
+    if not np.all(np.isfinite(w)):
+        return None
+    return share_frequencies(*pin_frequencies(w, y, p, amp, rd.kinds, fmt))
+
+
+def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kinds: list[str],
+                    fmt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(w, lo, hi): the frequencies ``w`` of the sin/cos columns of ``y`` (``kinds``, amplitude ``amp``, stored in
+    ``fmt``), each read again from the rounding of its values, and the interval [lo, hi] each was read from (NaN
+    where none). A stored value y_r bounds amp f(w p_r) to y_r's rounding interval (half the spacing of ``fmt``
+    each side), so the angle w p_r to the piece of f^-1 of that interval nearest w p_r (:func:`_angle_interval`),
+    and w to the intersection of those intervals over the rows; its midpoint is kept (the float32 nearest it where
+    that is inside). Where the intervals do not meet (a table not correctly rounded), they are widened to one
+    spacing each side; where they still do not, ``w`` is kept (and in a format wider than binary32, where
+    binary64's own arcsin is too coarse). A least-squares fit places w by the values' mean misfit, where the check
+    bounds each row: bfloat16 cos(7.44e-3 p) fitted 5e-6 off fails it at p = 211 by 15 %.
+
+    >>> p = np.arange(2048.0)
+    >>> y = np.cos(1.25e-3 * p).astype(np.float16).astype(np.float64)[:, None]
+    >>> w, lo, hi = pin_frequencies(np.array([1.2e-3]), y, p, 1.0, ["cos"], "float16")
+    >>> float(w[0]), bool(lo[0] <= 1.25e-3 <= hi[0])
+    (0.0012499999720603228, True)
+    """
+    out, lo_w, hi_w = w.copy(), np.full_like(w, np.nan), np.full_like(w, np.nan)
+    keep = p != 0
+    if get_format(fmt).precision > 24 or np.count_nonzero(keep) < 2:  # (binary64: the fit stands)
+        return out, lo_w, hi_w
+    pa, sign = np.abs(p[keep])[:, None], np.where(p[keep] < 0, -1.0, 1.0)[:, None]  # sin(-x) = -sin(x), cos even
+    cols = np.array([j for j, k in enumerate(kinds) if k in ("sin", "cos") and w[j] > 0], dtype=np.intp)
+    for at in range(0, len(cols), PIN_COLUMNS):  # (columns in blocks: rows x PIN_COLUMNS temporaries)
+        j = cols[at:at + PIN_COLUMNS]
+        is_cos = np.array([kinds[i] == "cos" for i in j])
+        v = y[keep][:, j] * np.where(is_cos, 1.0, sign)
+        shift = np.where(is_cos, math.pi / 2, 0.0)  # cos(x) = sin(x + pi/2)
+        todo = np.ones(len(j), dtype=bool)
+        with np.errstate(all="ignore"):
+            for width in (0.5, 1.0):
+                lo, hi = _rounding_interval(v, fmt, width)
+                t_lo, t_hi = _angle_interval(lo / amp, hi / amp, w[j] * pa + shift)
+                w_lo, w_hi = np.max((t_lo - shift) / pa, axis=0), np.min((t_hi - shift) / pa, axis=0)
+                meet = todo & (w_lo <= w_hi)
+                out[j[meet]] = _inside(w_lo, w_hi)[meet]
+                lo_w[j[meet]], hi_w[j[meet]] = w_lo[meet], w_hi[meet]
+                todo &= ~meet
+    return out, lo_w, hi_w
+
+
+def _inside(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The midpoint of each [lo, hi], or the float32 nearest it where that is inside (a float32 ``inv_freq``)."""
+    mid = 0.5 * (lo + hi)
+    narrow = mid.astype(np.float32).astype(np.float64)
+    return np.where((lo <= narrow) & (narrow <= hi), narrow, mid)
+
+
+def _angle_interval(lo: np.ndarray, hi: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per entry, the interval of angles x with sin(x) in [lo, hi] that holds ``theta`` (or the nearest such
+    interval): within a turn [-pi/2, 3pi/2) that set is the rising piece [a, b] and the falling piece
+    [pi - b, pi - a] (a, b = arcsin of lo, hi), one piece when it reaches 1 or -1.
+
+    >>> lo, hi = _angle_interval(np.array([0.49, 0.99]), np.array([0.51, 1.0]), np.array([0.52, 1.6]))
+    >>> [(round(float(a), 4), round(float(b), 4)) for a, b in zip(lo, hi)]  # (a rising piece; one around pi/2)
+    [(0.5121, 0.5352), (1.4293, 1.7123)]
+    """
+    a, b = np.arcsin(np.clip(lo, -1, 1)), np.arcsin(np.clip(hi, -1, 1))
+    turn = np.floor((theta + math.pi / 2) / (2 * math.pi)) * 2 * math.pi
+    x = theta - turn  # in [-pi/2, 3pi/2)
+    top, bottom = hi >= 1, lo <= -1
+    rise_lo, rise_hi = np.where(bottom, -math.pi / 2, a), np.where(top, math.pi - a, b)
+    fall_lo, fall_hi = np.where(top, a, math.pi - b), np.where(bottom, 3 * math.pi / 2, math.pi - a)
+    # the piece nearer x (distance 0 inside it)
+    d_rise = np.maximum(rise_lo - x, 0) + np.maximum(x - rise_hi, 0)
+    d_fall = np.maximum(fall_lo - x, 0) + np.maximum(x - fall_hi, 0)
+    rise = d_rise <= d_fall
+    lo_x, hi_x = np.where(rise, rise_lo, fall_lo), np.where(rise, rise_hi, fall_hi)
+    return lo_x + turn, hi_x + turn
+
+
+def _rounding_interval(v: np.ndarray, fmt: str, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """[v - width s_below, v + width s_above] per value of ``fmt``: s the spacing of ``fmt`` on that side (below a
+    power of two the spacing halves)."""
+    mag = np.abs(v)
+    s = ulp_array(mag, fmt)
+    toward_zero = np.where((mag > 0) & (np.frexp(mag)[0] == 0.5), s / 2, s)
+    below = np.where(v > 0, toward_zero, s)
+    above = np.where(v < 0, toward_zero, s)
+    return v - width * below, v + width * above
+
+
+def share_frequencies(w: np.ndarray, lo: np.ndarray, hi: np.ndarray, rel: float = 1e-3) -> np.ndarray:
+    """The frequencies ``w``, read from the intervals [lo, hi] (:func:`pin_frequencies`; NaN: none), where some
+    agree within ``rel``: a run of such frequencies whose intervals all meet gets one frequency, inside all of
+    them (:func:`_inside`); two frequencies whose rows tell them apart have intervals that do not meet and stay two.
+    A sin column pins a slow frequency where the cos column beside it, flat near 1, does not: float16 cos(w p)
+    read alone was 4e-5 off and failed the check at p = 1965 by 0.2 %, where the plan with one w conforms.
+
+    >>> share_frequencies(np.array([0.01, 0.0100004, 0.0100008]), np.array([0.0099, 0.0100001, 0.01000075]),
+    ...                   np.array([0.0101, 0.01000045, 0.0100009])).tolist()
+    [0.010000275447964668, 0.010000275447964668, 0.0100008]
+    """
+    out = w.copy()
+    order = [int(j) for j in np.argsort(w, kind="stable") if np.isfinite(lo[j]) and w[j] > 0]
+    i = 0
+    while i < len(order):
+        g, top, bottom = [order[i]], hi[order[i]], lo[order[i]]
+        while i + len(g) < len(order):
+            nxt = order[i + len(g)]
+            if w[nxt] > w[g[0]] * (1 + rel) or max(bottom, lo[nxt]) > min(top, hi[nxt]):
+                break
+            g.append(nxt)
+            bottom, top = max(bottom, lo[nxt]), min(top, hi[nxt])
+        i += len(g)
+        if len(g) > 1:
+            out[g] = _inside(np.array([bottom]), np.array([top]))[0]
+    return out
 
 
 def _slow(y: np.ndarray, p: np.ndarray, amp: float, which: str, w_free: np.ndarray) -> np.ndarray:
@@ -296,14 +488,19 @@ def _refine_fixed(y: np.ndarray, p: np.ndarray, w: np.ndarray, amp: float, which
     return w
 
 
-def _amplitudes(amp: float) -> list[Fraction]:
-    """Amplitude readings to try, simplest first: 1, the float32 nearest, the float64 estimate (those finite: an
-    estimate past float32's range has no float32 reading, a non-finite one none at all).
+def _amplitudes(amp: float, fmt: str | None = None) -> list[Fraction]:
+    """Amplitude readings to try, simplest first: 1 (where the estimate is within 1e-6 of it, or within the unit
+    roundoff of ``fmt``, the format the table is stored in: a half-precision table's estimate is off by ~1e-5), the
+    float32 nearest, the float64 estimate (those finite: an estimate past float32's range has no float32 reading, a
+    non-finite one none at all).
 
     >>> [str(a) for a in _amplitudes(1e200)][0][:6], _amplitudes(float("nan"))
     ('999999', [])
+    >>> _amplitudes(1 + 3e-6)[0] == 1, _amplitudes(1 + 3e-6, "float16")[0] == 1
+    (False, True)
     """
-    out = [Fraction(1)] if abs(amp - 1) <= 1e-6 else []
+    near = max(1e-6, get_format(fmt).unit_roundoff) if fmt is not None else 1e-6
+    out = [Fraction(1)] if abs(amp - 1) <= near else []
     with np.errstate(over="ignore"):
         narrow = float(np.float32(amp))
     for v in (narrow, amp):

@@ -88,15 +88,13 @@ class ChannelsKind:
 
     def read(self, table: Any, positions: Any, dtype: str | None, tier: str = "phase") -> dict[str, Any] | None:
         """DEF-CHANNELS-EXPLICIT read from a 1-D table no family member fits (REQ-DETECT-READ): every column sin, cos
-        or zero of its own frequency, one amplitude; each frequency refined with the amplitude and function known and
-        snapped to float32 where that fits no worse. Returned (with the ``--channels`` flags) only if the plan
+        or zero of its own frequency, one amplitude; at each amplitude reading, simplest first, the frequencies read with
+        the amplitude and function known (``channel_frequencies``). Returned (with the ``--channels`` flags) only if the plan
         conforms."""
         from sinpe.reference.checking.detect.channels import (  # the reading: imported when a table is read
             MAX_ROWS,
             _amplitudes,
-            _refine_fixed,
-            _slow,
-            _snap_f32,
+            channel_frequencies,
             consecutive_rows,
             read_channels,
         )
@@ -116,20 +114,14 @@ class ChannelsKind:
         p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
         turns = live & (rd.omega * rd.rows > 2 * np.pi)
         amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
-        w = rd.omega.copy()
-        with np.errstate(all="ignore"):  # (values near binary64's range overflow here: no plan, and no warning)
-            for which, fn in (("sin", np.sin), ("cos", np.cos)):
-                idx = np.array([j for j, k in enumerate(rd.kinds) if k == which], dtype=np.intp)
-                if idx.size:
-                    yk = y[:, idx]
-                    wk = _refine_fixed(yk, p, np.where(turns[idx], w[idx], _slow(yk, p, amp, which, w[idx])), amp,
-                                       which)
-                    w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
-        if not np.all(np.isfinite(w)):
-            return None
-        pos = list(range(t.shape[0])) if positions is None else list(positions)
         dt = dtype or stored_dtype(t)
-        for a in _amplitudes(amp):
+        pos = list(range(t.shape[0])) if positions is None else list(positions)
+        fitted: dict[float, Any] = {}
+        for a in _amplitudes(amp, dt):  # the frequencies read at each amplitude reading (a slow band's w and A trade)
+            at = 1.0 if a == 1 else amp  # (the float32 and float64 estimates share one reading)
+            w = fitted[at] if at in fitted else fitted.setdefault(at, channel_frequencies(rd, y, p, at, turns, dt))
+            if w is None:
+                continue
             chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w, strict=True)]
             try:
                 r = check_plan(t, channels_plan(chans, pos, amplitude=a), "channels", dtype=dt, tier=tier)
