@@ -212,6 +212,8 @@ def test_slow_half_precision_columns_are_named_by_a_fixed_phase_fit():  # REQ-DE
             assert np.max(r.residual) < 2.0 ** -7, (dt, kind, r.residual)
         shifted = read_channels(np.sin(np.array([1e-3, 0.02, 3.1]) * p + 0.3).astype(dt))
         assert shifted.kinds == ["phase"] * 3 and np.max(np.abs(shifted.phase - 0.3)) < 0.02, (dt, shifted.kinds)
+    near_cos = read_channels(np.sin(1e-3 * p + math.pi / 2 + 0.01).astype(np.float16))  # (7 spacings from any cos)
+    assert near_cos.kinds == ["phase"], near_cos.kinds
 
 
 @pytest.mark.parametrize("seed", [5, 7])
@@ -234,6 +236,20 @@ def test_half_precision_channel_tables_of_slow_frequencies_are_read(seed):  # RE
         assert r["frequencies"] == 12 and r["amplitude"] == "1", (dt, r["frequencies"], r["amplitude"])
         got = np.array([float(Fraction(c.split(":")[1])) for c in r["plan"].split(",")])
         assert np.max(np.abs(got - np.concatenate([w, w])) / np.concatenate([w, w])) < 1e-4, (dt, got)
+
+
+def test_channel_frequencies_are_read_at_the_amplitude_they_are_checked_with():  # REQ-DETECT-READ
+    """Red-team regressions: at amplitude 1.5 the frequencies of a float32 table were pinned at the float64 estimate
+    of the amplitude while the plan checked used its float32 reading (12 of 16 float32 frequencies exact, where 16
+    were before the pinning); a constant column was read as cos of frequency 0, a plan `sinpe check` refuses."""
+    from sinpe.reference.checking.kinds.channels import KIND
+    rng = np.random.default_rng(1)
+    w = np.sort(np.exp(rng.uniform(math.log(1e-3), math.log(2), 8))).astype(F32).astype(np.float64)
+    p = np.arange(1000.0)[:, None]
+    r = KIND.read((1.5 * np.hstack([np.sin(p * w), np.cos(p * w)])).astype(F32), None, None)
+    got = [Fraction(c.split(":")[1]) for c in r["plan"].split(",")]
+    assert r["amplitude"] == "3/2" and got == [Fraction(x) for x in np.concatenate([w, w])], (r["amplitude"], got)
+    assert KIND.read(np.hstack([np.ones_like(p), np.sin(0.1 * p)]).astype(np.float16), None, None) is None
 
 
 def test_read_channels_ends_on_a_column_that_is_no_sinusoid():  # REQ-DETECT-READ

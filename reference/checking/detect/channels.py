@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from sinpe.reference.checking.detect.fit import SINUSOID_RESIDUAL, column_frequencies, recurrence_misses
+from sinpe.reference.numerics.rounding import narrowest_format
 from sinpe.spec.formats import get_format
 from sinpe.spec.tolerance import ulp_array
 
@@ -43,6 +44,7 @@ MAX_ROWS = 4096
 MAX_COLUMNS = 1 << 14
 STAGES = (64, 256, 1024, 4096)
 PIN_COLUMNS = 256  # columns pinned at once (pin_frequencies)
+FIXED_PHASE_TURNS = 8  # a column slower than this (from 0 or pi) whose free phase names nothing is refitted
 PHASE_TOL = 1e-3  # |phi - {0, pi/2, pi, -pi/2}| below this names the function
 KIND_PHASES = {"sin": 0.0, "cos": math.pi / 2, "-sin": math.pi, "-cos": -math.pi / 2}
 
@@ -249,26 +251,32 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
             continue
         near = [k for k, f in KIND_PHASES.items() if abs(math.remainder(phi[j] - f, 2 * math.pi)) <= PHASE_TOL]
         kinds.append(near[0] if near else "phase")
-    free = np.flatnonzero(np.array(kinds) == "phase")
+    slow = np.minimum(w, math.pi - w) * len(p) <= FIXED_PHASE_TURNS * 2 * math.pi
+    free = np.flatnonzero((np.array(kinds) == "phase") & slow)
     if free.size:
-        _name_fixed_phases(y[:, free], p, w[free], res[free] * R[free], free, kinds, (w, R, phi, res))
+        fmt = narrowest_format(y) or "float64"
+        spacing = ulp_array(np.max(np.abs(y[:, free]), axis=0), fmt)
+        _name_fixed_phases(y[:, free], p, w[free], np.minimum(2.0 * res[free] * R[free], spacing), free, kinds,
+                           (w, R, phi, res))
     return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
 
 
-def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, free_miss: np.ndarray, cols: np.ndarray,
+def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, most: np.ndarray, cols: np.ndarray,
                        kinds: list[str], reading: tuple[np.ndarray, ...]) -> None:
-    """Columns ``cols`` whose free phase names no function: each refitted as R sin(w p) and as R cos(w p) (R of
-    either sign, :func:`_fit_fixed_phase`); the better of the two names the column where its max miss is at most
-    twice the free fit's (a model of one parameter fewer explains the column as well as the rows resolve it: a
-    slow column's phase, frequency and amplitude trade off, bfloat16 cos(1e-4 p) was read as phase 1.83 at
-    w = 3.4e-5). ``kinds`` and the reading's (w, R, phi, residual) are updated in place."""
+    """Slow columns ``cols`` (at most FIXED_PHASE_TURNS turns from 0 or pi) whose free phase names no function:
+    each refitted as R sin(w p) and as R cos(w p) (R of either sign, :func:`_fit_fixed_phase`); the better of the
+    two names the column where its max miss is at most ``most``: twice the free fit's and one spacing of the
+    table's format at the column's largest value (a model of one parameter fewer explains the column as well as
+    the rows resolve it: a slow column's phase, frequency and amplitude trade off, bfloat16 cos(1e-4 p) was read
+    as phase 1.83 at w = 3.4e-5; float16 sin(1e-3 p + pi/2 + 0.01), 7 spacings from any cos, stays phase).
+    ``kinds`` and the reading's (w, R, phi, residual) are updated in place."""
     w_out, r_out, phi_out, res_out = reading
     fits = {fam: _fit_fixed_phase(y, p, w, fam) for fam in ("sin", "cos")}
     best = np.where(fits["cos"][2] < fits["sin"][2], 1, 0)
     for i, j in enumerate(cols):
         fam = ("sin", "cos")[best[i]]
         wf, rf, miss = (v[i] for v in fits[fam])
-        if not (np.isfinite(miss) and miss <= 2.0 * free_miss[i] and rf != 0):
+        if not (np.isfinite(miss) and miss <= most[i] and rf != 0):
             continue
         kinds[j] = fam if rf > 0 else {"sin": "-sin", "cos": "-cos"}[fam]
         w_out[j], r_out[j], phi_out[j], res_out[j] = wf, abs(rf), KIND_PHASES[kinds[j]], miss / abs(rf)
@@ -423,10 +431,16 @@ def _angle_interval(lo: np.ndarray, hi: np.ndarray, theta: np.ndarray) -> tuple[
 
 def _rounding_interval(v: np.ndarray, fmt: str, width: float) -> tuple[np.ndarray, np.ndarray]:
     """[v - width s_below, v + width s_above] per value of ``fmt``: s the spacing of ``fmt`` on that side (below a
-    power of two the spacing halves)."""
+    power of two above the smallest normal the spacing halves; at and below it the subnormal spacing holds).
+
+    >>> lo, hi = _rounding_interval(np.array([1.0, 2.0 ** -14, 2.0 ** -20]), "float16", 0.5)
+    >>> float((1 - lo[0]) * 2 ** 12), ((np.array([2.0 ** -14, 2.0 ** -20]) - lo[1:]) * 2 ** 25).tolist()
+    (1.0, [1.0, 1.0])
+    """
     mag = np.abs(v)
     s = ulp_array(mag, fmt)
-    toward_zero = np.where((mag > 0) & (np.frexp(mag)[0] == 0.5), s / 2, s)
+    normal = 2.0 ** get_format(fmt).emin
+    toward_zero = np.where((mag > normal) & (np.frexp(mag)[0] == 0.5), s / 2, s)
     below = np.where(v > 0, toward_zero, s)
     above = np.where(v < 0, toward_zero, s)
     return v - width * below, v + width * above

@@ -116,11 +116,9 @@ class ChannelsKind:
         amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
         dt = dtype or stored_dtype(t)
         pos = list(range(t.shape[0])) if positions is None else list(positions)
-        fitted: dict[float, Any] = {}
         for a in _amplitudes(amp, dt):  # the frequencies read at each amplitude reading (a slow band's w and A trade)
-            at = 1.0 if a == 1 else amp  # (the float32 and float64 estimates share one reading)
-            w = fitted[at] if at in fitted else fitted.setdefault(at, channel_frequencies(rd, y, p, at, turns, dt))
-            if w is None:
+            w = channel_frequencies(rd, y, p, float(a), turns, dt)
+            if w is None or not np.all(w[live] > 0):  # (a constant column is no cos of frequency 0: no plan)
                 continue
             chans = [("zero", None) if k == "zero" else (k, Fraction(float(x))) for k, x in zip(rd.kinds, w, strict=True)]
             try:
