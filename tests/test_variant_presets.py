@@ -197,8 +197,8 @@ def test_read_channels_reads_slow_columns():  # REQ-DETECT-READ
 def test_slow_half_precision_columns_are_named_by_a_fixed_phase_fit():  # REQ-DETECT-READ
     """A slow column's free fit trades phase, frequency and amplitude (bfloat16 cos(1e-4 p) was read as phase 1.83 at
     w = 3.4e-5; 76 of 540 slow float16/bfloat16 columns were misread): a column whose free phase names no function
-    is refitted with the phase fixed, and named where that fit misses no worse than twice the free one. A column of
-    a true phase stays ``phase``: the fixed fits miss it by about R sin(0.3)."""
+    is refitted with the phase fixed, and named where that fit misses no worse than twice the free one and one
+    spacing of the format. A column of a true phase stays ``phase``: the fixed fits miss it by about R sin(0.3)."""
     import ml_dtypes
     p = np.arange(2048.0)[:, None]
     slow = np.geomspace(1e-4, 3e-2, 7)

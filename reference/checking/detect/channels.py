@@ -160,10 +160,15 @@ def _fit(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
         lo = ~hi
         for k, v in zip(out, _fit_from(y[:, lo], p, _lagged_start(y[:, lo], w[lo])), strict=True):
             k[lo] = v
-        z = np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None] * y[:, hi]
+        z = _alternating(p) * y[:, hi]
         wz, az, bz = _fit_from(z, p, _lagged_start(z, math.pi - w[hi]))
         out[0][hi], out[1][hi], out[2][hi] = math.pi - wz, -az, bz
         return tuple(out)
+
+
+def _alternating(p: np.ndarray) -> np.ndarray:
+    """(-1)^p as a column, p integer positions: the sign that folds a column near pi to one near 0."""
+    return np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None]
 
 
 def _lagged_start(z: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -254,8 +259,7 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
     slow = np.minimum(w, math.pi - w) * len(p) <= FIXED_PHASE_TURNS * 2 * math.pi
     free = np.flatnonzero((np.array(kinds) == "phase") & slow)
     if free.size:
-        fmt = narrowest_format(y) or "float64"
-        spacing = ulp_array(np.max(np.abs(y[:, free]), axis=0), fmt)
+        spacing = ulp_array(np.max(np.abs(y[:, free]), axis=0), narrowest_format(y) or "float64")
         _name_fixed_phases(y[:, free], p, w[free], np.minimum(2.0 * res[free] * R[free], spacing), free, kinds,
                            (w, R, phi, res))
     return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
@@ -285,9 +289,9 @@ def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, most: np.nda
 def _fit_fixed_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, family: str,
                      steps: int = 8) -> tuple[np.ndarray, ...]:
     """(w, R, max |y - R g(w p)|) per column, g = sin or cos (``family``): Gauss-Newton on w from ``w``, R by least
-    squares at each w (so the step follows R's change too); a column above pi/2 fitted folded, (-1)^p y at pi - w (sin's R changes sign, cos's not:
-    at integer p, sin(w p) = -(-1)^p sin((pi - w) p) and cos(w p) = (-1)^p cos((pi - w) p)). Each column is scaled
-    by a power of two first (:func:`_exponents`).
+    squares at each w (so the step follows R's change too); a column above pi/2 fitted folded, (-1)^p y at pi - w
+    (sin's R changes sign, cos's not: at integer p, sin(w p) = -(-1)^p sin((pi - w) p) and cos(w p) =
+    (-1)^p cos((pi - w) p)). Each column is scaled by a power of two first (:func:`_exponents`).
 
     >>> p = np.arange(2048.0)
     >>> y = np.cos(1e-4 * p).astype(np.float16).astype(np.float64)[:, None]
@@ -298,7 +302,7 @@ def _fit_fixed_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, family: str,
     e = _exponents(np.max(np.abs(y), axis=0))
     z = np.ldexp(y, -e)
     hi = w > math.pi / 2
-    z = np.where(hi, np.where(np.mod(p, 2) == 0, 1.0, -1.0)[:, None] * z, z)
+    z = np.where(hi, _alternating(p) * z, z)
     v = np.where(hi, math.pi - w, w)
     g, dg = (np.sin, np.cos) if family == "sin" else (np.cos, lambda t: -np.sin(t))
     P = p[:, None]
@@ -380,11 +384,12 @@ def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kin
     if get_format(fmt).precision > 24 or np.count_nonzero(keep) < 2:  # (binary64: the fit stands)
         return out, lo_w, hi_w
     pa, sign = np.abs(p[keep])[:, None], np.where(p[keep] < 0, -1.0, 1.0)[:, None]  # sin(-x) = -sin(x), cos even
+    rows = np.flatnonzero(keep)[:, None]
     cols = np.array([j for j, k in enumerate(kinds) if k in ("sin", "cos") and w[j] > 0], dtype=np.intp)
     for at in range(0, len(cols), PIN_COLUMNS):  # (columns in blocks: rows x PIN_COLUMNS temporaries)
         j = cols[at:at + PIN_COLUMNS]
         is_cos = np.array([kinds[i] == "cos" for i in j])
-        v = y[keep][:, j] * np.where(is_cos, 1.0, sign)
+        v = y[rows, j] * np.where(is_cos, 1.0, sign)
         shift = np.where(is_cos, math.pi / 2, 0.0)  # cos(x) = sin(x + pi/2)
         todo = np.ones(len(j), dtype=bool)
         with np.errstate(all="ignore"):

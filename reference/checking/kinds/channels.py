@@ -88,9 +88,9 @@ class ChannelsKind:
 
     def read(self, table: Any, positions: Any, dtype: str | None, tier: str = "phase") -> dict[str, Any] | None:
         """DEF-CHANNELS-EXPLICIT read from a 1-D table no family member fits (REQ-DETECT-READ): every column sin, cos
-        or zero of its own frequency, one amplitude; at each amplitude reading, simplest first, the frequencies read with
-        the amplitude and function known (``channel_frequencies``). Returned (with the ``--channels`` flags) only if the plan
-        conforms."""
+        or zero of its own frequency, one amplitude; at each amplitude reading, simplest first, the frequencies read
+        with the amplitude and function known (``channel_frequencies``). Returned (with the ``--channels`` flags) only
+        if the plan conforms."""
         from sinpe.reference.checking.detect.channels import (  # the reading: imported when a table is read
             MAX_ROWS,
             _amplitudes,
