@@ -5,6 +5,7 @@ listed in :data:`SLOW_MODULES`, each of which takes more than ~10 s on a quiet 2
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import run_sinpe
+
+# every process the tests start (a CLI in a subprocess, an isolated child, a pytest run of the plugin) imports NumPy;
+# OpenBLAS's thread pool, started at that import, spends about 0.1 s of CPU a process for no BLAS work (the children
+# see the variable: guard.ENV_PASSED). The workers already use every core (-n auto). A value the caller set stands.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 SLOW_MODULES = ("test_proofs.py", "test_proofs_negative.py", "test_proofs_certificates.py", "test_proofs_claims.py",
                 "test_claims_cli.py", "test_golden_regen.py", "test_certify.py", "test_packaging.py",

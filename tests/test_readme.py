@@ -64,8 +64,9 @@ def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
         return run_sinpe(*argv[1:], cwd=cwd)
     assert argv[0] == "pytest", cmd
     env = dict(os.environ, PYTHONPATH=str(cwd))
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv[1:]], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    # (Hypothesis's plugin left out, as in test_plugin.run_pytest: about 1 s a run, and not sinpe's)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                           *argv[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("i", range(3))
