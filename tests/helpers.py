@@ -15,6 +15,10 @@ from sinpe.reference.checking.kinds import grid as _grid, rotary as _rotary
 
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "sinpe")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# ``python -m pytest`` as the tests run it in a subprocess (the plugin, the README's CI example): no cache written, and
+# Hypothesis's plugin (installed for this suite, not sinpe's) left out: it imports and assertion-rewrites all of
+# Hypothesis at the summary, about 1 s of each run under PYTHONDONTWRITEBYTECODE
+PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 # the grid and rotary kinds' checks and readings by the names the tests call them (REQ-CHECK-GRID, REQ-CHECK-ROPE,
 # REQ-DETECT-GRID, REQ-DETECT-ROPE)

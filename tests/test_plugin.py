@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import PYTEST
 
 IMPLS = """
 import numpy as np
@@ -70,12 +71,10 @@ def impl_dir(tmp_path_factory):
 
 
 def run_pytest(cwd, *args):
-    """``pytest --pyargs sinpe.reference.conformance ARGS`` in a subprocess in ``cwd``. Hypothesis's plugin (installed
-    for this suite, not sinpe's) is left out: it imports and assertion-rewrites all of Hypothesis at the summary, about
-    1 s of each run under PYTHONDONTWRITEBYTECODE."""
+    """``pytest --pyargs sinpe.reference.conformance ARGS`` in a subprocess in ``cwd`` (:data:`helpers.PYTEST`)."""
     env = {**os.environ, "PYTHONPATH": str(cwd)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                           "--pyargs", "sinpe.reference.conformance", *args], capture_output=True, text=True, cwd=cwd, env=env)
+    return subprocess.run([*PYTEST, "-q", "--pyargs", "sinpe.reference.conformance", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env)
 
 
 def test_correct_implementation_passes_with_golden_ids(impl_dir):  # REQ-PLUGIN-RUN

@@ -9,11 +9,10 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_sinpe
+from helpers import PYTEST, run_sinpe
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("README.md", "reference/README.md", "proofs/README.md", "survey/README.md", "reference/audit/README.md",
@@ -64,9 +63,7 @@ def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
         return run_sinpe(*argv[1:], cwd=cwd)
     assert argv[0] == "pytest", cmd
     env = dict(os.environ, PYTHONPATH=str(cwd))
-    # (Hypothesis's plugin left out, as in test_plugin.run_pytest: about 1 s a run, and not sinpe's)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                           *argv[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([*PYTEST, *argv[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("i", range(3))
