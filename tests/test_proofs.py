@@ -5,6 +5,7 @@ Reproduce any failure with: sinpe prove --only <ID>   (or python -m pytest -q te
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import sympy as sp
@@ -75,6 +76,27 @@ def test_every_d_proof_does_real_work(results):
     for i in ("THM-SHIFT", "THM-DOT", "THM-NORM", "THM-DIR", "THM-CPLX", "THM-LIFT"):
         j = results[i].to_json()["obligations"]
         assert j["decided"] > j["syntactic"] and j["cross_check"] > 0, (i, j)
+
+
+def test_a_repeated_cross_check_instance_is_decided_once_and_a_false_one_still_fails(monkeypatch):
+    """The cross-check decides each distinct obligation once (the instances of many plans and widths repeat); a
+    repeat is counted, and a false instance after repeats of a true one still ends the check with its name."""
+    from sinpe.proofs import engine
+    from sinpe.spec.theorems import Obligation
+    true = Obligation("sin double angle", sp.sin(2 * p), 2 * sp.sin(p) * sp.cos(p))
+    false = Obligation("wrong sign", sp.sin(2 * p), -2 * sp.sin(p) * sp.cos(p))
+    decided = []
+    real = engine.decide_obligation
+    monkeypatch.setattr(engine, "decide_obligation", lambda ob: decided.append(ob.name) or real(ob))
+
+    def theorem(*instances: Obligation) -> engine.ObligationTheorem:
+        return engine.ObligationTheorem("THM-DOT", "laurent", lambda: [], (), concrete=lambda: iter(instances))
+
+    assert theorem(true, replace(true, name="again"), true)._cross_check() == (3, [])
+    assert decided == ["sin double angle"]
+    checked, failures = theorem(true, true, false, true)._cross_check()
+    assert checked == 3 and len(failures) == 1 and "wrong sign" in failures[0], (checked, failures)
+    assert theorem(false, false)._cross_check()[0] == 1
 
 
 def test_thm_inj_names_pi_irrational(results):  # THM-INJ depends on AX-PI-IRRATIONAL explicitly
