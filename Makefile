@@ -38,9 +38,10 @@ FORCE:
 verify: $(STAMP)
 	$(BIN)/sinpe verify
 
-# `make lint` first; then pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker
-# (loadgroup, tests/conftest.py); the 25 slowest tests and the sum of all test durations are printed at the end
-test: lint
+# pytest-xdist: one worker per core (-n auto); the tests sharing a module-scoped fixture stay on one worker (loadgroup,
+# tests/conftest.py); `make lint`'s steps run inside, as tests (conftest.lint_run), on one worker while the other
+# runs the rest; the 25 slowest tests and the sum of all test durations are printed at the end
+test: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=25
 
 # the fast subset for iteration: every test but those marked slow (tests/conftest.py SLOW_MODULES)
@@ -48,8 +49,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 # the static checks, as configured in pyproject.toml (the tools pinned in requirements.lock; mypy once over the
-# package and once over benchmarks/, which `make test` does not run): run first by
-# `make test`, so a lint, type or layering error fails it (and CI); .pre-commit-config.yaml runs the same
+# package and once over benchmarks/, which `make test` does not run): `make test` runs the same steps as tests
+# (tests/helpers.LINT_STEPS), so a lint, type or layering error fails it (and CI); .pre-commit-config.yaml runs the same
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy

@@ -133,6 +133,16 @@ def proof_certificates(tmp_path_factory: Any) -> tuple[Any, dict, dict]:
     return d, summary, {r.id: r for r in results}
 
 
+@pytest.fixture(scope="session")
+def lint_run() -> list[tuple[tuple[str, ...], Any]]:
+    """`make lint`'s steps (helpers.LINT_STEPS: ruff, mypy over the package and over benchmarks/, import-linter) run
+    once per session: test_hygiene asserts they are clean. test_static_checks' mypy tests take it too, so they run
+    after it on its worker and copy the .mypy_cache it leaves (one unit of work: pytest_xdist_make_scheduler); the
+    other worker runs the rest meanwhile (``make lint`` before pytest left one core idle for its ~40 s)."""
+    from helpers import run_lint_steps
+    return run_lint_steps()
+
+
 def certificates_of(src: Path, dst: Path, *ids: str) -> Path:
     """``dst/c``: the certificates of ``ids`` copied from ``src`` (the session's ``proof_certificates``) with an
     index listing exactly them, so that a test checks the files its forgery is about (checked with

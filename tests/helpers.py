@@ -20,6 +20,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Hypothesis at the summary, about 1 s of each run under PYTHONDONTWRITEBYTECODE
 PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
+# `make lint`'s recipe, step by step (the tools pinned in requirements.lock, installed in .venv by `make`); `make test`
+# runs them inside pytest, once (conftest.lint_run), beside the other tests
+LINT_STEPS = (("ruff", "check", "."), ("mypy",), ("mypy", "benchmarks"), ("lint-imports",))
+
+
+def run_lint_steps() -> list[tuple[tuple[str, ...], subprocess.CompletedProcess]]:
+    """Each of :data:`LINT_STEPS` run in the repository with the tool of this interpreter's environment, in order:
+    ``[(step, completed process)]``. A tool that is missing fails (never a skip: CI cannot pass without it)."""
+    bindir = os.path.dirname(sys.executable)
+    out = []
+    for step in LINT_STEPS:
+        tool = os.path.join(bindir, step[0])
+        assert os.path.exists(tool), f"{tool} is missing: `make` installs the pinned tools of requirements.lock"
+        out.append((step, subprocess.run([tool, *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)))
+    return out
+
 # the grid and rotary kinds' checks and readings by the names the tests call them (REQ-CHECK-GRID, REQ-CHECK-ROPE,
 # REQ-DETECT-GRID, REQ-DETECT-ROPE)
 check_grid, detect_grid = _grid.KIND.check_grid, _grid.KIND.read

@@ -118,19 +118,10 @@ def test_the_docs_path_rule_sees_a_stale_name():  # the rule above could pass on
     assert not (ROOT / "reference/checking/rotary_read.py").exists()
 
 
-LINT_STEPS = (["ruff", "check", "."], ["mypy"], ["mypy", "benchmarks"], ["lint-imports"])  # `make lint`
-
-
-def test_lint_and_types_are_clean():
-    """``make lint`` (run first by ``make test``): ruff, mypy and import-linter, as configured in pyproject.toml,
-    report nothing. The tools are pinned in requirements.lock and installed by ``make``: missing, this fails (it
-    never skips, so CI cannot pass without them). Each step is shown failing on a planted error in
-    tests/test_static_checks.py."""
-    import subprocess
-    import sys
-    bindir = Path(sys.executable).parent
-    for step in LINT_STEPS:
-        tool = bindir / step[0]
-        assert tool.exists(), f"{tool} is missing: `make` installs the pinned tools of requirements.lock"
-        res = subprocess.run([str(tool), *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
+def test_lint_and_types_are_clean(lint_run):
+    """``make lint``'s steps (helpers.LINT_STEPS, run once by the session fixture ``lint_run``): ruff, mypy and
+    import-linter, as configured in pyproject.toml, report nothing. The tools are pinned in requirements.lock and
+    installed by ``make``: missing, this fails (it never skips, so CI cannot pass without them). Each step is shown
+    failing on a planted error in tests/test_static_checks.py."""
+    for step, res in lint_run:
         assert res.returncode == 0, f"{' '.join(step)}:\n{res.stdout[-3000:]}{res.stderr[-1000:]}"

@@ -105,7 +105,7 @@ def test_the_link_tree_has_every_module():
     assert (tree / "py.typed").is_file()
 
 
-# --- the gates of `make lint` (run first by `make test`), each shown failing on a planted error ---------------
+# --- the gates of `make lint` (run by `make test` inside pytest), each shown failing on a planted error --------
 
 def _bin(tool: str) -> str:
     path = Path(sys.executable).parent / tool
@@ -144,12 +144,14 @@ def _plant(path: Path, line: str) -> int:
     return text[:cut].count("\n") + 1
 
 
-def test_make_lint_runs_the_gates_and_make_test_runs_make_lint():
-    """The Makefile's ``test`` needs ``lint``, whose recipe is ruff, mypy and lint-imports (test_hygiene runs the
-    same steps); the pre-commit hooks call the same pinned tools, offline (local hooks)."""
-    from test_hygiene import LINT_STEPS
+def test_make_test_runs_the_steps_of_make_lint():
+    """``make lint``'s recipe is ruff, mypy and lint-imports, step for step helpers.LINT_STEPS, which ``make test``'s
+    pytest runs (conftest.lint_run, asserted clean by test_hygiene); the pre-commit hooks call the same pinned tools,
+    offline (local hooks)."""
+    from helpers import LINT_STEPS
     make = (ROOT / "Makefile").read_text()
-    assert "\ntest: lint\n" in make
+    test = make.split("\ntest: $(STAMP)\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(BIN)/python -m pytest" in test, test
     recipe = make.split("\nlint: $(STAMP)\n", 1)[1].split("\n\n", 1)[0]
     assert [line.strip().removeprefix("$(BIN)/").split() for line in recipe.splitlines()] == [list(s) for s in LINT_STEPS]
     hooks = (ROOT / ".pre-commit-config.yaml").read_text()
@@ -174,12 +176,13 @@ def test_ruff_fails_on_a_planted_unused_import(tmp_path):
     assert "spec/grid.py" in bad.stdout and "F401" in bad.stdout and "reference/progress.py" in bad.stdout and "I001" in bad.stdout
 
 
-def test_mypy_fails_on_a_planted_type_error(tmp_path):
-    """mypy as configured (pyproject.toml) on a copy of the package with one wrong annotation: exit 1, naming it."""
+def test_mypy_fails_on_a_planted_type_error(tmp_path, lint_run):
+    """mypy as configured (pyproject.toml) on a copy of the package with one wrong annotation: exit 1, naming it.
+    (``lint_run``: after the session's lint steps, whose .mypy_cache it copies.)"""
     tree = _package_tree(tmp_path)
     target = tree / "reference" / "progress.py"
     env = {**os.environ, "MYPYPATH": str(tmp_path)}
-    if (ROOT / ".mypy_cache").is_dir():  # the standard library's analysis from `make lint`: a copy, never shared
+    if (ROOT / ".mypy_cache").is_dir():  # the standard library's analysis from the lint steps: a copy, never shared
         shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
     cmd = [_bin("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
     ok = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
@@ -190,7 +193,7 @@ def test_mypy_fails_on_a_planted_type_error(tmp_path):
     assert f"progress.py:{line}: error: Incompatible types in assignment" in res.stdout, res.stdout[-2000:]
 
 
-def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path):
+def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path, lint_run):
     """``mypy benchmarks`` (a lint step: ``make bench`` is not run by ``make test``) on a copy of a benchmark that
     reads a name the golden package no longer exports (bench_golden read vectors.PRESETS after the package split
     and failed only when someone ran make bench): exit 1, naming it."""
