@@ -253,10 +253,12 @@ def test_rule_sum_linearity():  # RULE-SUM-LINEARITY
 
 
 def test_every_d_statements_fail_on_a_wrong_plan():  # THM-LIFT, THM-LAYOUT
-    from sinpe.proofs.symbolic import layout_label_steps, mutate_plan, plan_crosscheck, plan_steps
+    """Each plan's steps hold and fail on the plan moved, strided or cut. (The plans' cross-check against the
+    kernels' column data is THM-LIFT's own, run when test_proofs proves it.)"""
+    from sinpe.proofs.symbolic import layout_label_steps, mutate_plan, plan_steps
     from sinpe.spec.theorems import PLANS, symbolic_plan
     for pl in PLANS:
-        assert all(ok for ok, _, _ in plan_steps(pl) + plan_crosscheck(pl)), pl.name
+        assert all(ok for ok, _, _ in plan_steps(pl)), pl.name
         for kind in ("plan-offset", "plan-stride", "plan-count"):
             assert not all(ok for ok, _, _ in plan_steps(mutate_plan(pl, kind))), (pl.name, kind)
     # the cos-sin ceil-split table holds cos_n unpaired: no interleaved table is a permutation of it
