@@ -36,6 +36,7 @@ def run_lint_steps() -> list[tuple[tuple[str, ...], subprocess.CompletedProcess]
         out.append((step, subprocess.run([tool, *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)))
     return out
 
+
 # the grid and rotary kinds' checks and readings by the names the tests call them (REQ-CHECK-GRID, REQ-CHECK-ROPE,
 # REQ-DETECT-GRID, REQ-DETECT-ROPE)
 check_grid, detect_grid = _grid.KIND.check_grid, _grid.KIND.read
