@@ -25,16 +25,18 @@ PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hy
 LINT_STEPS = (("ruff", "check", "."), ("mypy",), ("mypy", "benchmarks"), ("lint-imports",))
 
 
+def tool(name: str) -> str:
+    """The path of the pinned tool ``name`` in this interpreter's environment; missing, an assertion fails (never a
+    skip: CI cannot pass without it)."""
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    assert os.path.exists(path), f"{path} is missing: `make` installs the pinned tools of requirements.lock"
+    return path
+
+
 def run_lint_steps() -> list[tuple[tuple[str, ...], subprocess.CompletedProcess]]:
-    """Each of :data:`LINT_STEPS` run in the repository with the tool of this interpreter's environment, in order:
-    ``[(step, completed process)]``. A tool that is missing fails (never a skip: CI cannot pass without it)."""
-    bindir = os.path.dirname(sys.executable)
-    out = []
-    for step in LINT_STEPS:
-        tool = os.path.join(bindir, step[0])
-        assert os.path.exists(tool), f"{tool} is missing: `make` installs the pinned tools of requirements.lock"
-        out.append((step, subprocess.run([tool, *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)))
-    return out
+    """Each of :data:`LINT_STEPS` run in the repository with :func:`tool`, in order: ``[(step, completed process)]``."""
+    return [(step, subprocess.run([tool(step[0]), *step[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600))
+            for step in LINT_STEPS]
 
 
 # the grid and rotary kinds' checks and readings by the names the tests call them (REQ-CHECK-GRID, REQ-CHECK-ROPE,

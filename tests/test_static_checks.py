@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import tool
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"spec": "sinpe.spec", "proofs": "sinpe.proofs", "reference": "sinpe.reference"}
 
@@ -107,12 +109,6 @@ def test_the_link_tree_has_every_module():
 
 # --- the gates of `make lint` (run by `make test` inside pytest), each shown failing on a planted error --------
 
-def _bin(tool: str) -> str:
-    path = Path(sys.executable).parent / tool
-    assert path.exists(), f"{path} is missing: `make` installs the pinned tools of requirements.lock"
-    return str(path)
-
-
 def _copy_sources(dest: Path) -> None:
     """The repository's Python files and pyproject.toml (what ruff reads), without the data."""
     for p in ROOT.rglob("*.py"):
@@ -159,18 +155,18 @@ def test_make_test_runs_the_steps_of_make_lint():
     for entry in (".venv/bin/ruff check", ".venv/bin/mypy\n", ".venv/bin/mypy benchmarks\n", ".venv/bin/lint-imports\n"):
         assert f"entry: {entry}" in hooks, entry
     lock = (ROOT / "requirements.lock").read_text()
-    assert all(f"\n{tool}==" in lock for tool in ("ruff", "mypy", "import-linter"))
+    assert all(f"\n{name}==" in lock for name in ("ruff", "mypy", "import-linter"))
 
 
 def test_ruff_fails_on_a_planted_unused_import(tmp_path):
     """``ruff check .`` (the lint step) on a copy of the tree: clean, then exit 1 naming a planted unused import
     (F401) and a planted mis-sorted import block (I001) in package code."""
     _copy_sources(tmp_path)
-    ok = subprocess.run([_bin("ruff"), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    ok = subprocess.run([tool("ruff"), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stdout[-2000:]
     _plant(tmp_path / "spec" / "grid.py", "import os")
     _plant(tmp_path / "reference" / "progress.py", "import time\nimport sys")
-    bad = subprocess.run([_bin("ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=tmp_path,
+    bad = subprocess.run([tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1, bad.stdout[-2000:]
     assert "spec/grid.py" in bad.stdout and "F401" in bad.stdout and "reference/progress.py" in bad.stdout and "I001" in bad.stdout
@@ -184,7 +180,7 @@ def test_mypy_fails_on_a_planted_type_error(tmp_path, lint_run):
     env = {**os.environ, "MYPYPATH": str(tmp_path)}
     if (ROOT / ".mypy_cache").is_dir():  # the standard library's analysis from the lint steps: a copy, never shared
         shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
-    cmd = [_bin("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
     ok = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
     line = _plant(target, 'WIDTH: int = "wide"')
@@ -201,7 +197,7 @@ def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path, li
     shutil.copy(ROOT / "benchmarks" / "bench_golden.py", target)
     if (ROOT / ".mypy_cache").is_dir():
         shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
-    cmd = [_bin("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
     ok = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
     with target.open("a") as fh:
@@ -212,7 +208,7 @@ def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path, li
 
 def _lint_imports(tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}  # the copy is the package sinpe grimp finds first
-    return subprocess.run([_bin("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tmp_path,
+    return subprocess.run([tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
