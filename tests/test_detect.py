@@ -244,3 +244,42 @@ def test_the_snap_fast_paths_give_what_fractions_give():  # REQ-DETECT-FIT
             assert _snap(x, rel, den) == _snap_by_fractions(x, rel, den), (x, rel, den)
         for den in (64, 1, 10):
             assert _is_simple(x, den) == (Fraction(x).limit_denominator(den) == Fraction(x)), (x, den)
+
+
+@pytest.mark.parametrize("label", ["interleaved/None/trailing-sin/d=33", "sin-cos/1/zero-pad/d=33",
+                                   "cos-sin/None/trailing-sin/d=32", "interleaved cos-first"])
+def test_each_precision_evaluates_the_plan_column_by_column(label):  # REQ-DETECT-PRECISION
+    """evaluate_precision's columns, placed by strided copies, hold what each column's own function gives on its
+    own contiguous products in the precision named (positions, frequencies, amplitude rounded as it says), bit for
+    bit; its columns with the amplitude left out, or sin and cos exchanged, do not."""
+    from sinpe.reference.checking.detect.plans import candidates
+    from sinpe.reference.checking.detect.precision import PRECISIONS, evaluate_precision
+    c = next(c for c in candidates(33) if c.label == label)
+    p = np.array([0.0, 1.0, 2.0, 7.0, 1000.0, 65504.0, 123457.0])
+    params = {"sigma": 1.0, "base": 10000.0, "offset": 0.5, "amplitude": 0.75}
+    with np.errstate(invalid="ignore", over="ignore"):  # (123457 is inf in float16)
+        for how in PRECISIONS:
+            got = evaluate_precision(c, p, params, how, np.float32)
+            assert _column_by_column(c, p, params, how) == got.view(np.uint32).tolist(), how
+            assert _column_by_column(c, p, dict(params, amplitude=1.0), how) != got.view(np.uint32).tolist(), how
+            assert _column_by_column(c, p, params, how, swap=True) != got.view(np.uint32).tolist(), how
+
+
+def _column_by_column(c, p, params, how, swap=False):
+    """The float32 bits of the plan at ``p``, one column at a time (see the test above)."""
+    from sinpe.reference.checking.detect.precision import _narrow
+    wide = how in ("float64", "frequencies-float32")
+    wt = np.float64 if wide else np.float32
+    w64 = params["sigma"] * params["base"] ** (-c.e)
+    w = w64 if how == "float64" else w64.astype(np.float32).astype(wt)
+    if how in ("frequencies-float16", "frequencies-bfloat16"):
+        w = _narrow(w64.astype(np.float32), how.split("-")[1])
+    pp = (p + params["offset"]).astype(wt)
+    if how.startswith("positions-"):
+        pp = _narrow(pp.astype(np.float32), how.split("-")[1])
+    fns = {0: np.cos, 1: np.sin} if swap else {0: np.sin, 1: np.cos}
+    out = np.zeros((len(p), len(c.kinds)), np.float32)
+    for j, kind in enumerate(c.kinds):
+        if int(kind) in fns:
+            out[:, j] = (fns[int(kind)](pp * w[j]) * wt(params["amplitude"])).astype(np.float32)
+    return out.view(np.uint32).tolist()

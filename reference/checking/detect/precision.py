@@ -12,6 +12,7 @@ import numpy as np
 
 from sinpe.reference.checking.detect.plans import _Cand
 from sinpe.reference.numerics.rounding import narrowest_format
+from sinpe.reference.tables.progression import as_slice
 from sinpe.reference.threads import Pool
 
 PRECISIONS = ("float64", "float32", "positions-float16", "positions-bfloat16", "frequencies-float16",
@@ -34,7 +35,8 @@ def _narrow(x: np.ndarray, fmt: str) -> np.ndarray:
 
 def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: str,
                        out_dtype: Any = np.float64) -> np.ndarray:
-    """The plan evaluated the usual way with one precision choice (``PRECISIONS``), cast to ``out_dtype``."""
+    """The plan evaluated the usual way with one precision choice (``PRECISIONS``), cast to ``out_dtype``: a new
+    array, the caller's to overwrite."""
     w64 = params["sigma"] * params["base"] ** (-c.e)
     pp = p + params["offset"]
     wt = np.float64 if how in ("float64", "frequencies-float32") else np.float32
@@ -46,11 +48,13 @@ def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: s
         pp = _narrow(pp.astype(np.float32), how.split("-")[1])
     m = np.zeros((len(pp), len(w)), dtype=wt)
     with np.errstate(invalid="ignore", over="ignore"):
-        for kind, fn in ((0, np.sin), (1, np.cos)):  # each column's own function only (contiguous: NumPy's one loop)
-            cols = np.nonzero(c.kinds == kind)[0]
-            if cols.size:
+        for kind, fn in ((0, np.sin), (1, np.cos)):  # each column's own function only, on a contiguous product
+            cols = as_slice(np.flatnonzero(c.kinds == kind))  # (NumPy's one loop), placed by a strided copy
+            if len(w[cols]):
                 m[:, cols] = fn(pp[:, None] * w[None, cols])
-    return (params["amplitude"] * m).astype(wt).astype(out_dtype)
+        if params["amplitude"] != 1:  # (x 1 changes no value)
+            np.multiply(m, params["amplitude"], out=m)  # in wt, as amplitude * m: a float scalar takes m's type
+    return m.astype(out_dtype, copy=False)
 
 
 FINGERPRINT_BLOCK = 1 << 18  # entries an evaluation of the fingerprint holds at once (a few MiB a thread)
@@ -69,7 +73,7 @@ def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float
     step = max(1, FINGERPRINT_BLOCK // max(1, y.shape[1]))  # rows per block: each evaluation is elementwise
 
     def worst_in(how: str, a: int) -> float:
-        m = pick(evaluate_precision(c, p[a:a + step], params, how, dtype)).astype(np.float64)  # its own copy
+        m = pick(evaluate_precision(c, p[a:a + step], params, how, dtype)).astype(np.float64, copy=False)  # its own
         ya = yc[a:a + step]
         both_nan = None if finite else ~np.isfinite(ya) & ~np.isfinite(m)  # before m holds the differences
         with np.errstate(invalid="ignore"):
