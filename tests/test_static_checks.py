@@ -189,6 +189,42 @@ def test_mypy_fails_on_a_planted_type_error(tmp_path, lint_run):
     assert f"progress.py:{line}: error: Incompatible types in assignment" in res.stdout, res.stdout[-2000:]
 
 
+TORCH_CALLS = """\
+import numpy as np
+import torch
+
+t = torch.from_numpy(np.zeros(3))
+t0: str = t
+t1: str = torch.zeros(1, 2, 3)
+t2: str = torch.arange(3)
+t3: str = torch.sin(t) + torch.cos(t)
+t4: str = torch.cat([t, t])
+t5: str = torch.equal(t, t)
+t6: str = torch.tensor([1.0])
+t7: str = t.to(torch.float32)
+t8: str = t.to("cpu")
+t9: str = torch.no_grad()
+t10: str = torch.nn.Module()
+t11: str = t.layout
+t12: str = torch.bfloat16
+t.to(device=b"cpu")
+"""
+
+
+def test_mypy_types_the_torch_calls_the_package_makes(tmp_path, lint_run):
+    """mypy as configured (pyproject.toml follows none of torch's internals) still types the torch calls the package
+    makes: each of them given a wrong type is an error on its own line, and so is a device of the wrong type."""
+    target = tmp_path / "torch_calls.py"
+    target.write_text(TORCH_CALLS)
+    if (ROOT / ".mypy_cache").is_dir():
+        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
+    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    wrong = [i for i, line in enumerate(TORCH_CALLS.splitlines(), 1) if line.startswith("t") and ": str = " in line]
+    errors = {int(line.split(":")[1]) for line in res.stdout.splitlines() if ": error: " in line}
+    assert res.returncode == 1 and errors == {*wrong, len(TORCH_CALLS.splitlines())}, res.stdout[-3000:]
+
+
 def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path, lint_run):
     """``mypy benchmarks`` (a lint step: ``make bench`` is not run by ``make test``) on a copy of a benchmark that
     reads a name the golden package no longer exports (bench_golden read vectors.PRESETS after the package split
