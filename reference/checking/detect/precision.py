@@ -49,8 +49,9 @@ def evaluate_precision(c: _Cand, p: np.ndarray, params: dict[str, float], how: s
     m = np.zeros((len(pp), len(w)), dtype=wt)
     with np.errstate(invalid="ignore", over="ignore"):
         for kind, fn in ((0, np.sin), (1, np.cos)):  # each column's own function only, on a contiguous product
-            cols = as_slice(np.flatnonzero(c.kinds == kind))  # (NumPy's one loop), placed by a strided copy
-            if len(w[cols]):
+            idx = np.flatnonzero(c.kinds == kind)  # (NumPy's one loop), placed by a strided copy
+            if idx.size:
+                cols = as_slice(idx)
                 m[:, cols] = fn(pp[:, None] * w[None, cols])
         if params["amplitude"] != 1:  # (x 1 changes no value)
             np.multiply(m, params["amplitude"], out=m)  # in wt, as amplitude * m: a float scalar takes m's type
@@ -73,7 +74,7 @@ def _fingerprint(c: _Cand, y: np.ndarray, p: np.ndarray, params: dict[str, float
     step = max(1, FINGERPRINT_BLOCK // max(1, y.shape[1]))  # rows per block: each evaluation is elementwise
 
     def worst_in(how: str, a: int) -> float:
-        m = pick(evaluate_precision(c, p[a:a + step], params, how, dtype)).astype(np.float64, copy=False)  # its own
+        m = pick(evaluate_precision(c, p[a:a + step], params, how, dtype)).astype(np.float64, copy=False)  # a new array
         ya = yc[a:a + step]
         both_nan = None if finite else ~np.isfinite(ya) & ~np.isfinite(m)  # before m holds the differences
         with np.errstate(invalid="ignore"):
