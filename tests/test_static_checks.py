@@ -172,15 +172,21 @@ def test_ruff_fails_on_a_planted_unused_import(tmp_path):
     assert "spec/grid.py" in bad.stdout and "F401" in bad.stdout and "reference/progress.py" in bad.stdout and "I001" in bad.stdout
 
 
+def _mypy(tmp_path: Path, target: Path) -> list[str]:
+    """mypy as configured (pyproject.toml) on ``target``, with a cache in ``tmp_path``: a copy of the one the session's
+    lint steps left (the standard library's and torch's analysis; a copy, never shared)."""
+    if (ROOT / ".mypy_cache").is_dir():
+        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
+    return [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+
+
 def test_mypy_fails_on_a_planted_type_error(tmp_path, lint_run):
     """mypy as configured (pyproject.toml) on a copy of the package with one wrong annotation: exit 1, naming it.
     (``lint_run``: after the session's lint steps, whose .mypy_cache it copies.)"""
     tree = _package_tree(tmp_path)
     target = tree / "reference" / "progress.py"
     env = {**os.environ, "MYPYPATH": str(tmp_path)}
-    if (ROOT / ".mypy_cache").is_dir():  # the standard library's analysis from the lint steps: a copy, never shared
-        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
-    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    cmd = _mypy(tmp_path, target)
     ok = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
     line = _plant(target, 'WIDTH: int = "wide"')
@@ -216,9 +222,7 @@ def test_mypy_types_the_torch_calls_the_package_makes(tmp_path, lint_run):
     makes: each of them given a wrong type is an error on its own line, and so is a device of the wrong type."""
     target = tmp_path / "torch_calls.py"
     target.write_text(TORCH_CALLS)
-    if (ROOT / ".mypy_cache").is_dir():
-        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
-    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    cmd = _mypy(tmp_path, target)
     res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     wrong = [i for i, line in enumerate(TORCH_CALLS.splitlines(), 1) if line.startswith("t") and ": str = " in line]
     errors = {int(line.split(":")[1]) for line in res.stdout.splitlines() if ": error: " in line}
@@ -231,9 +235,7 @@ def test_mypy_over_benchmarks_fails_on_a_name_the_api_no_longer_has(tmp_path, li
     and failed only when someone ran make bench): exit 1, naming it."""
     target = tmp_path / "bench_golden.py"
     shutil.copy(ROOT / "benchmarks" / "bench_golden.py", target)
-    if (ROOT / ".mypy_cache").is_dir():
-        shutil.copytree(ROOT / ".mypy_cache", tmp_path / ".cache")
-    cmd = [tool("mypy"), "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".cache"), str(target)]
+    cmd = _mypy(tmp_path, target)
     ok = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout[-2000:] + ok.stderr[-1000:]
     with target.open("a") as fh:
