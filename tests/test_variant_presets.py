@@ -370,6 +370,45 @@ def test_detect_reading_refuses_what_is_not_a_cache():
     assert found.kind == "rotary" and found.exit_code == 1 and found.profile_flags is None
 
 
+def _schedule(seed: int, case: int) -> tuple[np.ndarray, int]:
+    """The case-th random schedule (no preset, no common base): 8-32 frequencies 10^-4.5 .. 2, 512 or 2048 rows."""
+    rng = np.random.default_rng(seed)
+    for _ in range(case + 1):
+        half = int(rng.choice([8, 16, 32]))
+        w = np.sort(10 ** rng.uniform(-4.5, 0.3, half))[::-1]
+        rows = int(rng.choice([512, 2048]))
+    return w, rows
+
+
+@pytest.mark.parametrize("dtype, caches, case", [("bfloat16", "cos", (0, 1)), ("bfloat16", "sin", (0, 2)),
+                                                 ("float16", "both", (0, 1)), ("float32", "cos", (2, 5))])
+def test_rotary_caches_of_explicit_frequencies_are_read_by_their_rounding(dtype, caches, case):  # REQ-DETECT-READ
+    """A half-precision rotary cache of explicit frequencies (computed in float64, rounded once): each frequency is
+    pinned by its values' rounding intervals in every cache given, as the 1-D channel reading pins them, and the
+    amplitude 1 is tried within the format's roundoff. A least-squares reading missed each of these (no plan named):
+    bfloat16 cos cache, w = 2.3e-3 read 1.8e-5 off, failing at p = 675. A short cache whose bands all turn less than
+    once (512 rows, the fastest 0.84 of a turn) was not read at all, in any format. The plan named conforms, its bands
+    past half a turn lie within 1e-5 of the truth, and one of them 1e-3 off fails the check."""
+    import torch
+    w, rows = _schedule(*case)
+    angle = np.arange(rows, dtype=np.float64)[:, None] * np.concatenate([w, w])
+    def cast(a):
+        return torch.from_numpy(a).to(torch.bfloat16) if dtype == "bfloat16" else a.astype(dtype)
+    given = {k: cast(f(angle)) for k, f in (("cos", np.cos), ("sin", np.sin)) if caches in (k, "both")}
+    found = sinpe.detect(**given)
+    assert found.kind == "rotary" and found.exit_code == 0 and found.profile is None, found.sentence
+    got = np.array([float(x) for x in found.rotary.explicit])
+    assert np.max(np.abs(got / w - 1)[w * rows > np.pi]) < 1e-5, got / w - 1
+
+    def fits(freqs):
+        return sinpe.check(**given, profile="llama", rule="explicit", freqs=",".join(map(str, freqs)),
+                           dtype=dtype).conformant
+    freqs = list(found.rotary.explicit)
+    assert fits(freqs)
+    freqs[0] *= Fraction(1001, 1000)
+    assert not fits(freqs)
+
+
 def test_a_cos_cache_alone_fixes_its_slow_bands_only_loosely():  # REQ-DETECT-READ, REQ-CHECK-ROPE
     """Near cos 0 = 1 a float16 cos cache changes little with a slow band's frequency (about (w p)^2 / 2): detect names
     an explicit plan that conforms and says which bands it fixes only loosely, and by what factor. Both ways, with

@@ -414,18 +414,23 @@ def _inside(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 def _angle_interval(lo: np.ndarray, hi: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per entry, the interval of angles x with sin(x) in [lo, hi] that holds ``theta`` (or the nearest such
     interval): within a turn [-pi/2, 3pi/2) that set is the rising piece [a, b] and the falling piece
-    [pi - b, pi - a] (a, b = arcsin of lo, hi), one piece when it reaches 1 or -1.
+    [pi - b, pi - a] (a, b = arcsin of lo, hi), one piece when it reaches 1 or -1 (at -1, one across the turn's ends).
 
     >>> lo, hi = _angle_interval(np.array([0.49, 0.99]), np.array([0.51, 1.0]), np.array([0.52, 1.6]))
     >>> [(round(float(a), 4), round(float(b), 4)) for a, b in zip(lo, hi)]  # (a rising piece; one around pi/2)
     [(0.5121, 0.5352), (1.4293, 1.7123)]
+    >>> lo, hi = _angle_interval(np.full(2, -1.0), np.full(2, -0.99), 1.5 * math.pi + np.array([-0.01, 0.01]))
+    >>> [(round(float(a), 4), round(float(b), 4)) for a, b in zip(lo, hi)]  # (either side of 3pi/2: one piece)
+    [(4.5708, 4.8539), (4.5708, 4.8539)]
     """
     a, b = np.arcsin(np.clip(lo, -1, 1)), np.arcsin(np.clip(hi, -1, 1))
     turn = np.floor((theta + math.pi / 2) / (2 * math.pi)) * 2 * math.pi
     x = theta - turn  # in [-pi/2, 3pi/2)
     top, bottom = hi >= 1, lo <= -1
-    rise_lo, rise_hi = np.where(bottom, -math.pi / 2, a), np.where(top, math.pi - a, b)
-    fall_lo, fall_hi = np.where(top, a, math.pi - b), np.where(bottom, 3 * math.pi / 2, math.pi - a)
+    # reaching -1, the piece runs across the turn's ends: [pi - b, 2 pi + b] = [-pi - b, b] + 2 pi (both named, so
+    # that an estimate just across the end still finds the piece that holds the angle)
+    rise_lo, rise_hi = np.where(bottom, -math.pi - b, a), np.where(top, math.pi - a, b)
+    fall_lo, fall_hi = np.where(top, a, math.pi - b), np.where(bottom, 2 * math.pi + b, math.pi - a)
     # the piece nearer x (distance 0 inside it)
     d_rise = np.maximum(rise_lo - x, 0) + np.maximum(x - rise_hi, 0)
     d_fall = np.maximum(fall_lo - x, 0) + np.maximum(x - fall_hi, 0)

@@ -41,6 +41,7 @@ from sinpe.reference.checking.detect.channels import (
     _axes_plan_frequencies,
     _frequency_columns,
     _function_of,
+    _inside,
     _per_frequency,
     _refine_fixed,
     _sections,
@@ -48,7 +49,9 @@ from sinpe.reference.checking.detect.channels import (
     _snap_f32,
     consecutive_rows,
     nearest_schedule,
+    pin_frequencies,
     read_channels,
+    share_frequencies,
 )
 from sinpe.reference.checking.detect.fit import column_frequencies
 from sinpe.reference.checking.detect.ladder import precision_ladder, screen_rows, stored_dtype
@@ -440,6 +443,8 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     except ValueError:
         return None
     turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
+    if not turns.any():  # a short cache of slow bands: those past half a turn (cos from 1 to -1, sin through 1)
+        turns = rd.omega * rd.rows > np.pi
     if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_} != {which}:
         return None
     amp = float(np.median(rd.amplitude[turns]))
@@ -451,18 +456,20 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     m = fn(p[:, None] * w[turns])
     amp = float((y[:, turns] * m).sum() / (m * m).sum())  # one amplitude, least squares over the turning columns
     rd.omega = _refine_fixed(y, p, np.where(turns, w, _slow(y, p, amp, which, w)), amp, which)
-    if cos is not None and sin is not None and not turns.all():  # a slow band is read better from sin(w p) ~ w p
-        ys = np.asarray(np.asarray(sin)[run], dtype=np.float64)
-        rd.omega = np.where(turns, rd.omega, _refine_fixed(ys, p, _slow(ys, p, amp, "sin", rd.omega), amp, "sin"))
+    caches = {which: y}
+    if cos is not None and sin is not None:
+        caches["sin"] = ys = np.asarray(np.asarray(sin)[run], dtype=np.float64)
+        if not turns.all():  # a slow band is read better from sin(w p) ~ w p
+            rd.omega = np.where(turns, rd.omega, _refine_fixed(ys, p, _slow(ys, p, amp, "sin", rd.omega), amp, "sin"))
+    rd.omega = _snap_f32(rd.omega, y, p, amp, fn, np.arange(t.shape[1]))
     pos = None if positions is None else list(positions)
+    fmt = dtype or stored_dtype(t)
+    pinned = {a: pinned_frequencies(rd.omega, caches, p, float(a), fmt) for a in _amplitudes(amp, fmt)}
     for layout in layouts:
-        n = t.shape[1]
-        if layout != "single" and n % 2:
+        if layout != "single" and t.shape[1] % 2:
             continue
-        w = _per_frequency(rd.omega, layout)
-        idx = np.arange(len(w)) if layout != "pairs" else 2 * np.arange(len(w))
-        w = _snap_f32(w, y, p, amp, fn, idx)
-        for a in _amplitudes(amp):
+        for a, w_cols in pinned.items():
+            w = _per_frequency(w_cols, layout)
             try:
                 rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
                                    attention_factor=None if a == 1 else a)
@@ -477,6 +484,35 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
                         "read_from_data": {**rd.to_json(), "nearest": nearest_schedule(w, dim)},
                         **({"loose": loose} if loose else {})}
     return None
+
+
+def pinned_frequencies(w: np.ndarray, caches: dict[str, np.ndarray], p: np.ndarray, amp: float,
+                       fmt: str) -> np.ndarray:
+    """Each column's frequency ``w`` (the same columns of a cos cache, a sin cache or both: ``caches``, rows at
+    positions ``p``, amplitude ``amp``, stored in ``fmt``) pinned by its values' rounding intervals in every cache
+    (:func:`~sinpe.reference.checking.detect.channels.pin_frequencies`), then one frequency for columns whose
+    intervals meet (:func:`~sinpe.reference.checking.detect.channels.share_frequencies`: a column's cos and sin,
+    the two columns of a frequency in the halves and pairs layouts). A least-squares fit misses the rows near a zero,
+    where a half-precision value pins the angle best: a bfloat16 cos cache read 1.8e-5 off at w = 2.3e-3 fails the
+    check at p = 675.
+
+    >>> p = np.arange(1024.0)
+    >>> y = np.cos(np.outer(p, [2.3e-3, 2.3e-3])).astype(np.float16).astype(np.float64)
+    >>> w = pinned_frequencies(np.array([2.3e-3 * (1 + 2e-5), 2.3e-3 * (1 - 2e-5)]), {"cos": y}, p, 1.0, "float16")
+    >>> bool(w[0] == w[1]), bool(abs(w[0] / 2.3e-3 - 1) < 2e-6)
+    (True, True)
+    """
+    w = np.maximum(np.abs(w), 1e-12)  # (a band too slow to read, fitted to 0 or below: the intervals place it)
+    ws, los, his = (np.stack(x) for x in zip(*(pin_frequencies(w, y, p, amp, [which] * len(w), fmt)
+                                                 for which, y in caches.items()), strict=True))
+    lo, hi = np.fmax.reduce(los), np.fmin.reduce(his)  # one column's intervals in every cache (NaN: none read)
+    lo = np.maximum(lo, 0.0)  # a frequency is positive: a slow band's cos that never leaves 1 bounds it above only
+    first = np.argmax(np.isfinite(los), axis=0)  # else the first cache that pinned it (a flat cos: the sin's)
+    one = ws[first, np.arange(len(w))]
+    meet = lo <= hi
+    with np.errstate(invalid="ignore"):
+        one = np.maximum(np.where(meet, _inside(lo, hi), one), 1e-12)
+    return share_frequencies(one, np.where(meet, lo, np.nan), np.where(meet, hi, np.nan))
 
 
 LOOSE = (Fraction(2), Fraction(5, 4), Fraction(17, 16), Fraction(65, 64), Fraction(257, 256), Fraction(1025, 1024))
