@@ -380,29 +380,37 @@ def _schedule(seed: int, case: int) -> tuple[np.ndarray, int]:
     return w, rows
 
 
-@pytest.mark.parametrize("dtype, caches, case", [("bfloat16", "cos", (0, 1)), ("bfloat16", "sin", (0, 2)),
-                                                 ("float16", "both", (0, 1)), ("float32", "cos", (2, 5))])
-def test_rotary_caches_of_explicit_frequencies_are_read_by_their_rounding(dtype, caches, case):  # REQ-DETECT-READ
+SLOW_AT_07 = (np.array([0.43088173065093727, 0.12383194925466397, 0.04032746104831934, 0.020630051488323517,
+                        3.019750927720909e-04, 2.7970978155232823e-04, 9.558663248808898e-05, 6.061709971445229e-05]),
+              512)  # red-team: float16 cos and sin at amplitude 0.7; the slowest band's two caches pin it apart
+
+
+@pytest.mark.parametrize("dtype, caches, case, amp", [("bfloat16", "cos", (0, 1), 1), ("bfloat16", "sin", (0, 2), 1),
+                                                      ("float16", "both", (0, 1), 1), ("float32", "cos", (2, 5), 1),
+                                                      ("float16", "both", SLOW_AT_07, 0.7)])
+def test_rotary_caches_of_explicit_frequencies_are_read_by_their_rounding(dtype, caches, case, amp):  # REQ-DETECT-READ
     """A half-precision rotary cache of explicit frequencies (computed in float64, rounded once): each frequency is
     pinned by its values' rounding intervals in every cache given, as the 1-D channel reading pins them, and the
-    amplitude 1 is tried within the format's roundoff. A least-squares reading missed each of these (no plan named):
-    bfloat16 cos cache, w = 2.3e-3 read 1.8e-5 off, failing at p = 675. A short cache whose bands all turn less than
-    once (512 rows, the fastest 0.84 of a turn) was not read at all, in any format. The plan named conforms, its bands
-    past half a turn lie within 1e-5 of the truth, and one of them 1e-3 off fails the check."""
+    amplitude 1 is tried within the format's roundoff. A least-squares reading missed the first three (no plan
+    named): bfloat16 cos cache, w = 2.3e-3 read 1.8e-5 off, failing at p = 675. A short cache whose bands all turn
+    less than once (512 rows, the fastest 0.84 of a turn) was not read at all, in any format. At amplitude 0.7, read
+    as 0.6999955, a flat cos pins the slowest band 4.6 % off, apart from its sin: the fit stands there (a first
+    version of the pinning took the cos's and named nothing). The plan named conforms, its bands past half a turn
+    lie within 1e-5 of the truth, and one of them 1e-3 off fails the check."""
     import torch
-    w, rows = _schedule(*case)
+    w, rows = case if isinstance(case[0], np.ndarray) else _schedule(*case)
     angle = np.arange(rows, dtype=np.float64)[:, None] * np.concatenate([w, w])
     def cast(a):
         return torch.from_numpy(a).to(torch.bfloat16) if dtype == "bfloat16" else a.astype(dtype)
-    given = {k: cast(f(angle)) for k, f in (("cos", np.cos), ("sin", np.sin)) if caches in (k, "both")}
+    given = {k: cast(amp * f(angle)) for k, f in (("cos", np.cos), ("sin", np.sin)) if caches in (k, "both")}
     found = sinpe.detect(**given)
     assert found.kind == "rotary" and found.exit_code == 0 and found.profile is None, found.sentence
     got = np.array([float(x) for x in found.rotary.explicit])
     assert np.max(np.abs(got / w - 1)[w * rows > np.pi]) < 1e-5, got / w - 1
 
     def fits(freqs):
-        return sinpe.check(**given, profile="llama", rule="explicit", freqs=",".join(map(str, freqs)),
-                           dtype=dtype).conformant
+        return sinpe.check(**given, profile="llama", rule="explicit", freqs=",".join(map(str, freqs)), dtype=dtype,
+                           attention_factor=found.rotary.attention_factor).conformant
     freqs = list(found.rotary.explicit)
     assert fits(freqs)
     freqs[0] *= Fraction(1001, 1000)

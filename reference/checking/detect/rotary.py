@@ -507,8 +507,10 @@ def pinned_frequencies(w: np.ndarray, caches: dict[str, np.ndarray], p: np.ndarr
                                                  for which, y in caches.items()), strict=True))
     lo, hi = np.fmax.reduce(los), np.fmin.reduce(his)  # one column's intervals in every cache (NaN: none read)
     lo = np.maximum(lo, 0.0)  # a frequency is positive: a slow band's cos that never leaves 1 bounds it above only
-    first = np.argmax(np.isfinite(los), axis=0)  # else the first cache that pinned it (a flat cos: the sin's)
-    one = ws[first, np.arange(len(w))]
+    pinned = np.isfinite(los)
+    # else the one cache that pinned it, else the fit: caches that pin a column apart (an amplitude read 5e-6 off
+    # moves a flat cos's interval off the truth) say nothing of either reading
+    one = np.where(pinned.sum(axis=0) == 1, ws[np.argmax(pinned, axis=0), np.arange(len(w))], w)
     meet = lo <= hi
     with np.errstate(invalid="ignore"):
         one = np.maximum(np.where(meet, _inside(lo, hi), one), 1e-12)
