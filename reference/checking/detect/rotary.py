@@ -464,12 +464,13 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     rd.omega = _snap_f32(rd.omega, y, p, amp, fn, np.arange(t.shape[1]))
     pos = None if positions is None else list(positions)
     fmt = dtype or stored_dtype(t)
-    pinned = {a: pinned_frequencies(rd.omega, caches, p, float(a), fmt) for a in _amplitudes(amp, fmt)}
+    amps = _amplitudes(amp, fmt)
+    pinned = lru_cache(maxsize=None)(lambda a: pinned_frequencies(rd.omega, caches, p, float(a), fmt))  # (on use)
     for layout in layouts:
         if layout != "single" and t.shape[1] % 2:
             continue
-        for a, w_cols in pinned.items():
-            w = _per_frequency(w_cols, layout)
+        for a in amps:
+            w = _per_frequency(pinned(a), layout)
             try:
                 rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
                                    attention_factor=None if a == 1 else a)
