@@ -102,6 +102,21 @@ def auto_agrees(variant: dict) -> bool:
     return want is not None and got is not None and (got["verdict"] == "fails") == (want["verdict"] == "fails")
 
 
+def auto_passes_a_failure(variant: dict) -> bool:
+    """Does ``--profile auto`` pass (``conforms``) where the check of the plan the code computes fails? (It must
+    not: what auto cannot judge, frequencies it read from the table itself, is inconclusive, REQ-CHECK-AUTO.)
+
+    >>> c = lambda role, verdict: {"role": role, "verdict": verdict}
+    >>> auto_passes_a_failure({"checks": [c("intended", "fails"), c("auto", "conforms")]})
+    True
+    >>> auto_passes_a_failure({"checks": [c("intended", "fails"), c("auto", "inconclusive")]})
+    False
+    """
+    want = _check(variant, "computes") or _check(variant, "intended")
+    got = _check(variant, "auto")
+    return want is not None and got is not None and got["verdict"] == "conforms" and want["verdict"] == "fails"
+
+
 def detect_rates(results: dict, named=detect_named) -> dict[str, list[int]]:
     """Per kind (and ``all``): [variants for which ``named`` holds (default :func:`detect_named`), variants with
     an intended check]."""
@@ -120,7 +135,7 @@ def detect_rates(results: dict, named=detect_named) -> dict[str, list[int]]:
 def summary(results: dict) -> dict:
     """Counts over every check the survey ran (what the closing note quotes): ``verdicts`` by role,
     ``by_kind`` the intended verdicts by kind and dtype, ``detect`` the rates of :func:`detect_named` and ``auto``
-    those of :func:`auto_agrees` (:func:`detect_rates`)."""
+    those of :func:`auto_agrees`, ``auto_passes`` those of :func:`auto_passes_a_failure` (:func:`detect_rates`)."""
     entries = results["entries"]
     funcs = {e["function"] for e in entries}
     libs = {e["library"] for e in entries}
@@ -140,7 +155,8 @@ def summary(results: dict) -> dict:
                     cell[c["verdict"]] = cell.get(c["verdict"], 0) + 1
     return {"entries": len(entries), "functions": len(funcs), "libraries": len(libs),
             "variants": sum(len(e["variants"]) for e in entries), "verdicts": counts, "by_kind": by_kind,
-            "detect": detect_rates(results), "auto": detect_rates(results, auto_agrees)}
+            "detect": detect_rates(results), "auto": detect_rates(results, auto_agrees),
+            "auto_passes": detect_rates(results, auto_passes_a_failure)}
 
 
 def render(results: dict) -> str:
@@ -207,7 +223,10 @@ def render(results: dict) -> str:
                                  "what it named reports the same max |error| as the check of the plan the code "
                                  "computes, or neither fails)")),
                       ("auto", ("`sinpe check --profile auto` fails exactly when the check of the plan the code "
-                               "computes fails (`survey/report.py` auto_agrees)"))):
+                               "computes fails (`survey/report.py` auto_agrees)")),
+                      ("auto_passes", ("`sinpe check --profile auto` passes where the check of the plan the code "
+                                      "computes fails (`survey/report.py` auto_passes_a_failure; each one a "
+                                      "false pass)"))):
         if "all" in s[key]:
             lines += [f"{what} in " + "; ".join(f"{k} {n}/{m} ({100 * n / m:.1f} %)"
                                                 for k, (n, m) in sorted(s[key].items())) + ".", ""]

@@ -57,6 +57,17 @@ def named_and_accepted(target=None, **kw):
     return found
 
 
+def read_and_left_open(target=None, **kw):
+    """detect's explicit reading (frequencies read from the data, exit 0), after checking that --profile auto leaves
+    it inconclusive (exit 3: no preset names the frequencies, so the check of them could not fail)."""
+    found = sinpe.detect(target, **kw)
+    assert found.exit_code == 0 and found.rotary is not None and found.rotary.rule == "explicit", found.sentence
+    res = sinpe.check(target, "auto", **kw)
+    assert res.exit_code == 3 and res.verdict == "inconclusive", (found.sentence, res.reason)
+    assert "were not judged" in res.reason and res.n_failures == 0, res.reason
+    return found
+
+
 def explicit(reading):
     from fractions import Fraction
     return np.array([float(Fraction(w)) for w in reading["params"]["explicit"]])
@@ -192,7 +203,7 @@ def test_timm_bands_over_integer_cells(which):
     axis 1/T^(i/n) over arange(n) cells; named as an explicit plan with sections, over the cells of --shape."""
     sin, cos = L.timm_rotary((8, 6), 64, in_pixels=False, temperature=100.0)
     kw = {"cos": {"cos": cos}, "sin": {"sin": sin}, "both": {"cos": cos, "sin": sin}}[which]
-    found = named_and_accepted(**kw)
+    found = read_and_left_open(**kw)
     r = found.readings["rotary"]
     assert r["params"]["mrope_section"] == [16, 16] and r["shape"] == [8, 6]
     band = (1.0 / (np.float32(100.0) ** (np.arange(16).astype(np.float32) / np.float32(16)))).astype(np.float32)
@@ -204,9 +215,9 @@ def test_freqs_cis_of_2d_positions(tmp_path):
     """A complex freqs_cis over (row, column) positions (Pixtral-style), split into real and imaginary parts, with a
     (rows, 2) positions file: was exit 2 'operands could not be broadcast together with shapes (32,) (2,)'; now an
     explicit plan with sections [16, 16] recovering every float32 frequency (to 1e-6 from 4 and 8 positions), and
-    --profile auto accepts it."""
+    --profile auto leaves it inconclusive (exit 3: frequencies read from the data are not judged)."""
     cos, sin, pos, freqs = L.freqs_cis_2d(4, 8, 64)
-    found = named_and_accepted(cos=cos, sin=sin, positions=pos)
+    found = read_and_left_open(cos=cos, sin=sin, positions=pos)
     r = found.readings["rotary"]
     assert r["params"]["mrope_section"] == [16, 16] and r["layout"] == "single"
     assert np.allclose(explicit(r), freqs, rtol=1e-6, atol=0)  # 4 and 8 positions per axis: within 1e-6
@@ -214,7 +225,21 @@ def test_freqs_cis_of_2d_positions(tmp_path):
     np.save(tmp_path / "c.npy", cos), np.save(tmp_path / "s.npy", sin), np.save(tmp_path / "p.npy", pos)
     args = ["--cos", str(tmp_path / "c.npy"), "--sin", str(tmp_path / "s.npy"), "--positions", str(tmp_path / "p.npy")]
     assert cli.main(["detect", *args]) == 0
-    assert cli.main(["check", *args, "--profile", "auto"]) == 0
+    assert cli.main(["check", *args, "--profile", "auto"]) == 3
+
+
+def test_auto_leaves_frequencies_read_from_the_cache_open():
+    """A llama cache whose inv_freq was rounded to float16 (as Phi3's longrope float16 path computes it, survey
+    2e4dafa): the llama check fails; detect reads the rounded frequencies explicitly, and --profile auto, which
+    passed that reading (exit 0), is now inconclusive (exit 3); an entry 1 % off still fails under auto."""
+    p = np.arange(2048, dtype=np.float64)[:, None]
+    inv = (1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)).astype(np.float16).astype(np.float64)
+    ang = np.concatenate([p * inv, p * inv], axis=1)
+    cos, sin = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    assert sinpe.check(cos=cos, sin=sin, profile="llama").verdict == "fails"
+    found = read_and_left_open(cos=cos, sin=sin)
+    assert np.array_equal(explicit(found.readings["rotary"]), inv)  # each float16 frequency recovered exactly
+    rejected(cos=cos, sin=corrupt(sin, 700, 5, 0.01))
 
 
 def test_positions_a_plan_cannot_read_are_said_so():

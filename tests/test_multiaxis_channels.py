@@ -179,7 +179,8 @@ def test_detect_prints_a_channel_plan_that_checks(tmp_path, f32):
     assert run_clean(tmp_path, "check", "bad.npy", *flags).returncode == 1
     out = run_clean(tmp_path, "detect", "t.npy")
     assert out.returncode == 0 and "--channels" in out.stdout
-    assert run_clean(tmp_path, "check", "t.npy", "--profile", "auto").returncode == 0
+    # auto checks the plan it read but cannot judge its frequencies (REQ-CHECK-AUTO): inconclusive, exit 3
+    assert run_clean(tmp_path, "check", "t.npy", "--profile", "auto").returncode == 3
     # (a table no reading fits -- here the perturbed one -- is refused by auto as before: exit 2, never a pass)
     assert run_clean(tmp_path, "check", "bad.npy", "--profile", "auto").returncode == 2
 

@@ -1,5 +1,7 @@
 """``--profile auto`` for every kind (SPEC.md REQ-CHECK-AUTO): the detection of the door's ``detect``, then the check
-against what it names, by the kind it names; a table it names nothing for is a finding (exit 1), never a pass.
+against what it names, by the kind it names; a table it names nothing for is a finding (exit 1), never a pass, and one
+whose frequencies it could only read from the table itself is inconclusive (exit 3) where its entries conform: that
+check cannot fail on the frequencies.
 """
 from __future__ import annotations
 
@@ -44,7 +46,24 @@ def check_auto(target: Any, req: Request, detect: Callable[..., Found]) -> Check
         res = rotary.KIND.check(target, None, req, found.rotary, r["dim"])
     res.profile_source, res.detected = "detected", found.to_json()
     res.notes.insert(0, f"--profile auto: checked against what detect found: {res.profile_flags} ({found.sentence})")
+    if read_from_data(found) and res.verdict == "conforms":
+        res.verdict, res.reason = "inconclusive", unjudged_frequencies(found)
     return res
+
+
+def read_from_data(found: Found) -> bool:
+    """Are the frequencies of what detect names read from the table itself, one per column (an explicit channel plan,
+    an explicit rotary plan, REQ-DETECT-READ), not those of a preset?"""
+    return found.kind == "channels" or found.kind == "rotary" and found.rotary is not None \
+        and found.rotary.rule == "explicit"
+
+
+def unjudged_frequencies(found: Found) -> str:
+    """Why a table that conforms to the frequencies read from it is inconclusive under auto (REQ-CHECK-AUTO)."""
+    what = "channel plan" if found.kind == "channels" else "rotary plan"
+    return (f"--profile auto: the entries conform to the explicit {what} detect read from the table itself, and no "
+            f"preset names its frequencies, so they were not judged (a table of wrong frequencies reads the same); "
+            f"check them against the plan the code should compute (--profile NAME and its flags)")
 
 
 def claimed(r: dict[str, Any], req: Request) -> Request:
