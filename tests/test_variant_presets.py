@@ -417,6 +417,54 @@ def test_rotary_caches_of_explicit_frequencies_are_read_by_their_rounding(dtype,
     assert not fits(freqs)
 
 
+def _torch_rounded(a: np.ndarray, dtype: str) -> np.ndarray:
+    """``a`` (float64) converted as torch converts it: to bfloat16 or float16 through float32 (rounded twice)."""
+    import torch
+    return torch.from_numpy(a).to(getattr(torch, dtype)).float().numpy()
+
+
+def _random_frequencies(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    h = int(rng.integers(8, 33))
+    return np.sort(10 ** rng.uniform(-4.5, np.log10(2), h))[::-1]
+
+
+@pytest.mark.parametrize("what, seed, start, dtype", [("cos", 0, 100, "bfloat16"), ("sin", 0, 100, "bfloat16"),
+                                                      ("both", 3, 0, "float16"), ("1d", 102, 100, "bfloat16"),
+                                                      ("1d", 100, 100, "float16")])
+def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, start, dtype):  # REQ-DETECT-READ
+    """Random frequencies (no preset) at positions ``start``.. (given), converted as torch converts float64 (through
+    float32: rounded twice). At start 100 the free fit's phase of turning columns drifts past 1e-3 (bfloat16 cos:
+    1.5537 for pi/2) and the column read as ``phase`` ended the reading; a twice-rounded float16 value lies past half
+    a spacing, so its rounding interval kept the true frequency out. Each was read as no plan; each is now named, it
+    conforms, and one frequency 1e-3 off fails."""
+    w = _random_frequencies(seed)
+    p = np.arange(start, start + (1024 if what == "1d" else 2048), dtype=np.float64)
+    if what == "1d":
+        table = _torch_rounded(np.stack([np.sin(p[:, None] * w), np.cos(p[:, None] * w)], axis=2).reshape(len(p), -1),
+                               dtype)
+        found = sinpe.detect(table, positions=list(p), dtype=dtype)
+        assert found.kind == "channels" and found.exit_code == 0, found.sentence
+        plan = found.readings["1d"]["channels"]["plan"].split(",")
+        assert sinpe.check(table, channels=plan, positions=list(p), dtype=dtype).conformant
+        k, f = plan[0].split(":")
+        assert not sinpe.check(table, channels=[f"{k}:{Fraction(f) * Fraction(1001, 1000)}", *plan[1:]],
+                               positions=list(p), dtype=dtype).conformant
+        return
+    angle = p[:, None] * np.concatenate([w, w])
+    given = {k: _torch_rounded(f(angle), dtype) for k, f in (("cos", np.cos), ("sin", np.sin)) if what in (k, "both")}
+    found = sinpe.detect(**given, positions=list(p), dtype=dtype)
+    assert found.kind == "rotary" and found.exit_code == 0 and found.profile is None, found.sentence
+
+    def fits(freqs):
+        return sinpe.check(**given, positions=list(p), profile="llama", rule="explicit", dtype=dtype,
+                           freqs=",".join(map(str, freqs)), attention_factor=found.rotary.attention_factor).conformant
+    freqs = list(found.rotary.explicit)
+    assert fits(freqs)
+    freqs[0] *= Fraction(1001, 1000)
+    assert not fits(freqs)
+
+
 def test_a_cos_cache_alone_fixes_its_slow_bands_only_loosely():  # REQ-DETECT-READ, REQ-CHECK-ROPE
     """Near cos 0 = 1 a float16 cos cache changes little with a slow band's frequency (about (w p)^2 / 2): detect names
     an explicit plan that conforms and says which bands it fixes only loosely, and by what factor. Both ways, with

@@ -44,7 +44,6 @@ MAX_ROWS = 4096
 MAX_COLUMNS = 1 << 14
 STAGES = (64, 256, 1024, 4096)
 PIN_COLUMNS = 256  # columns pinned at once (pin_frequencies)
-FIXED_PHASE_TURNS = 8  # a column slower than this (from 0 or pi) whose free phase names nothing is refitted
 PHASE_TOL = 1e-3  # |phi - {0, pi/2, pi, -pi/2}| below this names the function
 KIND_PHASES = {"sin": 0.0, "cos": math.pi / 2, "-sin": math.pi, "-cos": -math.pi / 2}
 
@@ -256,8 +255,7 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
             continue
         near = [k for k, f in KIND_PHASES.items() if abs(math.remainder(phi[j] - f, 2 * math.pi)) <= PHASE_TOL]
         kinds.append(near[0] if near else "phase")
-    slow = np.minimum(w, math.pi - w) * len(p) <= FIXED_PHASE_TURNS * 2 * math.pi
-    free = np.flatnonzero((np.array(kinds) == "phase") & slow)
+    free = np.flatnonzero(np.array(kinds) == "phase")
     if free.size:
         spacing = ulp_array(np.max(np.abs(y[:, free]), axis=0), narrowest_format(y) or "float64")
         _name_fixed_phases(y[:, free], p, w[free], np.minimum(2.0 * res[free] * R[free], spacing), free, kinds,
@@ -267,12 +265,13 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
 
 def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, most: np.ndarray, cols: np.ndarray,
                        kinds: list[str], reading: tuple[np.ndarray, ...]) -> None:
-    """Slow columns ``cols`` (at most FIXED_PHASE_TURNS turns from 0 or pi) whose free phase names no function:
-    each refitted as R sin(w p) and as R cos(w p) (R of either sign, :func:`_fit_fixed_phase`); the better of the
-    two names the column where its max miss is at most ``most``: twice the free fit's and one spacing of the
-    table's format at the column's largest value (a model of one parameter fewer explains the column as well as
-    the rows resolve it: a slow column's phase, frequency and amplitude trade off, bfloat16 cos(1e-4 p) was read
-    as phase 1.83 at w = 3.4e-5; float16 sin(1e-3 p + pi/2 + 0.01), 7 spacings from any cos, stays phase).
+    """Columns ``cols`` whose free phase names no function, each refitted as R sin(w p) and as R cos(w p) (R of either
+    sign, :func:`_fit_fixed_phase`); the better of the two names the column where its max miss is at most ``most``:
+    twice the free fit's and one spacing of the table's format at the column's largest value (a model of one
+    parameter fewer explains the column as well as the rows resolve it: a slow column's phase, frequency and
+    amplitude trade off, bfloat16 cos(1e-4 p) was read as phase 1.83 at w = 3.4e-5; from position 100 a turning
+    column's phase drifts too, bfloat16 cos(0.0259 p) read as phase 1.5537; float16 sin(1e-3 p + pi/2 + 0.01), 7
+    spacings from any cos, stays phase).
     ``kinds`` and the reading's (w, R, phi, residual) are updated in place."""
     w_out, r_out, phi_out, res_out = reading
     fits = {fam: _fit_fixed_phase(y, p, w, fam) for fam in ("sin", "cos")}
@@ -440,12 +439,15 @@ def _angle_interval(lo: np.ndarray, hi: np.ndarray, theta: np.ndarray) -> tuple[
 
 
 def _rounding_interval(v: np.ndarray, fmt: str, width: float) -> tuple[np.ndarray, np.ndarray]:
-    """[v - width s_below, v + width s_above] per value of ``fmt``: s the spacing of ``fmt`` on that side (below a
-    power of two above the smallest normal the spacing halves; at and below it the subnormal spacing holds).
+    """[v - width s_below - t, v + width s_above + t] per value of ``fmt``: s the spacing of ``fmt`` on that side
+    (below a power of two above the smallest normal the spacing halves; at and below it the subnormal spacing
+    holds); t half a binary32 spacing in a format narrower than binary32, else 0: such a value may have been rounded
+    twice, binary64 to binary32 to ``fmt``, as torch converts (``torch.float64 -> torch.float16`` differs from one
+    rounding in 601 of 10^7 uniform values in [-1, 1]), and it then lies up to that much past half a spacing.
 
     >>> lo, hi = _rounding_interval(np.array([1.0, 2.0 ** -14, 2.0 ** -20]), "float16", 0.5)
     >>> float((1 - lo[0]) * 2 ** 12), ((np.array([2.0 ** -14, 2.0 ** -20]) - lo[1:]) * 2 ** 25).tolist()
-    (1.0, [1.0, 1.0])
+    (1.000244140625, [1.0001220703125, 1.0000019073486328])
     """
     mag = np.abs(v)
     s = ulp_array(mag, fmt)
@@ -453,7 +455,8 @@ def _rounding_interval(v: np.ndarray, fmt: str, width: float) -> tuple[np.ndarra
     toward_zero = np.where((mag > normal) & (np.frexp(mag)[0] == 0.5), s / 2, s)
     below = np.where(v > 0, toward_zero, s)
     above = np.where(v < 0, toward_zero, s)
-    return v - width * below, v + width * above
+    twice = 0.5 * ulp_array(mag, "float32") if get_format(fmt).precision < 24 else 0.0
+    return v - width * below - twice, v + width * above + twice
 
 
 def share_frequencies(w: np.ndarray, lo: np.ndarray, hi: np.ndarray, rel: float = 1e-3) -> np.ndarray:
