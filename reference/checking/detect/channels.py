@@ -357,7 +357,31 @@ def channel_frequencies(rd: Reading, y: np.ndarray, p: np.ndarray, amp: float, t
                 w[idx] = _snap_f32(wk, yk, p, amp, fn, np.arange(idx.size))
     if not np.all(np.isfinite(w)):
         return None
-    return share_frequencies(*pin_frequencies(w, y, p, amp, rd.kinds, fmt))
+    live = np.array([k in ("sin", "cos") for k in rd.kinds])
+    w = np.where(live, np.maximum(w, 1e-12), w)  # (a flat column, fitted to 0: its intervals place it)
+    w, lo, hi = pin_frequencies(w, y, p, amp, rd.kinds, fmt)
+    return share_frequencies(*_join_flat(w, lo, hi))
+
+
+def _join_flat(w: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pinned frequencies ``w`` and intervals [lo, hi] with each interval that reaches below 0 (a slow cos column
+    that never leaves its value at 0: bounded above only) cut at 0 and given the largest frequency of a bounded
+    column inside it: a band's sin column pins what its flat cos does not (bfloat16 cos(5.08e-5 p) is 1 on each of
+    1024 rows). A flat column with no such frequency keeps its own, 0 included: a constant column gives no plan.
+
+    >>> w, lo, hi = _join_flat(np.array([5.1e-5, 0.0, 0.1]), np.array([5.0e-5, -6.1e-5, 0.09]),
+    ...                        np.array([5.2e-5, 6.1e-5, 0.11]))
+    >>> w.tolist(), lo.tolist()
+    ([5.1e-05, 5.1e-05, 0.1], [5e-05, 0.0, 0.09])
+    """
+    flat = lo < 0  # (NaN: not pinned, not flat)
+    bounded = np.flatnonzero(lo > 0)
+    out = w.copy()
+    for j in np.flatnonzero(flat):
+        inside = bounded[w[bounded] <= hi[j]]
+        if inside.size:
+            out[j] = w[inside].max()
+    return out, np.where(flat, 0.0, lo), hi
 
 
 def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kinds: list[str],
