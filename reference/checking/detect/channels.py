@@ -385,7 +385,7 @@ def _join_flat(w: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
 
 
 def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kinds: list[str],
-                    fmt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    fmt: str, slack: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(w, lo, hi): the frequencies ``w`` of the sin/cos columns of ``y`` (``kinds``, amplitude ``amp``, stored in
     ``fmt``), each read again from the rounding of its values, and the interval [lo, hi] each was read from (NaN
     where none). A stored value y_r bounds amp f(w p_r) to y_r's rounding interval (half the spacing of ``fmt``
@@ -393,8 +393,10 @@ def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kin
     and w to the intersection of those intervals over the rows; its midpoint is kept (the float32 nearest it where
     that is inside). Where the intervals do not meet (a table not correctly rounded), they are widened to one
     spacing each side; where they still do not, ``w`` is kept (and in a format wider than binary32, where
-    binary64's own arcsin is too coarse). A least-squares fit places w by the values' mean misfit, where the check
-    bounds each row: bfloat16 cos(7.44e-3 p) fitted 5e-6 off fails it at p = 211 by 15 %.
+    binary64's own arcsin is too coarse). ``slack``: the amplitude's relative uncertainty (0: ``amp`` is exact), by
+    which each interval is widened, |y_r| slack each side: of 2048 rows a few lie within an amplitude 2e-6 off of
+    their interval's end, and one such row keeps the true w out. A least-squares fit places w by the values' mean
+    misfit, where the check bounds each row: bfloat16 cos(7.44e-3 p) fitted 5e-6 off fails it at p = 211 by 15 %.
 
     >>> p = np.arange(2048.0)
     >>> y = np.cos(1.25e-3 * p).astype(np.float16).astype(np.float64)[:, None]
@@ -418,6 +420,7 @@ def pin_frequencies(w: np.ndarray, y: np.ndarray, p: np.ndarray, amp: float, kin
         with np.errstate(all="ignore"):
             for width in (0.5, 1.0):
                 lo, hi = _rounding_interval(v, fmt, width)
+                lo, hi = lo - np.abs(v) * slack, hi + np.abs(v) * slack
                 t_lo, t_hi = _angle_interval(lo / amp, hi / amp, w[j] * pa + shift)
                 w_lo, w_hi = np.max((t_lo - shift) / pa, axis=0), np.min((t_hi - shift) / pa, axis=0)
                 meet = todo & (w_lo <= w_hi)

@@ -455,6 +455,7 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     w = _refine_fixed(y, p, rd.omega, amp, which)
     m = fn(p[:, None] * w[turns])
     amp = float((y[:, turns] * m).sum() / (m * m).sum())  # one amplitude, least squares over the turning columns
+    slack = 4 * amplitude_error(y[:, turns], m, amp)
     rd.omega = _refine_fixed(y, p, np.where(turns, w, _slow(y, p, amp, which, w)), amp, which)
     caches = {which: y}
     if cos is not None and sin is not None:
@@ -464,13 +465,16 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     rd.omega = _snap_f32(rd.omega, y, p, amp, fn, np.arange(t.shape[1]))
     pos = None if positions is None else list(positions)
     fmt = dtype or stored_dtype(t)
-    amps = _amplitudes(amp, fmt)
-    pinned = lru_cache(maxsize=None)(lambda a: pinned_frequencies(rd.omega, caches, p, float(a), fmt))  # (on use)
+    # each amplitude reading as exact, then (not 1) with its uncertainty: a few rows end their rounding intervals
+    # within the estimate's error and keep the true w out (bfloat16 at 0.7, read 2e-6 off)
+    amps = [(a, 0.0) for a in _amplitudes(amp, fmt)]
+    amps += [(a, slack) for a, _ in amps if a != 1]
+    pinned = lru_cache(maxsize=None)(lambda a, sl: pinned_frequencies(rd.omega, caches, p, float(a), fmt, sl))
     for layout in layouts:
         if layout != "single" and t.shape[1] % 2:
             continue
-        for a in amps:
-            w = _per_frequency(pinned(a), layout)
+        for a, sl in amps:
+            w = _per_frequency(pinned(a, sl), layout)
             try:
                 rp = RotaryProfile(None, layout, rule="explicit", explicit=tuple(Fraction(float(x)) for x in w),
                                    attention_factor=None if a == 1 else a)
@@ -487,10 +491,25 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
     return None
 
 
+def amplitude_error(y: np.ndarray, m: np.ndarray, amp: float) -> float:
+    """The relative standard error of the least-squares amplitude ``amp`` of ``y`` ~ amp m: sqrt(the variance of
+    y / amp - m over sum m^2), computed on y / amp (no overflow at amplitudes of 1e200); inf where amp is 0.
+
+    >>> m = np.cos(0.3 * np.arange(1000.0))[:, None]
+    >>> y = 0.7 * m + np.random.default_rng(0).normal(0, 1e-3, m.shape)
+    >>> round(amplitude_error(y, m, float((y * m).sum() / (m * m).sum())) / (1e-3 / 0.7 / math.sqrt(500)), 1)
+    1.0
+    """
+    if amp == 0 or not math.isfinite(amp):
+        return math.inf
+    r = y / amp - m
+    return math.sqrt(float((r * r).sum()) / max(r.size - 1, 1) / max(float((m * m).sum()), 1e-300))
+
+
 def pinned_frequencies(w: np.ndarray, caches: dict[str, np.ndarray], p: np.ndarray, amp: float,
-                       fmt: str) -> np.ndarray:
+                       fmt: str, slack: float = 0.0) -> np.ndarray:
     """Each column's frequency ``w`` (the same columns of a cos cache, a sin cache or both: ``caches``, rows at
-    positions ``p``, amplitude ``amp``, stored in ``fmt``) pinned by its values' rounding intervals in every cache
+    positions ``p``, amplitude ``amp`` of relative uncertainty ``slack``, stored in ``fmt``) pinned by its values' rounding intervals in every cache
     (:func:`~sinpe.reference.checking.detect.channels.pin_frequencies`), then one frequency for columns whose
     intervals meet (:func:`~sinpe.reference.checking.detect.channels.share_frequencies`: a column's cos and sin,
     the two columns of a frequency in the halves and pairs layouts). A least-squares fit misses the rows near a zero,
@@ -504,7 +523,7 @@ def pinned_frequencies(w: np.ndarray, caches: dict[str, np.ndarray], p: np.ndarr
     (True, True)
     """
     w = np.maximum(np.abs(w), 1e-12)  # (a band too slow to read, fitted to 0 or below: the intervals place it)
-    ws, los, his = (np.stack(x) for x in zip(*(pin_frequencies(w, y, p, amp, [which] * len(w), fmt)
+    ws, los, his = (np.stack(x) for x in zip(*(pin_frequencies(w, y, p, amp, [which] * len(w), fmt, slack)
                                                  for which, y in caches.items()), strict=True))
     lo, hi = np.fmax.reduce(los), np.fmin.reduce(his)  # one column's intervals in every cache (NaN: none read)
     lo = np.maximum(lo, 0.0)  # a frequency is positive: a slow band's cos that never leaves 1 bounds it above only
