@@ -470,6 +470,22 @@ def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, 
     assert not fits(freqs)
 
 
+def test_a_cache_whose_frequencies_cannot_be_read_says_why():  # REQ-DETECT-READ
+    """Positions with gaps (every other one): the frequencies are not read (the reading needs 8 rows at consecutive
+    integer positions), and the sentence said "no explicit plan of the frequencies read from the data" conforms, as
+    if they had been read; it now says they could not be read, and why. A cos cache whose turning columns read as
+    sin (a sin cache passed as --cos) says what they read as."""
+    w = _random_frequencies(4)
+    p = np.arange(0, 4096, 2, dtype=np.float64)
+    cos = np.cos(p[:, None] * np.concatenate([w, w])).astype(F32)
+    found = sinpe.detect(cos=cos, positions=list(p))
+    assert found.exit_code == 1 and "frequencies could not be read from the data (reading channels needs >= 8 rows " \
+        "at consecutive integer positions; got 1)" in found.sentence, found.sentence
+    p = np.arange(2048.0)
+    found = sinpe.detect(cos=np.sin(p[:, None] * np.concatenate([w, w])).astype(F32) + 0.0)
+    assert found.exit_code == 1 and "turning columns read as sin" in found.sentence, found.sentence
+
+
 def test_a_cos_cache_alone_fixes_its_slow_bands_only_loosely():  # REQ-DETECT-READ, REQ-CHECK-ROPE
     """Near cos 0 = 1 a float16 cos cache changes little with a slow band's frequency (about (w p)^2 / 2): detect names
     an explicit plan that conforms and says which bands it fixes only loosely, and by what factor. Both ways, with

@@ -185,9 +185,9 @@ def detect_rotary(kind: CacheKind, cos: Any = None, sin: Any = None, positions: 
             return dict({"dtype": dtype}, **other)
     if not found:  # REQ-DETECT-READ: the frequencies read from the data, as an explicit plan
         read = explicit_rotary(kind, cos, sin, None if positions is None else list(pos.tolist()), layouts, dtype, tier)
-        return dict(read, dtype=dtype) if read else {"found": False, "layouts": layouts, "reason": "no candidate "
-                                                     "rotary profile conforms, and no explicit plan of the frequencies "
-                                                     "read from the data does"}
+        if isinstance(read, dict):
+            return dict(read, dtype=dtype)
+        return {"found": False, "layouts": layouts, "reason": f"no candidate rotary profile conforms, and {read}"}
     best, dim = found[0]
     named = kind.preset_name(best)
     return {"found": True, "layout": best.layout, "dim": dim, "profile": named, "params": best.params(),
@@ -433,20 +433,23 @@ def grid_readings(kind: CacheKind, cos: Any, sin: Any, layouts: Sequence[str], d
 
 
 def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts: Sequence[str], dtype: str | None,
-                    tier: str = "phase") -> dict[str, Any] | None:
+                    tier: str = "phase") -> dict[str, Any] | str:
     """DEF-ROPE-FREQ-EXPLICIT read from a cos cache, a sin cache or both: the first layout (of ``layouts``) whose
-    explicit plan of the recovered frequencies and amplitude conforms, as a ``detect_rotary`` answer, or None."""
+    explicit plan of the recovered frequencies and amplitude conforms, as a ``detect_rotary`` answer, else the words
+    saying why there is none (the frequencies could not be read, or no plan of them conforms)."""
     which = "cos" if cos is not None else "sin"
     t = np.asarray(cos if cos is not None else sin)
     try:
         rd = read_channels(t, positions)
-    except ValueError:
-        return None
+    except ValueError as e:
+        return f"its frequencies could not be read from the data ({e})"
     turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
     if not turns.any():  # a short cache of slow bands: those past half a turn (cos from 1 to -1, sin through 1)
         turns = rd.omega * rd.rows > np.pi
-    if "zero" in rd.kinds or not turns.any() or {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_} != {which}:
-        return None
+    seen = {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_}
+    if "zero" in rd.kinds or not turns.any() or seen != {which}:
+        return (f"its columns do not read as {which} columns of one amplitude (turning columns read as "
+                f"{', '.join(sorted(seen)) or 'none'}{', and a column of zeros' if 'zero' in rd.kinds else ''})")
     amp = float(np.median(rd.amplitude[turns]))
     run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
     y = np.asarray(t[run], dtype=np.float64)
@@ -488,7 +491,7 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
                         "describe": rp.describe(), "equivalent": [],
                         "read_from_data": {**rd.to_json(), "nearest": nearest_schedule(w, dim)},
                         **({"loose": loose} if loose else {})}
-    return None
+    return "no explicit plan of the frequencies read from the data does"
 
 
 def amplitude_error(y: np.ndarray, m: np.ndarray, amp: float) -> float:
