@@ -159,7 +159,7 @@ def test_read_channels_recovers_function_frequency_phase():
     assert np.max(np.abs(r.omega - w) / w) < 1e-9
     assert np.max(np.abs(r.amplitude - 1.5)) < 1e-9
     assert read_channels(np.sin(0.2 * p + 0.7)).kinds == ["phase"]
-    with pytest.raises(ValueError, match="consecutive"):
+    with pytest.raises(ValueError, match="evenly spaced"):
         read_channels(t[:5])
     with pytest.raises(ValueError, match="columns"):
         read_channels(np.zeros((8, (1 << 14) + 1)))
@@ -470,17 +470,51 @@ def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, 
     assert not fits(freqs)
 
 
+@pytest.mark.parametrize("what, dtype, step", [("cos", "bfloat16", 2), ("both", "float16", 3), ("1d", "float32", 2),
+                                              ("1d", "bfloat16", 3)])
+def test_explicit_readings_hold_evenly_spaced_positions(what, dtype, step):  # REQ-DETECT-READ
+    """Rows at positions 7, 7 + s, 7 + 2s, ... (every s-th row kept): the reading needed 8 rows at consecutive
+    positions, so a rotary cache had no explicit reading and a 1-D table was refused (exit 2, "detect needs at least
+    8 rows at consecutive integer positions"). Each column is now fitted per row, at w s, and turned back by w p0: the
+    plan is named, it conforms, and one frequency 1e-3 off fails (frequencies up to 2 / s: w s <= 2 < pi, no alias)."""
+    w = _random_frequencies(5) / step
+    p = 7.0 + step * np.arange(2048, dtype=np.float64)
+    if what == "1d":
+        table = _torch_rounded(np.stack([np.sin(p[:, None] * w), np.cos(p[:, None] * w)], axis=2).reshape(len(p), -1),
+                               dtype)
+        found = sinpe.detect(table, positions=list(p), dtype=dtype)
+        assert found.kind == "channels" and found.exit_code == 0, found.sentence
+        plan = found.readings["1d"]["channels"]["plan"].split(",")
+        assert sinpe.check(table, channels=plan, positions=list(p), dtype=dtype).conformant
+        k, f = plan[0].split(":")
+        assert not sinpe.check(table, channels=[f"{k}:{Fraction(f) * Fraction(1001, 1000)}", *plan[1:]],
+                               positions=list(p), dtype=dtype).conformant
+        return
+    angle = p[:, None] * np.concatenate([w, w])
+    given = {k: _torch_rounded(f(angle), dtype) for k, f in (("cos", np.cos), ("sin", np.sin)) if what in (k, "both")}
+    found = sinpe.detect(**given, positions=list(p), dtype=dtype)
+    assert found.kind == "rotary" and found.exit_code == 0 and found.profile is None, found.sentence
+
+    def fits(freqs):
+        return sinpe.check(**given, positions=list(p), profile="llama", rule="explicit", dtype=dtype,
+                           freqs=",".join(map(str, freqs))).conformant
+    freqs = list(found.rotary.explicit)
+    assert fits(freqs)
+    freqs[0] *= Fraction(1001, 1000)
+    assert not fits(freqs)
+
+
 def test_a_cache_whose_frequencies_cannot_be_read_says_why():  # REQ-DETECT-READ
-    """Positions with gaps (every other one): the frequencies are not read (the reading needs 8 rows at consecutive
-    integer positions), and the sentence said "no explicit plan of the frequencies read from the data" conforms, as
-    if they had been read; it now says they could not be read, and why. A cos cache whose turning columns read as
-    sin (a sin cache passed as --cos) says what they read as."""
+    """Positions with no 8 evenly spaced (powers of two): the frequencies are not read, and the sentence said "no
+    explicit plan of the frequencies read from the data" conforms, as if they had been read; it now says they could
+    not be read, and why. A cos cache whose turning columns read as sin (a sin cache passed as --cos) says what they
+    read as."""
     w = _random_frequencies(4)
-    p = np.arange(0, 4096, 2, dtype=np.float64)
+    p = 2.0 ** np.arange(12)
     cos = np.cos(p[:, None] * np.concatenate([w, w])).astype(F32)
     found = sinpe.detect(cos=cos, positions=list(p))
     assert found.exit_code == 1 and "frequencies could not be read from the data (reading channels needs >= 8 rows " \
-        "at consecutive integer positions; got 1)" in found.sentence, found.sentence
+        "at evenly spaced integer positions; got 2)" in found.sentence, found.sentence
     p = np.arange(2048.0)
     found = sinpe.detect(cos=np.sin(p[:, None] * np.concatenate([w, w])).astype(F32) + 0.0)
     assert found.exit_code == 1 and "turning columns read as sin" in found.sentence, found.sentence

@@ -1,6 +1,7 @@
 """Read each channel of a table from the data itself (SPEC.md REQ-DETECT-READ).
 
-For rows at consecutive integer positions p, column j is modelled as ``R_j sin(w_j p + phi_j)``:
+For rows at evenly spaced integer positions p (:func:`reading_rows`; spaced s > 1, fitted per row at w s and turned
+back, :func:`_fit_spaced`), column j is modelled as ``R_j sin(w_j p + phi_j)``:
 
 0. a column that is not zero and whose three-term recurrence misses by more than SINUSOID_RESIDUAL of its RMS
    on the first 128 rows (at the median row) is no sinusoid: the reading ends there (ValueError), before any
@@ -59,10 +60,17 @@ class Reading:
     phase: np.ndarray
     residual: np.ndarray
     rows: int
+    step: int = 1  # the positions' spacing: rows at p0, p0 + step, ...
+
+    @property
+    def span(self) -> int:
+        """The positions the rows read cover: ``omega * span`` is the angle a column turns through over them."""
+        return self.rows * self.step
 
     def to_json(self, limit: int = 64) -> dict[str, Any]:
         n = len(self.kinds)
-        return {"rows_read": self.rows, "columns": n, "kinds": self.kinds[:limit],
+        return {"rows_read": self.rows, **({"position_step": self.step} if self.step != 1 else {}), "columns": n,
+                "kinds": self.kinds[:limit],
                 "omega": [float(w) for w in self.omega[:limit]],
                 "amplitude": [float(a) for a in self.amplitude[:limit]],
                 "phase": [float(f) for f in self.phase[:limit]],
@@ -70,21 +78,31 @@ class Reading:
                 **({"truncated_to": limit} if n > limit else {})}
 
 
-def consecutive_rows(positions: Any, rows: int) -> np.ndarray:
-    """Row indices of the longest run at consecutive integer positions (all rows when ``positions`` is None)."""
+def reading_rows(positions: Any, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row indices, their positions) of the longest run of rows at evenly spaced integer positions, p0, p0 + s, ...
+    (s a positive integer; of runs as long, the smallest s), at most MAX_ROWS of them; all rows at 0, 1, ... when
+    ``positions`` is None. A column of frequency w is read at w s per row: up to w s = pi (a faster one aliases).
+
+    >>> [x.tolist() for x in reading_rows([5, 7, 9, 11, 12, 13], 6)]
+    [[0, 1, 2, 3], [5.0, 7.0, 9.0, 11.0]]
+    """
     if positions is None:
-        return np.arange(rows)
+        run = np.arange(min(rows, MAX_ROWS))
+        return run, run.astype(np.float64)
     p = np.asarray([float(x) for x in positions], dtype=np.float64)
     if len(p) != rows:
         raise ValueError(f"{rows} rows but {len(p)} positions")
-    step = np.concatenate([[False], (np.diff(p) == 1) & (p[1:] == np.floor(p[1:]))])
-    best, start = (0, 0), 0
-    for i in range(1, rows + 1):
-        if i == rows or not step[i]:
-            if i - start > best[1] - best[0]:
-                best = (start, i)
-            start = i
-    return np.arange(*best)
+    d = np.diff(p)
+    ok = (d >= 1) & (d == np.floor(d)) & (p[1:] == np.floor(p[1:])) & (p[:-1] == np.floor(p[:-1]))
+    best, start = (0, min(rows, 1), math.inf), 0
+    for i in range(1, rows + 1):  # runs of one spacing: rows start..i-1 (i - 1 - start steps)
+        if i == rows or i - 1 == start or not (ok[i - 1] and d[i - 1] == d[start]):
+            n, step = i - start, d[start] if i - 1 > start else math.inf
+            if n > best[1] - best[0] or n == best[1] - best[0] and step < best[2]:
+                best = (start, i, step)
+            start = i - 1 if i < rows and ok[i - 1] else i
+    run = np.arange(best[0], best[1])[:MAX_ROWS]
+    return run, p[run]
 
 
 def read_channels(table: Any, positions: Any = None) -> Reading:
@@ -95,24 +113,42 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
         raise ValueError(f"reading channels needs a 2-D table; got shape {y.shape}")
     if y.shape[1] > MAX_COLUMNS:
         raise ValueError(f"{y.shape[1]} columns: channels are read for at most {MAX_COLUMNS}")
-    run = consecutive_rows(positions, y.shape[0])[:MAX_ROWS]
+    run, p = reading_rows(positions, y.shape[0])
     if len(run) < MIN_ROWS:
-        raise ValueError(f"reading channels needs >= {MIN_ROWS} rows at consecutive integer positions; got {len(run)}")
+        raise ValueError(f"reading channels needs >= {MIN_ROWS} rows at evenly spaced integer positions; "
+                         f"got {len(run)}")
     y = np.asarray(y[run], dtype=np.float64)
     if not np.all(np.isfinite(y)):
         raise ValueError("the table has NaN/Inf entries: channels are not read")
-    p0 = 0.0 if positions is None else float(positions[int(run[0])])
-    p = p0 + np.arange(len(run), dtype=np.float64)
     live = np.any(y != 0, axis=0)  # a column of zeros is read as zero (_classify): nothing to refine
     bad = _no_sinusoid(y[:128], live)
     if bad is not None:  # no model of this reading fits it: the reading ends before its refinement (seconds)
         raise ValueError(f"column {bad[0]} is no sinusoid of the row index: its three-term recurrence misses by "
                          f"{bad[1]:.3g} of its RMS (over {SINUSOID_RESIDUAL:g})")
+    step = int(p[1] - p[0])
     w, a, b = (np.zeros(y.shape[1]) for _ in range(3))
     e = _exponents(np.max(np.abs(y[:, live]), axis=0))  # each column fitted at a largest |value| in [1/2, 1)
-    w[live], a[live], b[live] = _fit(np.ldexp(y[:, live], -e), p)
+    w[live], a[live], b[live] = _fit(np.ldexp(y[:, live], -e), p) if step == 1 else _fit_spaced(y[:, live], p, e)
     a[live], b[live] = np.ldexp(a[live], e), np.ldexp(b[live], e)
-    return _classify(y, p, w, a, b)
+    rd = _classify(y, p, w, a, b)
+    rd.step = step
+    return rd
+
+
+def _fit_spaced(y: np.ndarray, p: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`_fit` of rows at p0 + s i (s > 1), scaled by 2^-e: fitted per row, at i = 0, 1, ..., as
+    A sin(v i) + B cos(v i); then w = v / s and (a, b) = (A, B) turned back by w p0, since
+    a sin(w p) + b cos(w p) = A sin(v i) + B cos(v i) with A = a cos(w p0) - b sin(w p0), B = a sin(w p0) + b cos(w p0).
+
+    >>> p = 6.0 + 3 * np.arange(512.0)
+    >>> w, a, b = _fit_spaced(np.sin(0.7 * p + 0.3)[:, None], p, np.zeros(1, dtype=int))
+    >>> round(float(w[0]), 9), round(float(np.arctan2(b[0], a[0])), 9)
+    (0.7, 0.3)
+    """
+    v, A, B = _fit(np.ldexp(y, -e), np.arange(len(p), dtype=np.float64))
+    w = v / (p[1] - p[0])
+    c, s = np.cos(w * p[0]), np.sin(w * p[0])
+    return w, A * c + B * s, B * c - A * s
 
 
 def _exponents(peak: Any) -> Any:
@@ -300,7 +336,7 @@ def _fit_fixed_phase(y: np.ndarray, p: np.ndarray, w: np.ndarray, family: str,
     """
     e = _exponents(np.max(np.abs(y), axis=0))
     z = np.ldexp(y, -e)
-    hi = w > math.pi / 2
+    hi = (w > math.pi / 2) & bool(np.all(np.diff(p) == 1))  # (folding pairs consecutive rows)
     z = np.where(hi, _alternating(p) * z, z)
     v = np.where(hi, math.pi - w, w)
     g, dg = (np.sin, np.cos) if family == "sin" else (np.cos, lambda t: -np.sin(t))

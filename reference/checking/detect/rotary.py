@@ -35,7 +35,6 @@ import numpy as np
 
 from sinpe.reference.checking.detect.channels import (
     MAX_COLUMNS,
-    MAX_ROWS,
     _amplitudes,
     _axes_amplitudes,
     _axes_plan_frequencies,
@@ -47,10 +46,10 @@ from sinpe.reference.checking.detect.channels import (
     _sections,
     _slow,
     _snap_f32,
-    consecutive_rows,
     nearest_schedule,
     pin_frequencies,
     read_channels,
+    reading_rows,
     share_frequencies,
 )
 from sinpe.reference.checking.detect.fit import column_frequencies
@@ -443,17 +442,16 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
         rd = read_channels(t, positions)
     except ValueError as e:
         return f"its frequencies could not be read from the data ({e})"
-    turns = rd.omega * rd.rows > 2 * np.pi  # columns that turn at least once: function and amplitude well read
+    turns = rd.omega * rd.span > 2 * np.pi  # columns that turn at least once: function and amplitude well read
     if not turns.any():  # a short cache of slow bands: those past half a turn (cos from 1 to -1, sin through 1)
-        turns = rd.omega * rd.rows > np.pi
+        turns = rd.omega * rd.span > np.pi
     seen = {k for k, t_ in zip(rd.kinds, turns, strict=True) if t_}
     if "zero" in rd.kinds or not turns.any() or seen != {which}:
         return (f"its columns do not read as {which} columns of one amplitude (turning columns read as "
                 f"{', '.join(sorted(seen)) or 'none'}{', and a column of zeros' if 'zero' in rd.kinds else ''})")
     amp = float(np.median(rd.amplitude[turns]))
-    run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
+    run, p = reading_rows(positions, t.shape[0])
     y = np.asarray(t[run], dtype=np.float64)
-    p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
     fn = np.cos if which == "cos" else np.sin
     w = _refine_fixed(y, p, rd.omega, amp, which)
     m = fn(p[:, None] * w[turns])

@@ -92,11 +92,10 @@ class ChannelsKind:
         with the amplitude and function known (``channel_frequencies``). Returned (with the ``--channels`` flags) only
         if the plan conforms."""
         from sinpe.reference.checking.detect.channels import (  # the reading: imported when a table is read
-            MAX_ROWS,
             _amplitudes,
             channel_frequencies,
-            consecutive_rows,
             read_channels,
+            reading_rows,
         )
         from sinpe.reference.checking.detect.ladder import stored_dtype
         from sinpe.reference.oracles.angles import channels_plan
@@ -109,10 +108,9 @@ class ChannelsKind:
         live = np.array([k != "zero" for k in rd.kinds])
         if any(k not in ("sin", "cos", "zero") for k in rd.kinds) or not live.any():
             return None
-        run = consecutive_rows(positions, t.shape[0])[:MAX_ROWS]
+        run, p = reading_rows(positions, t.shape[0])
         y = np.asarray(t[run], dtype=np.float64)
-        p = (0.0 if positions is None else float(positions[int(run[0])])) + np.arange(len(run), dtype=np.float64)
-        turns = live & (rd.omega * rd.rows > 2 * np.pi)
+        turns = live & (rd.omega * rd.span > 2 * np.pi)
         amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
         dt = dtype or stored_dtype(t)
         pos = list(range(t.shape[0])) if positions is None else list(positions)
