@@ -432,29 +432,20 @@ def _random_frequencies(seed: int) -> np.ndarray:
     return np.sort(10 ** rng.uniform(-4.5, np.log10(2), h))[::-1]
 
 
-@pytest.mark.parametrize("what, seed, start, dtype", [("cos", 0, 100, "bfloat16"), ("sin", 0, 100, "bfloat16"),
-                                                      ("both", 3, 0, "float16"), ("1d", 102, 100, "bfloat16"),
-                                                      ("1d", 100, 100, "float16"), ("1d", 100, 0, "bfloat16")])
-def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, start, dtype):  # REQ-DETECT-READ
-    """Random frequencies (no preset) at positions ``start``.. (given), converted as torch converts float64 (through
-    float32: rounded twice). At start 100 the free fit's phase of turning columns drifts past 1e-3 (bfloat16 cos:
-    1.5537 for pi/2) and the column read as ``phase`` ended the reading; a twice-rounded float16 value lies past half
-    a spacing, so its rounding interval kept the true frequency out. In bfloat16 the slowest band's cos column of a
-    1-D table is 1 on every row: fitted to frequency 0, it gave no plan; its interval (bounded above only) now takes
-    its sin column's frequency. Each was read as no plan; each is now named, it conforms, and one frequency 1e-3 off
-    fails."""
-    w = _random_frequencies(seed)
-    p = np.arange(start, start + (1024 if what == "1d" else 2048), dtype=np.float64)
+def _read_explicitly(what: str, w: np.ndarray, p: np.ndarray, dtype: str) -> None:
+    """The frequencies ``w`` at positions ``p`` as a 1-D table (interleaved sin, cos) or a rotary cos cache, sin
+    cache or both (``what``), converted as torch converts float64 (:func:`_torch_rounded`): detect names an explicit
+    plan, the plan conforms, and its first frequency 1e-3 off fails."""
     if what == "1d":
         table = _torch_rounded(np.stack([np.sin(p[:, None] * w), np.cos(p[:, None] * w)], axis=2).reshape(len(p), -1),
                                dtype)
         found = sinpe.detect(table, positions=list(p), dtype=dtype)
         assert found.kind == "channels" and found.exit_code == 0, found.sentence
         plan = found.readings["1d"]["channels"]["plan"].split(",")
-        assert sinpe.check(table, channels=plan, positions=list(p), dtype=dtype).conformant
         k, f = plan[0].split(":")
-        assert not sinpe.check(table, channels=[f"{k}:{Fraction(f) * Fraction(1001, 1000)}", *plan[1:]],
-                               positions=list(p), dtype=dtype).conformant
+        off = [f"{k}:{Fraction(f) * Fraction(1001, 1000)}", *plan[1:]]
+        verdicts = [sinpe.check(table, channels=c, positions=list(p), dtype=dtype).conformant for c in (plan, off)]
+        assert verdicts == [True, False], verdicts
         return
     angle = p[:, None] * np.concatenate([w, w])
     given = {k: _torch_rounded(f(angle), dtype) for k, f in (("cos", np.cos), ("sin", np.sin)) if what in (k, "both")}
@@ -470,6 +461,21 @@ def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, 
     assert not fits(freqs)
 
 
+@pytest.mark.parametrize("what, seed, start, dtype", [("cos", 0, 100, "bfloat16"), ("sin", 0, 100, "bfloat16"),
+                                                      ("both", 3, 0, "float16"), ("1d", 102, 100, "bfloat16"),
+                                                      ("1d", 100, 100, "float16"), ("1d", 100, 0, "bfloat16")])
+def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, start, dtype):  # REQ-DETECT-READ
+    """Random frequencies (no preset) at positions ``start``.. (given), converted as torch converts float64 (through
+    float32: rounded twice). At start 100 the free fit's phase of turning columns drifts past 1e-3 (bfloat16 cos:
+    1.5537 for pi/2) and the column read as ``phase`` ended the reading; a twice-rounded float16 value lies past half
+    a spacing, so its rounding interval kept the true frequency out. In bfloat16 the slowest band's cos column of a
+    1-D table is 1 on every row: fitted to frequency 0, it gave no plan; its interval (bounded above only) now takes
+    its sin column's frequency. Each was read as no plan; each is now named, it conforms, and one frequency 1e-3 off
+    fails."""
+    p = np.arange(start, start + (1024 if what == "1d" else 2048), dtype=np.float64)
+    _read_explicitly(what, _random_frequencies(seed), p, dtype)
+
+
 @pytest.mark.parametrize("what, dtype, step", [("cos", "bfloat16", 2), ("both", "float16", 3), ("1d", "float32", 2),
                                               ("1d", "bfloat16", 3)])
 def test_explicit_readings_hold_evenly_spaced_positions(what, dtype, step):  # REQ-DETECT-READ
@@ -477,31 +483,7 @@ def test_explicit_readings_hold_evenly_spaced_positions(what, dtype, step):  # R
     positions, so a rotary cache had no explicit reading and a 1-D table was refused (exit 2, "detect needs at least
     8 rows at consecutive integer positions"). Each column is now fitted per row, at w s, and turned back by w p0: the
     plan is named, it conforms, and one frequency 1e-3 off fails (frequencies up to 2 / s: w s <= 2 < pi, no alias)."""
-    w = _random_frequencies(5) / step
-    p = 7.0 + step * np.arange(2048, dtype=np.float64)
-    if what == "1d":
-        table = _torch_rounded(np.stack([np.sin(p[:, None] * w), np.cos(p[:, None] * w)], axis=2).reshape(len(p), -1),
-                               dtype)
-        found = sinpe.detect(table, positions=list(p), dtype=dtype)
-        assert found.kind == "channels" and found.exit_code == 0, found.sentence
-        plan = found.readings["1d"]["channels"]["plan"].split(",")
-        assert sinpe.check(table, channels=plan, positions=list(p), dtype=dtype).conformant
-        k, f = plan[0].split(":")
-        assert not sinpe.check(table, channels=[f"{k}:{Fraction(f) * Fraction(1001, 1000)}", *plan[1:]],
-                               positions=list(p), dtype=dtype).conformant
-        return
-    angle = p[:, None] * np.concatenate([w, w])
-    given = {k: _torch_rounded(f(angle), dtype) for k, f in (("cos", np.cos), ("sin", np.sin)) if what in (k, "both")}
-    found = sinpe.detect(**given, positions=list(p), dtype=dtype)
-    assert found.kind == "rotary" and found.exit_code == 0 and found.profile is None, found.sentence
-
-    def fits(freqs):
-        return sinpe.check(**given, positions=list(p), profile="llama", rule="explicit", dtype=dtype,
-                           freqs=",".join(map(str, freqs))).conformant
-    freqs = list(found.rotary.explicit)
-    assert fits(freqs)
-    freqs[0] *= Fraction(1001, 1000)
-    assert not fits(freqs)
+    _read_explicitly(what, _random_frequencies(5) / step, 7.0 + step * np.arange(2048, dtype=np.float64), dtype)
 
 
 def test_a_cache_whose_frequencies_cannot_be_read_says_why():  # REQ-DETECT-READ
