@@ -476,14 +476,17 @@ def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, 
     _read_explicitly(what, _random_frequencies(seed), p, dtype)
 
 
-@pytest.mark.parametrize("what, dtype, step", [("cos", "bfloat16", 2), ("both", "float16", 3), ("1d", "float32", 2),
-                                              ("1d", "bfloat16", 3)])
-def test_explicit_readings_hold_evenly_spaced_positions(what, dtype, step):  # REQ-DETECT-READ
+@pytest.mark.parametrize("what, dtype, step, top", [("cos", "bfloat16", 2, 1), ("both", "float16", 3, 2 / 3),
+                                                   ("1d", "float32", 2, 1), ("1d", "bfloat16", 3, 2 / 3),
+                                                   ("both", "float32", 5, 2), ("1d", "float16", 5, 2)])
+def test_explicit_readings_hold_evenly_spaced_positions(what, dtype, step, top):  # REQ-DETECT-READ
     """Rows at positions 7, 7 + s, 7 + 2s, ... (every s-th row kept): the reading needed 8 rows at consecutive
     positions, so a rotary cache had no explicit reading and a 1-D table was refused (exit 2, "detect needs at least
-    8 rows at consecutive integer positions"). Each column is now fitted per row, at w s, and turned back by w p0: the
-    plan is named, it conforms, and one frequency 1e-3 off fails (frequencies up to 2 / s: w s <= 2 < pi, no alias)."""
-    _read_explicitly(what, _random_frequencies(5) / step, 7.0 + step * np.arange(2048, dtype=np.float64), dtype)
+    8 rows at consecutive integer positions"). Each column is now fitted per row, at w s, and turned back by w p0; a
+    column faster than pi / s (``top`` up to 2: w s up to 10) is read at its alias whose phase names a function. The
+    plan is named, it conforms, and one frequency 1e-3 off fails."""
+    w = _random_frequencies(5) * (top / 2)
+    _read_explicitly(what, w, 7.0 + step * np.arange(2048, dtype=np.float64), dtype)
 
 
 def test_a_cache_whose_frequencies_cannot_be_read_says_why():  # REQ-DETECT-READ

@@ -146,9 +146,51 @@ def _fit_spaced(y: np.ndarray, p: np.ndarray, e: np.ndarray) -> tuple[np.ndarray
     (0.7, 0.3)
     """
     v, A, B = _fit(np.ldexp(y, -e), np.arange(len(p), dtype=np.float64))
-    w = v / (p[1] - p[0])
-    c, s = np.cos(w * p[0]), np.sin(w * p[0])
+    step = p[1] - p[0]
+    w, a, b = _turned_back(v / step, A, B, p[0])
+    for j in np.flatnonzero(_phase_miss(a, b) > PHASE_TOL):  # (an alias names sin or cos: take it, below)
+        w[j], a[j], b[j] = _unaliased(v[j], A[j], B[j], p[0], int(step), (w[j], a[j], b[j]))
+    return w, a, b
+
+
+def _turned_back(w: Any, A: Any, B: Any, p0: float) -> tuple[Any, Any, Any]:
+    """(w, a, b) of a per-row fit A sin(w s i) + B cos(w s i) at positions p0 + s i: a sin(w p) + b cos(w p)."""
+    c, s = np.cos(w * p0), np.sin(w * p0)
     return w, A * c + B * s, B * c - A * s
+
+
+def _phase_miss(a: Any, b: Any) -> Any:
+    """How far the phase of a sin(.) + b cos(.) is from naming sin or cos (0, pi/2), in radians: pi more where it is
+    nearest -sin or -cos (pi, -pi/2), which an alias of a sin or cos column at spaced positions can read as.
+
+    >>> [round(float(_phase_miss(a, b)), 3) for a, b in ((1, 0), (0, 1), (-1, 0), (1, 0.01))]
+    [0.0, 0.0, 3.142, 0.01]
+    """
+    phi = np.arctan2(b, a)
+    miss = np.abs(np.remainder(phi + math.pi / 4, math.pi / 2) - math.pi / 4)
+    negative = np.abs(np.remainder(phi + math.pi / 4, 2 * math.pi) - math.pi / 4) > math.pi / 2 + math.pi / 4
+    return miss + math.pi * negative
+
+
+def _unaliased(v: float, A: float, B: float, p0: float, step: int, kept: tuple[float, float, float]) -> tuple:
+    """The alias of a per-row frequency ``v`` (rows s positions apart: w s = v + 2 pi k or 2 pi k - v, w <= pi)
+    whose phase, turned back by w p0, names sin or cos, where the first reading's does not (it names none, or -sin
+    or -cos); else ``kept``. At p0 a multiple of s every alias has the same phase and the first reading stays (the
+    rows cannot tell them apart).
+
+    >>> p = 4 + 3 * np.arange(256.0)
+    >>> w, a, b = _fit_spaced(np.cos(2.5 * p)[:, None], p, np.zeros(1, dtype=int))  # 2.5 x 3 > pi: aliased
+    >>> round(float(w[0]), 9), round(float(np.arctan2(b[0], a[0])), 6)
+    (2.5, 1.570796)
+
+    Every other position (s = 2) has no such alias to find: at positions of one parity cos(w p) = +-cos((pi - w) p)
+    and sin(w p) = -+sin((pi - w) p), so the first reading names a function already, and it fits those rows.
+    """
+    cands = [((v + 2 * math.pi * k) / step, A, B) for k in range(1, step)] \
+        + [((2 * math.pi * k - v) / step, -A, B) for k in range(1, step + 1)]
+    best = min((_turned_back(w, a, b, p0) for w, a, b in cands if w <= math.pi), default=kept,
+               key=lambda c: float(_phase_miss(c[1], c[2])))
+    return best if float(_phase_miss(best[1], best[2])) <= PHASE_TOL else kept
 
 
 def _exponents(peak: Any) -> Any:
