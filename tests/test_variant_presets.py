@@ -463,15 +463,17 @@ def _read_explicitly(what: str, w: np.ndarray, p: np.ndarray, dtype: str) -> Non
 
 @pytest.mark.parametrize("what, seed, start, dtype", [("cos", 0, 100, "bfloat16"), ("sin", 0, 100, "bfloat16"),
                                                       ("both", 3, 0, "float16"), ("1d", 102, 100, "bfloat16"),
-                                                      ("1d", 100, 100, "float16"), ("1d", 100, 0, "bfloat16")])
+                                                      ("1d", 100, 100, "float16"), ("1d", 100, 0, "bfloat16"),
+                                                      ("cos", 1, 4000, "float32"), ("1d", 101, 4000, "float32")])
 def test_explicit_readings_hold_offset_positions_and_torch_rounding(what, seed, start, dtype):  # REQ-DETECT-READ
     """Random frequencies (no preset) at positions ``start``.. (given), converted as torch converts float64 (through
     float32: rounded twice). At start 100 the free fit's phase of turning columns drifts past 1e-3 (bfloat16 cos:
     1.5537 for pi/2) and the column read as ``phase`` ended the reading; a twice-rounded float16 value lies past half
     a spacing, so its rounding interval kept the true frequency out. In bfloat16 the slowest band's cos column of a
     1-D table is 1 on every row: fitted to frequency 0, it gave no plan; its interval (bounded above only) now takes
-    its sin column's frequency. Each was read as no plan; each is now named, it conforms, and one frequency 1e-3 off
-    fails."""
+    its sin column's frequency. From position 4000 a band that turns less than once over the rows lies past the
+    principal range of arccos, and the slow-band reading, meant for flat columns, replaced its free fit with a wrong
+    branch. Each was read as no plan; each is now named, it conforms, and one frequency 1e-3 off fails."""
     p = np.arange(start, start + (1024 if what == "1d" else 2048), dtype=np.float64)
     _read_explicitly(what, _random_frequencies(seed), p, dtype)
 

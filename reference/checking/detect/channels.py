@@ -595,12 +595,20 @@ def share_frequencies(w: np.ndarray, lo: np.ndarray, hi: np.ndarray, rel: float 
 def _slow(y: np.ndarray, p: np.ndarray, amp: float, which: str, w_free: np.ndarray) -> np.ndarray:
     """A slow band's w, amplitude known, from the row r where its angle is about 1 rad by the free fit's w (the last
     row if slower): arccos(x_r/A)/p_r (cos) or arcsin(x_r/A)/p_r (sin); at least 1e-12 (a band too slow to read
-    from these rows: the check decides)."""
+    from these rows: the check decides). Where the free fit puts the angle at p_r past arccos's range (pi) or
+    arcsin's (pi/2), rows far from position 0 (a 512-row cache from 4000: w = 1e-3 turns less than once over them
+    but lies at 4 rad), the free fit's w stands: those rows are not flat, and the fit reads them to 1e-7.
+
+    >>> p = 4000 + np.arange(512.0)
+    >>> float(_slow(np.cos(1e-3 * p)[:, None], p, 1.0, "cos", np.array([1e-3 * (1 + 1e-7)]))[0]) == 1e-3 * (1 + 1e-7)
+    True
+    """
     span = np.abs(p - p[0]) + 1.0
     r = np.minimum(np.searchsorted(span, 1.0 / np.maximum(w_free, 1e-300)), len(p) - 1)
     x = np.clip(y[r, np.arange(y.shape[1])] / amp, -1.0, 1.0)
     ang = np.arccos(x) if which == "cos" else np.abs(np.arcsin(x))
-    return np.maximum(ang / np.maximum(np.abs(p[r]), 1.0), 1e-12)
+    at = np.maximum(np.abs(p[r]), 1.0)
+    return np.where(w_free * at > (math.pi if which == "cos" else math.pi / 2), w_free, np.maximum(ang / at, 1e-12))
 
 
 def _refine_fixed(y: np.ndarray, p: np.ndarray, w: np.ndarray, amp: float, which: str, steps: int = 8) -> np.ndarray:
