@@ -59,8 +59,17 @@ class Reading:
     amplitude: np.ndarray
     phase: np.ndarray
     residual: np.ndarray
-    rows: int
-    step: int = 1  # the positions' spacing: rows at p0, p0 + step, ...
+    run: np.ndarray        # the row indices read (:func:`reading_rows`)
+    positions: np.ndarray  # their positions, p0, p0 + step, ...
+
+    @property
+    def rows(self) -> int:
+        return len(self.run)
+
+    @property
+    def step(self) -> int:
+        """The positions' spacing (1: consecutive)."""
+        return int(self.positions[1] - self.positions[0]) if self.rows > 1 else 1
 
     @property
     def span(self) -> int:
@@ -130,9 +139,7 @@ def read_channels(table: Any, positions: Any = None) -> Reading:
     e = _exponents(np.max(np.abs(y[:, live]), axis=0))  # each column fitted at a largest |value| in [1/2, 1)
     w[live], a[live], b[live] = _fit(np.ldexp(y[:, live], -e), p) if step == 1 else _fit_spaced(y[:, live], p, e)
     a[live], b[live] = np.ldexp(a[live], e), np.ldexp(b[live], e)
-    rd = _classify(y, p, w, a, b)
-    rd.step = step
-    return rd
+    return _classify(y, run, p, w, a, b)
 
 
 def _fit_spaced(y: np.ndarray, p: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -320,7 +327,7 @@ def _refine(y: np.ndarray, p: np.ndarray, w: np.ndarray, steps: int = 6) -> tupl
     return w, a, b
 
 
-def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> Reading:
+def _classify(y: np.ndarray, run: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> Reading:
     R = np.hypot(a, b)
     phi = np.arctan2(b, a)
     model = a * np.sin(p[:, None] * w) + b * np.cos(p[:, None] * w)
@@ -338,7 +345,7 @@ def _classify(y: np.ndarray, p: np.ndarray, w: np.ndarray, a: np.ndarray, b: np.
         spacing = ulp_array(np.max(np.abs(y[:, free]), axis=0), narrowest_format(y) or "float64")
         _name_fixed_phases(y[:, free], p, w[free], np.minimum(2.0 * res[free] * R[free], spacing), free, kinds,
                            (w, R, phi, res))
-    return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, len(p))
+    return Reading(kinds, np.where(zero, 0.0, w), np.where(zero, 0.0, R), np.where(zero, 0.0, phi), res, run, p)
 
 
 def _name_fixed_phases(y: np.ndarray, p: np.ndarray, w: np.ndarray, most: np.ndarray, cols: np.ndarray,

@@ -49,7 +49,6 @@ from sinpe.reference.checking.detect.channels import (
     nearest_schedule,
     pin_frequencies,
     read_channels,
-    reading_rows,
     share_frequencies,
 )
 from sinpe.reference.checking.detect.fit import column_frequencies
@@ -450,7 +449,7 @@ def explicit_rotary(kind: CacheKind, cos: Any, sin: Any, positions: Any, layouts
         return (f"its columns do not read as {which} columns of one amplitude (turning columns read as "
                 f"{', '.join(sorted(seen)) or 'none'}{', and a column of zeros' if 'zero' in rd.kinds else ''})")
     amp = float(np.median(rd.amplitude[turns]))
-    run, p = reading_rows(positions, t.shape[0])
+    run, p = rd.run, rd.positions
     y = np.asarray(t[run], dtype=np.float64)
     fn = np.cos if which == "cos" else np.sin
     w = _refine_fixed(y, p, rd.omega, amp, which)
@@ -510,8 +509,8 @@ def amplitude_error(y: np.ndarray, m: np.ndarray, amp: float) -> float:
 def pinned_frequencies(w: np.ndarray, caches: dict[str, np.ndarray], p: np.ndarray, amp: float,
                        fmt: str, slack: float = 0.0) -> np.ndarray:
     """Each column's frequency ``w`` (the same columns of a cos cache, a sin cache or both: ``caches``, rows at
-    positions ``p``, amplitude ``amp`` of relative uncertainty ``slack``, stored in ``fmt``) pinned by its values' rounding intervals in every cache
-    (:func:`~sinpe.reference.checking.detect.channels.pin_frequencies`), then one frequency for columns whose
+    positions ``p``, amplitude ``amp`` of relative uncertainty ``slack``, stored in ``fmt``) pinned by its values'
+    rounding intervals in every cache (:func:`~sinpe.reference.checking.detect.channels.pin_frequencies`), then one frequency for columns whose
     intervals meet (:func:`~sinpe.reference.checking.detect.channels.share_frequencies`: a column's cos and sin,
     the two columns of a frequency in the halves and pairs layouts). A least-squares fit misses the rows near a zero,
     where a half-precision value pins the angle best: a bfloat16 cos cache read 1.8e-5 off at w = 2.3e-3 fails the

@@ -95,7 +95,6 @@ class ChannelsKind:
             _amplitudes,
             channel_frequencies,
             read_channels,
-            reading_rows,
         )
         from sinpe.reference.checking.detect.ladder import stored_dtype
         from sinpe.reference.oracles.angles import channels_plan
@@ -108,7 +107,7 @@ class ChannelsKind:
         live = np.array([k != "zero" for k in rd.kinds])
         if any(k not in ("sin", "cos", "zero") for k in rd.kinds) or not live.any():
             return None
-        run, p = reading_rows(positions, t.shape[0])
+        run, p = rd.run, rd.positions
         y = np.asarray(t[run], dtype=np.float64)
         turns = live & (rd.omega * rd.span > 2 * np.pi)
         amp = float(np.median(rd.amplitude[turns if turns.any() else live]))
